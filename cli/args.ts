@@ -1,0 +1,96 @@
+/**
+ * Arguments shared by many commands, and parsers for values citty leaves as strings. citty keeps
+ * only the last value of a repeated flag, so repeatable flags are read from the raw argv here.
+ */
+import type { ArgsDef } from 'citty';
+import { CliError } from './errors.ts';
+
+/** `--config` and `--verbose`: every command has them. */
+export const commonArgs = {
+  config: {
+    type: 'string',
+    alias: 'c',
+    valueHint: 'path',
+    description: 'Configuration file (default: ./server.yaml when present, else built-in defaults)',
+  },
+  verbose: {
+    type: 'boolean',
+    description: 'Print stack traces with errors and debug logs on stderr',
+  },
+} satisfies ArgsDef;
+
+/** `--json`: machine-readable output on stdout, nothing else there. */
+export const jsonArg = {
+  json: { type: 'boolean', description: 'Print JSON on stdout instead of text' },
+} satisfies ArgsDef;
+
+/** `--tenant`: which tenant's accounts to manage. */
+export const tenantArg = {
+  tenant: {
+    type: 'string',
+    valueHint: 'id',
+    description: 'Tenant to act on (default: __default__; others need multitenancy.enabled)',
+  },
+} satisfies ArgsDef;
+
+const camel = (kebab: string) => kebab.replace(/-([a-z])/g, (_m, ch: string) => ch.toUpperCase());
+
+/**
+ * Every value given for a repeatable flag, in order: `--flag a --flag b` and `--flag=a`, under
+ * its kebab-case or camelCase name. Returns undefined when the flag is absent.
+ */
+export function collectFlag(rawArgs: readonly string[], name: string): string[] | undefined {
+  const names = new Set([`--${name}`, `--${camel(name)}`]);
+  const values: string[] = [];
+  let seen = false;
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === '--') break;
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (!names.has(flag)) continue;
+    seen = true;
+    if (eq !== -1) {
+      values.push(arg.slice(eq + 1));
+      continue;
+    }
+    const next = rawArgs[i + 1];
+    if (next === undefined || next.startsWith('--')) throw new CliError(`Option --${name} needs a value.`);
+    values.push(next);
+    i++;
+  }
+  return seen ? values : undefined;
+}
+
+/**
+ * A list flag: values may repeat and/or be comma-separated. `*` must be the only entry, empty
+ * entries are refused, and a single empty value (`--flag ''`) means an empty list.
+ */
+export function parseListFlag(name: string, values: readonly string[]): string[] {
+  if (values.length === 1 && values[0]!.trim() === '') return [];
+  const entries = values.flatMap((value) => value.split(',')).map((entry) => entry.trim());
+  if (entries.some((entry) => entry === '')) throw new CliError(`--${name}: entries must not be empty.`);
+  const unique = [...new Set(entries)];
+  if (unique.includes('*') && unique.length > 1) {
+    throw new CliError(`--${name}: Wildcard access "*" must be the only entry.`);
+  }
+  return unique;
+}
+
+/** An integer ≥ 0; `unlimited` when `allowUnlimited` gives null. */
+export function parseCount(name: string, raw: string, allowUnlimited = false): number | null {
+  const value = raw.trim();
+  if (allowUnlimited && value.toLowerCase() === 'unlimited') return null;
+  const number = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number)) {
+    throw new CliError(`--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`);
+  }
+  return number;
+}
+
+/** A TCP port for `--port`; 0 asks the system for a free one. */
+export function parsePort(raw: string): number {
+  const port = parseCount('port', raw)!;
+  if (port > 65535) throw new CliError(`--port must be between 0 and 65535, got "${raw}".`);
+  return port;
+}

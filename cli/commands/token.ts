@@ -1,0 +1,76 @@
+/** `workspace-hub user token …`: issue, list and revoke API tokens. */
+import { defineCommand } from 'citty';
+import { usersTable } from '../../kernel/identity/tables.ts';
+import { toTokenRecord } from '../../kernel/identity/tokens.ts';
+import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { withTenant } from '../context.ts';
+import { CliError, withUserId } from '../errors.ts';
+import { print, printBlocks, printJson, secretLines, tokenBlock } from '../output.ts';
+
+const createCommand = defineCommand({
+  meta: { name: 'workspace-hub user token create', description: 'Issue an API token for a user (the secret is shown once)' },
+  args: {
+    user: { type: 'string', required: true, valueHint: 'user-id', description: 'Id of the user who will own the token' },
+    name: { type: 'string', required: true, description: 'Name of the token, e.g. the device it is for' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    await withTenant(args, async ({ hub, store }) => {
+      const { users, tokens } = hub.identity;
+      // assertHuman refuses the internal system account, as POST /admin/users/:id/tokens does.
+      const user = await withUserId(args.user, async () => users.assertHuman(await store.table(usersTable).get(args.user), args.user));
+      const { token, secret } = await tokens.issue(store, user, args.name);
+      if (args.json) return printJson({ token: toTokenRecord(token), secret });
+      print(
+        `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
+        `Token prefix: ${token.tokenPrefix}`,
+        ...secretLines(secret),
+      );
+    });
+  },
+});
+
+const listCommand = defineCommand({
+  meta: { name: 'workspace-hub user token list', description: 'List API tokens (never their secrets), newest first' },
+  args: {
+    user: { type: 'string', valueHint: 'user-id', description: 'Only the tokens of this user' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    await withTenant(args, async ({ hub, store }) => {
+      const rows = await hub.identity.tokens.list(store, args.user);
+      if (args.json) return printJson({ tokens: rows.map(toTokenRecord) });
+      if (rows.length === 0) return print('No API tokens found.');
+      printBlocks(rows.map((row) => tokenBlock(toTokenRecord(row))));
+    });
+  },
+});
+
+const revokeCommand = defineCommand({
+  meta: { name: 'workspace-hub user token revoke', description: 'Revoke an API token; it is refused from then on' },
+  args: {
+    'token-id': { type: 'positional', required: true, description: 'Id of the token (see "user token list")' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const id = args['token-id'];
+    await withTenant(args, async ({ hub, store }) => {
+      const row = await hub.identity.tokens.revoke(store, id);
+      if (!row) throw new CliError(`No active API token found with id ${id}.`);
+      if (args.json) return printJson({ token: toTokenRecord(row) });
+      print(`Revoked API token "${row.name}" (${row.id}).`);
+    });
+  },
+});
+
+/** The `user token` command group. */
+export const tokenCommand = defineCommand({
+  meta: { name: 'workspace-hub user token', description: 'Manage API tokens' },
+  subCommands: { create: createCommand, list: listCommand, revoke: revokeCommand },
+});

@@ -1,0 +1,120 @@
+/** `workspace-hub user …`: create, list, show, update and delete accounts, plus `user token …`. */
+import { defineCommand } from 'citty';
+import { toTokenRecord } from '../../kernel/identity/tokens.ts';
+import { toUserRecord } from '../../kernel/identity/users.ts';
+import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { withTenant } from '../context.ts';
+import { CliError, withUserId } from '../errors.ts';
+import { print, printBlocks, printJson, secretLines, userBlock } from '../output.ts';
+import { tokenCommand } from './token.ts';
+import { readUserInput, userFieldArgs } from './user-flags.ts';
+
+const userIdArg = { 'user-id': { type: 'positional', required: true, description: 'Id of the user', valueHint: 'user-id' } } as const;
+
+const createCommand = defineCommand({
+  meta: { name: 'workspace-hub user create', description: 'Create a user and an API token named after them (the secret is shown once)' },
+  args: {
+    name: { type: 'string', required: true, description: 'User name (unique, case-insensitive)' },
+    role: { type: 'enum', options: ['user', 'admin'], default: 'user', description: 'Role of the account' },
+    ...userFieldArgs,
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args, rawArgs }) {
+    const input = readUserInput(rawArgs, args);
+    await withTenant(args, async ({ hub, store }) => {
+      // The account and its first token land together or not at all, as with POST /admin/users.
+      const { user, token, secret } = await store.transaction(async (tx) => {
+        const user = await hub.identity.users.create(tx, { ...input, name: args.name, role: args.role });
+        return { user, ...(await hub.identity.tokens.issue(tx, user, user.name)) };
+      });
+      if (args.json) return printJson({ user: toUserRecord(user), token: toTokenRecord(token), secret });
+      print(
+        `Created user "${user.name}" (${user.id}) with role ${user.role}.`,
+        ...userBlock(toUserRecord(user)),
+        '',
+        `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
+        `Token prefix: ${token.tokenPrefix}`,
+        ...secretLines(secret),
+      );
+    });
+  },
+});
+
+const listCommand = defineCommand({
+  meta: { name: 'workspace-hub user list', description: 'List user accounts, with warnings for access-list ids that no longer exist' },
+  args: { ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    await withTenant(args, async ({ hub, store }) => {
+      const rows = await hub.identity.users.list(store);
+      const warnings = await hub.identity.users.warnings(store, rows);
+      if (args.json) return printJson({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+      if (rows.length === 0) return print('No users found.');
+      printBlocks(rows.map((row) => userBlock(toUserRecord(row), warnings.get(row.id))));
+    });
+  },
+});
+
+const showCommand = defineCommand({
+  meta: { name: 'workspace-hub user show', description: 'Show one user account' },
+  args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    const id = args['user-id'];
+    await withTenant(args, async ({ hub, store }) => {
+      const row = await withUserId(id, () => hub.identity.users.get(store, id));
+      if (args.json) return printJson(toUserRecord(row));
+      const warnings = await hub.identity.users.warnings(store, [row]);
+      print(...userBlock(toUserRecord(row), warnings.get(row.id)));
+    });
+  },
+});
+
+const updateCommand = defineCommand({
+  meta: { name: 'workspace-hub user update', description: 'Change a user: only the flags given change; a list flag replaces the whole list' },
+  args: {
+    ...userIdArg,
+    name: { type: 'string', description: 'New user name' },
+    role: { type: 'enum', options: ['user', 'admin'], description: 'New role (admin clears the entity access lists)' },
+    ...userFieldArgs,
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args, rawArgs }) {
+    const id = args['user-id'];
+    const input = readUserInput(rawArgs, args);
+    if (Object.keys(input).length === 0) throw new CliError('Nothing to update: give at least one flag, e.g. --name or --role (see --help).');
+    await withTenant(args, async ({ hub, store }) => {
+      const row = await withUserId(id, () => hub.identity.users.update(store, id, input));
+      if (args.json) return printJson(toUserRecord(row));
+      print(`Updated user "${row.name}" (${row.id}).`, ...userBlock(toUserRecord(row)));
+    });
+  },
+});
+
+const deleteCommand = defineCommand({
+  meta: { name: 'workspace-hub user delete', description: 'Delete a user and all of their API tokens' },
+  args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    const id = args['user-id'];
+    await withTenant(args, async ({ hub, store }) => {
+      const row = await withUserId(id, () => hub.identity.users.delete(store, id));
+      if (args.json) return printJson({ user: toUserRecord(row) });
+      print(`Deleted user "${row.name}" (${row.id}).`);
+    });
+  },
+});
+
+/** The `user` command group. */
+export const userCommand = defineCommand({
+  meta: { name: 'workspace-hub user', description: 'Manage user accounts and their API tokens' },
+  subCommands: {
+    create: createCommand,
+    list: listCommand,
+    show: showCommand,
+    update: updateCommand,
+    delete: deleteCommand,
+    token: tokenCommand,
+  },
+});

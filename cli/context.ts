@@ -1,0 +1,96 @@
+/**
+ * Opening the hub for one command: load server.yaml the way the server does, build a logger on
+ * stderr, and resolve `--tenant` to a store bound to that tenant.
+ */
+import type { HubConfig, LoadedConfig, SectionSchemas } from '../kernel/config/load.ts';
+import { loadConfig } from '../kernel/config/load.ts';
+import { createHub, type Hub } from '../kernel/hub.ts';
+import { DEFAULT_TENANT_ID, validateTenantId } from '../kernel/identity/tenants.ts';
+import { createLogger, type Logger } from '../kernel/log.ts';
+import type { Store } from '../kernel/storage/contract.ts';
+import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
+import { plugins } from '../plugins/index.ts';
+import { CliError } from './errors.ts';
+
+/** The options every command accepts (see `commonArgs`). */
+export interface CommonOptions {
+  config?: string | undefined;
+  verbose?: boolean | undefined;
+}
+
+/** Each plugin's config section, so server.yaml validates exactly as it does for the server. */
+export function pluginSections(): SectionSchemas {
+  return Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
+}
+
+/** Loads `--config`, else ./server.yaml, else the built-in defaults. Throws `ConfigError`. */
+export function loadCliConfig(options: CommonOptions): Promise<LoadedConfig> {
+  return loadConfig({ explicitPath: options.config, cwd: process.cwd(), env: process.env, pluginSections: pluginSections() });
+}
+
+/**
+ * The logger of a one-shot command: warnings and errors only, so a command's output is not
+ * buried in start-up lines; `--verbose` shows everything. Always stderr.
+ */
+export function commandLogger(config: HubConfig, verbose: boolean | undefined): Logger {
+  const configured = config.logging.level;
+  const level = verbose ? 'debug' : configured === 'error' || configured === 'silent' ? configured : 'warn';
+  return createLogger({ ...config.logging, level });
+}
+
+const MULTITENANCY_DISABLED = 'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.';
+
+/** Checks `--tenant` against the config before anything touches the database. */
+export function resolveTenantOption(config: HubConfig, raw: string | undefined): string {
+  if (raw === undefined) return DEFAULT_TENANT_ID;
+  const id = validateTenantId(raw);
+  if (id !== DEFAULT_TENANT_ID && !config.multitenancy.enabled) throw new CliError(MULTITENANCY_DISABLED);
+  return id;
+}
+
+/** Refuses a command that needs non-default tenants when multitenancy is off. */
+export function requireMultitenancy(config: HubConfig): void {
+  if (!config.multitenancy.enabled) throw new CliError(MULTITENANCY_DISABLED);
+}
+
+/**
+ * Opens the hub (the same storage, migrations check, provisioning and plugins as the server, so
+ * every rule and access-list resolver applies), runs `fn`, and always closes the hub. The CLI never
+ * authenticates anyone, so an in-process throttle store avoids connecting to Redis.
+ */
+export async function withHub<R>(loaded: LoadedConfig, verbose: boolean | undefined, fn: (hub: Hub) => Promise<R>): Promise<R> {
+  const hub = await createHub({
+    config: loaded.config,
+    configPath: loaded.path,
+    plugins,
+    throttle: createMemoryThrottleStore(),
+    log: commandLogger(loaded.config, verbose),
+  });
+  try {
+    return await fn(hub);
+  } finally {
+    await hub.close();
+  }
+}
+
+/** What a user or token command works with. */
+export interface TenantContext {
+  hub: Hub;
+  store: Store;
+  tenantId: string;
+}
+
+/**
+ * Loads the config, checks `--tenant`, opens the hub and hands `fn` a store bound to the tenant.
+ * Commands parse their own flags before calling this, so a bad flag never opens the database.
+ */
+export async function withTenant<R>(options: CommonOptions & { tenant?: string | undefined }, fn: (ctx: TenantContext) => Promise<R>): Promise<R> {
+  const loaded = await loadCliConfig(options);
+  const tenantId = resolveTenantOption(loaded.config, options.tenant);
+  return withHub(loaded, options.verbose, async (hub) => {
+    if (tenantId !== DEFAULT_TENANT_ID && !(await hub.identity.tenants.get(tenantId))) {
+      throw new CliError(`No tenant found with id "${tenantId}".`);
+    }
+    return fn({ hub, store: hub.driver().forTenant(tenantId), tenantId });
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The kernel's own config sections. Plugins bring their sections in their manifests; the kernel
+ * composes all of them into one strict schema (see load.ts).
+ */
+import { z } from 'zod';
+import { dbSchema } from '../storage/config.ts';
+import { redisSchema } from '../redis/config.ts';
+
+const envBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+export const serverSchema = z
+  .strictObject({
+    /** Interface to bind. @default 127.0.0.1 */
+    host: z.string().min(1).default('127.0.0.1'),
+    /** TCP port. @default 8788 */
+    port: z.coerce.number().int().min(1).max(65535).default(8788),
+    /** Largest accepted request body in bytes; larger bodies get 413. @default 5 MiB */
+    bodyLimitBytes: z.coerce.number().int().min(1024).max(512 * 1024 * 1024).default(5 * 1024 * 1024),
+    /** Take the client address from `X-Forwarded-For` (only behind a trusted proxy). @default false */
+    trustProxy: envBoolean.default(false),
+    /** How long shutdown waits for requests in flight, in milliseconds. @default 10000 */
+    shutdownTimeoutMs: z.coerce.number().int().min(0).default(10_000),
+  })
+  .default({ host: '127.0.0.1', port: 8788, bodyLimitBytes: 5 * 1024 * 1024, trustProxy: false, shutdownTimeoutMs: 10_000 });
+
+export const multitenancySchema = z
+  .strictObject({
+    /** Allow tenants other than `__default__` (header `X-Hub-Tenant`). @default false */
+    enabled: envBoolean.default(false),
+  })
+  .default({ enabled: false });
+
+export const collaborationSchema = z
+  .strictObject({
+    /** Require end-to-end encrypted discussion bodies hub-wide. YAML boolean only. @default false */
+    e2ee: z.boolean().default(false),
+  })
+  .default({ e2ee: false });
+
+export const loggingSchema = z
+  .strictObject({
+    /** @default info */
+    level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** `pretty` for people, `json` for log collectors. @default pretty */
+    format: z.enum(['pretty', 'json']).default('pretty'),
+  })
+  .default({ level: 'info', format: 'pretty' });
+
+export const kernelSections = {
+  server: serverSchema,
+  db: dbSchema,
+  redis: redisSchema.optional(),
+  multitenancy: multitenancySchema,
+  collaboration: collaborationSchema,
+  logging: loggingSchema,
+};
+
+export type ServerConfig = z.output<typeof serverSchema>;
+export type LoggingConfig = z.output<typeof loggingSchema>;

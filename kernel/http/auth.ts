@@ -1,0 +1,86 @@
+/**
+ * Throttle check and bearer authentication for protected routes.
+ *
+ * Failures are counted per `{ip}:{sha256(token)}` (or `{ip}:none`) as the spec says. Because that
+ * key changes with every guessed token, guessing alone would never trip it, so failures are also
+ * counted per `{ip}:*` with a higher limit (`redis.maxFailuresPerIp`, 0 turns it off).
+ */
+import { createMiddleware } from 'hono/factory';
+import { HttpError, serviceUnavailable, unauthorized } from '../errors.ts';
+import type { KernelEnv } from '../plugin.ts';
+import type { Identity } from '../identity/identity.ts';
+import { sha256Hex } from '../identity/secrets.ts';
+import { ThrottleUnavailableError, type ThrottlePolicy, type ThrottleStore } from '../throttle/contract.ts';
+
+export interface AuthPolicy extends ThrottlePolicy {
+  /** Failures from one address across all tokens before it is blocked; 0 disables. */
+  maxFailuresPerIp: number;
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+export function extractBearer(header: string | undefined): string | null {
+  const match = header?.trim().match(BEARER);
+  return match ? match[1]! : null;
+}
+
+function tooManyRequests(seconds: number): HttpError {
+  return new HttpError(429, 'Too Many Requests', { headers: { 'Retry-After': String(Math.max(1, seconds)) } });
+}
+
+/** Runs a throttle-store call; an unreachable store fails closed. */
+async function guarded<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ThrottleUnavailableError) throw serviceUnavailable();
+    throw error;
+  }
+}
+
+export interface AuthDeps {
+  identity: Identity;
+  throttle: () => ThrottleStore;
+  policy: () => AuthPolicy;
+  clientIp: (c: Parameters<Parameters<typeof createMiddleware<KernelEnv>>[0]>[0]) => string;
+}
+
+export function bearerAuth(deps: AuthDeps) {
+  return createMiddleware<KernelEnv>(async (c, next) => {
+    const throttle = deps.throttle();
+    const policy = deps.policy();
+    const ip = deps.clientIp(c);
+    const secret = extractBearer(c.req.header('authorization'));
+    const key = secret ? `${ip}:${await sha256Hex(secret)}` : `${ip}:none`;
+    const ipKey = `${ip}:*`;
+
+    const blocked = await guarded(async () => {
+      const own = await throttle.blockedFor(key);
+      return own > 0 || policy.maxFailuresPerIp === 0 ? own : throttle.blockedFor(ipKey);
+    });
+    if (blocked > 0) throw tooManyRequests(blocked);
+
+    const fail = async (): Promise<never> => {
+      await guarded(async () => {
+        await throttle.recordFailure(key, policy);
+        if (policy.maxFailuresPerIp > 0) await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });
+      });
+      throw unauthorized();
+    };
+
+    if (!secret) return fail();
+    const found = await deps.identity.tokens.authenticate(c.var.store, secret);
+    if (!found) return fail();
+    await guarded(() => throttle.reset(key));
+    c.set('auth', found);
+    // Recording use must never fail or slow the request.
+    deps.identity.tokens.touch(c.var.store, found.token).catch((error) => c.var.log.warn('Could not record token use', { error: String(error) }));
+    await next();
+  });
+}
+
+/** `/admin/*` is for admin-role accounts only. */
+export const requireAdmin = createMiddleware<KernelEnv>(async (c, next) => {
+  if (c.var.auth.user.role !== 'admin') throw new HttpError(403, 'Forbidden');
+  await next();
+});

@@ -1,0 +1,32 @@
+/**
+ * The one error serializer: every failure body is `{ "error": "<message>" }`. Deliberate errors keep
+ * their status and message; anything unexpected is logged with the request id and masked as 500.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HttpError } from '../errors.ts';
+import type { KernelEnv } from '../plugin.ts';
+import { StorageError } from '../storage/contract.ts';
+import { ThrottleUnavailableError } from '../throttle/contract.ts';
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
+
+export function serializeError(error: Error, c: Context<KernelEnv>): Response {
+  if (error instanceof HttpError) {
+    return c.json({ error: error.message, ...error.extra }, error.status, error.headers);
+  }
+  if (error instanceof HTTPException) {
+    // Raised by Hono itself, e.g. "Malformed JSON in request body" from the validator.
+    const status = error.status as ContentfulStatusCode;
+    return c.json({ error: error.message || STATUS_TEXT[status] || 'Request failed' }, status);
+  }
+  if (error instanceof ThrottleUnavailableError) return c.json({ error: 'Service Unavailable' }, 503);
+  const log = c.var.log;
+  if (error instanceof StorageError && error.code === 'unavailable') {
+    log?.error('Database unavailable', { error: error.message });
+    return c.json({ error: 'Database unavailable' }, 503);
+  }
+  (log ?? console).error('Unhandled error', { method: c.req.method, path: c.req.path, error });
+  return c.json({ error: 'Internal Server Error' }, 500);
+}

@@ -1,0 +1,196 @@
+/**
+ * `createHub` builds the whole application — storage, identity, throttle, plugins, the request
+ * pipeline — and never listens. Runtimes (runtime/node.ts, later runtime/deno.ts) serve `hub.fetch`;
+ * tests call `hub.app.request()` with no socket at all.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
+import { matchedRoutes } from 'hono/route';
+import { systemClock, type Clock } from './clock.ts';
+import type { HubConfig } from './config/load.ts';
+import { kernelSections } from './config/sections.ts';
+import { HttpError, notFound } from './errors.ts';
+import { createMemoryEventBus, type EventBus } from './events.ts';
+import { bearerAuth, requireAdmin, type AuthPolicy } from './http/auth.ts';
+import { serializeError } from './http/serialize-error.ts';
+import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
+import { createIdentity, type Identity } from './identity/identity.ts';
+import { kernelMigrations, kernelTables, provision } from './identity/provision.ts';
+import { createLogger, type Logger } from './log.ts';
+import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
+import { assertNoRouteClashes, orderPlugins } from './registry.ts';
+import type { Migration, StorageDriver } from './storage/contract.ts';
+import { createDriver } from './storage/create-driver.ts';
+import { runMigrations } from './storage/migrate.ts';
+import type { Table } from './storage/table.ts';
+import type { ThrottleStore } from './throttle/contract.ts';
+import { createThrottleStore } from './throttle/create-store.ts';
+import { redisSchema } from './redis/config.ts';
+
+/** Throttle numbers when there is no redis section: the schema's own defaults. */
+const THROTTLE_DEFAULTS: AuthPolicy = (({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
+
+export interface CreateHubOptions {
+  config: HubConfig;
+  /** The file the config came from (for reload), or null on built-in defaults. */
+  configPath?: string | null;
+  plugins: readonly PluginDefinition<any>[];
+  /** Use this driver instead of opening `config.db` (tests share one). The hub will not close it. */
+  driver?: StorageDriver;
+  /** Use this throttle store instead of building one from `config.redis`. */
+  throttle?: ThrottleStore;
+  clock?: Clock;
+  log?: Logger;
+  /** The client's address as the runtime sees it (socket peer). */
+  clientIp?: (c: Context<KernelEnv>) => string | undefined;
+  /**
+   * Apply pending migrations before serving. Default: only on the embedded PGlite database; shared
+   * databases are migrated deliberately with `workspace-hub migrate`.
+   */
+  migrate?: boolean;
+}
+
+export interface Hub {
+  app: Hono<KernelEnv>;
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  config(): HubConfig;
+  driver(): StorageDriver;
+  identity: Identity;
+  events: EventBus;
+  log: Logger;
+  tenants: TenantCache;
+  /** Every migration the kernel and plugins declare, in order. */
+  migrations: readonly Migration[];
+  close(): Promise<void>;
+}
+
+/** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
+export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
+  return [...kernelMigrations, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.migrations ?? [])];
+}
+
+export class PendingMigrationsError extends Error {
+  constructor(pending: readonly string[]) {
+    super(`The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`);
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+function clientIpResolver(config: () => HubConfig, fromRuntime?: (c: Context<KernelEnv>) => string | undefined) {
+  return (c: Context<KernelEnv>): string => {
+    if (config().server.trustProxy) {
+      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    return fromRuntime?.(c) ?? 'unknown';
+  };
+}
+
+export async function createHub(options: CreateHubOptions): Promise<Hub> {
+  let config = options.config;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logging);
+  const plugins = orderPlugins(options.plugins, Object.keys(kernelSections));
+  const tables: Table[] = [...kernelTables, ...plugins.flatMap((p) => p.tables ?? [])];
+  const migrations = collectMigrations(plugins);
+
+  const ownsDriver = !options.driver;
+  let driver = options.driver ?? (await createDriver(config.db));
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const applied = new Set(await driver.appliedMigrations());
+    const pending = migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
+    if (pending.length > 0) {
+      if (!(options.migrate ?? driver.kind === 'pglite')) throw new PendingMigrationsError(pending);
+      await runMigrations(driver, migrations, log);
+    }
+    const identity = createIdentity({ driver: () => driver, clock, tables: () => tables });
+    await provision(driver, identity, clock, log);
+
+    const ownsThrottle = !options.throttle;
+    const throttle = options.throttle ?? createThrottleStore(config.redis, log);
+    if (ownsThrottle) closers.push(() => throttle.close());
+    const events = createMemoryEventBus((error) => log.error('Event handler failed', { error }));
+    closers.push(() => events.close());
+    const shutdown = new AbortController();
+    const tenants = createTenantCache(() => identity.tenants);
+
+    const instances: { name: string; instance: PluginInstance<any> }[] = [];
+    for (const plugin of plugins) {
+      const section = plugin.config?.section;
+      const ctx: PluginContext<any> = {
+        config: () => (section ? config[section] : undefined),
+        hubConfig: () => config,
+        identity,
+        storage: (tenantId) => driver.forTenant(tenantId),
+        events,
+        log: log.child({ plugin: plugin.name }),
+        clock,
+        signal: shutdown.signal,
+      };
+      instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
+    }
+    assertNoRouteClashes(instances);
+
+    const policy = (): AuthPolicy => {
+      const redis = config.redis;
+      return redis
+        ? { maxFailures: redis.maxFailures, windowSeconds: redis.windowSeconds, blockSeconds: redis.blockSeconds, maxFailuresPerIp: redis.maxFailuresPerIp }
+        : THROTTLE_DEFAULTS;
+    };
+
+    // The pipeline, in the order DESIGN.md gives.
+    const app = new Hono<KernelEnv>();
+    app.use('*', requestId());
+    app.use('*', async (c, next) => {
+      c.set('log', log.child({ requestId: c.var.requestId }));
+      await next();
+    });
+    app.use('*', bodyLimit({
+      maxSize: config.server.bodyLimitBytes,
+      onError: () => {
+        throw new HttpError(413, `Request body is too large (limit ${config.server.bodyLimitBytes} bytes).`);
+      },
+    }));
+    app.use('*', resolveTenant({ multitenancy: () => config.multitenancy.enabled, cache: tenants, driver: () => driver }));
+    for (const { instance } of instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
+    // Unknown routes answer 404 before authentication, so probing paths never counts as a failure.
+    app.use('*', async (c, next) => {
+      if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) throw notFound('Not Found');
+      await next();
+    });
+    app.use('*', bearerAuth({ identity, throttle: () => throttle, policy, clientIp: clientIpResolver(() => config, options.clientIp) }));
+    app.use('/admin/*', requireAdmin);
+    for (const { instance } of instances) if (instance.routes) app.route('/', instance.routes);
+    app.notFound((c) => c.json({ error: 'Not Found' }, 404));
+    app.onError((error, c) => serializeError(error, c));
+
+    let closed = false;
+    return {
+      app,
+      fetch: (request, env) => app.fetch(request, env),
+      config: () => config,
+      driver: () => driver,
+      identity,
+      events,
+      log,
+      tenants,
+      migrations,
+      async close() {
+        if (closed) return;
+        closed = true;
+        shutdown.abort();
+        for (const { name, instance } of [...instances].reverse()) {
+          await instance.close?.().catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
+        }
+        for (const close of closers.reverse()) await close().catch((error) => log.error('Close failed', { error }));
+        if (ownsDriver) await driver.close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    if (ownsDriver) await driver.close().catch(() => undefined);
+    throw error;
+  }
+}

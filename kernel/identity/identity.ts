@@ -1,0 +1,25 @@
+/** The identity service handed to plugins: users, tokens, tenants and access-list resolvers. */
+import type { Clock } from '../clock.ts';
+import type { StorageDriver } from '../storage/contract.ts';
+import type { Table } from '../storage/table.ts';
+import { createAccessRegistry, type AccessRegistry } from './access.ts';
+import { createTenantsService, type TenantsService } from './tenants.ts';
+import { createTokensService, type TokensService } from './tokens.ts';
+import { createUsersService, type UsersService } from './users.ts';
+
+export interface Identity {
+  users: UsersService;
+  tokens: TokensService;
+  tenants: TenantsService;
+  access: AccessRegistry;
+}
+
+export function createIdentity(options: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[] }): Identity {
+  const access = createAccessRegistry();
+  return {
+    access,
+    users: createUsersService({ access, clock: options.clock }),
+    tokens: createTokensService({ clock: options.clock }),
+    tenants: createTenantsService(options),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * Secrets: `<prefix>_` + 32 random bytes (256 bits) in base64url. Only the sha256 is stored; the
+ * secret is shown once. Web Crypto only, so this runs unchanged on Node and Deno.
+ */
+const encoder = new TextEncoder();
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export interface IssuedSecret {
+  secret: string;
+  /** Lower-case hex sha256 of the whole secret. */
+  hash: string;
+  /** Non-secret display prefix: the type prefix plus the first 8 random characters. */
+  prefix: string;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** Creates a new secret such as `hbk_…` or `hbi_…`. */
+export async function issueSecret(type: 'hbk' | 'hbi'): Promise<IssuedSecret> {
+  const random = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const secret = `${type}_${random}`;
+  return { secret, hash: await sha256Hex(secret), prefix: `${type}_${random.slice(0, 8)}` };
+}
+
+/** Compares two strings in time that depends only on their length. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  let diff = left.length ^ right.length;
+  const length = Math.max(left.length, right.length);
+  for (let i = 0; i < length; i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return diff === 0;
+}
+
+export function newId(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,87 @@
+/**
+ * Tenants: the reserved `__default__` tenant always exists; others exist only with
+ * `multitenancy.enabled`. Every tenant has its own internal `system` account.
+ */
+import { badRequest, notFound } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { StorageDriver } from '../storage/contract.ts';
+import type { Table } from '../storage/table.ts';
+import { defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { newId } from './secrets.ts';
+import { tenantsTable, usersTable, type TenantRow, type UserRow } from './tables.ts';
+import { SYSTEM_USER_NAME } from './users.ts';
+
+export const DEFAULT_TENANT_ID = '__default__';
+export const DEFAULT_HUB_NAME = 'Workspace Hub';
+const TENANT_ID = /^[A-Za-z0-9_-]+$/;
+
+/** Checks a tenant id as sent in a header or on the command line; returns it trimmed. */
+export function validateTenantId(raw: string): string {
+  const id = raw.trim();
+  if (!id) throw badRequest('Tenant id must not be empty.');
+  if (id.length > 64) throw badRequest('Tenant id must be at most 64 characters.');
+  if (!TENANT_ID.test(id)) throw badRequest('Tenant id may only contain letters, digits, underscores, and hyphens.');
+  return id;
+}
+
+export function createTenantsService({ driver, clock, tables }: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[] }) {
+  const global = () => driver().unscoped().table(tenantsTable);
+
+  /** Creates the tenant row (if missing) and its system account (if missing). */
+  async function ensure(id: string, name: string): Promise<TenantRow> {
+    const now = clock.iso();
+    let tenant = await global().get(id);
+    if (!tenant) {
+      tenant = { id, name, avatarInitials: defaultInitials(name), avatarColor: defaultColor(id), avatarImageUpdatedAt: null, createdAt: now, updatedAt: now };
+      try {
+        await global().insert(tenant);
+      } catch {
+        // Another process created it at the same moment.
+        tenant = (await global().get(id))!;
+      }
+    }
+    const store = driver().forTenant(id);
+    const system = await store.table(usersTable).findOne({ system: true });
+    if (!system) {
+      const row: UserRow = {
+        id: newId(), name: SYSTEM_USER_NAME, nameKey: SYSTEM_USER_NAME, role: 'admin', system: true,
+        avatarInitials: 'SY', avatarColor: 'indigo-600', avatarImageUpdatedAt: null,
+        collectionAccess: [], environmentAccess: [], snippetAccess: [], liveServerAccess: [], livePageAccess: [],
+        llmAccess: false, llmModels: [], llmMonthlyTokenLimit: null, createdAt: now, updatedAt: now,
+      };
+      await store.table(usersTable).insert(row).catch(() => undefined);
+    }
+    return tenant;
+  }
+
+  return {
+    ensure,
+    ensureDefault: () => ensure(DEFAULT_TENANT_ID, DEFAULT_HUB_NAME),
+    get: (id: string) => global().get(id),
+    list: () => global().find({ orderBy: [['id', 'asc']] }),
+
+    async create(rawId: string, rawName: string): Promise<TenantRow> {
+      const id = validateTenantId(rawId);
+      if (id === DEFAULT_TENANT_ID) throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" is reserved and always exists.`);
+      const name = rawName.trim();
+      if (!name) throw badRequest('Tenant name must not be empty.');
+      if (await global().get(id)) throw badRequest(`A tenant with id "${id}" already exists.`);
+      return ensure(id, name);
+    },
+
+    /** Removes the tenant and every row it owns, in one transaction. */
+    async delete(rawId: string): Promise<TenantRow> {
+      const id = validateTenantId(rawId);
+      if (id === DEFAULT_TENANT_ID) throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" cannot be deleted.`);
+      const tenant = await global().get(id);
+      if (!tenant) throw notFound(`No tenant found with id "${id}".`);
+      await driver().forTenant(id).transaction(async (tx) => {
+        for (const table of tables()) if (table.tenantScoped) await tx.table(table).deleteWhere({});
+        await tx.table(tenantsTable).delete(id);
+      });
+      return tenant;
+    },
+  };
+}
+
+export type TenantsService = ReturnType<typeof createTenantsService>;

@@ -1,0 +1,107 @@
+/** API tokens: issue (secret shown once), list, revoke, delete, and look-up by secret. */
+import { badRequest, notFound } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../storage/contract.ts';
+import { issueSecret, newId, sha256Hex } from './secrets.ts';
+import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
+
+export interface TokenRecord {
+  id: string;
+  userId: string | null;
+  name: string;
+  tokenPrefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function toTokenRecord(row: ApiTokenRow): TokenRecord {
+  return {
+    id: row.id,
+    userId: row.userId,
+    name: row.name,
+    tokenPrefix: row.tokenPrefix,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+  };
+}
+
+export function normalizeTokenName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw badRequest('name: Token name must not be empty.');
+  if ([...name].length > 255) throw badRequest('name: Token name must be at most 255 characters.');
+  return name;
+}
+
+/** `lastUsedAt` is refreshed at most this often, so authentication is not a write on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface Authenticated {
+  user: UserRow;
+  token: ApiTokenRow;
+}
+
+export function createTokensService({ clock }: { clock: Clock }) {
+  return {
+    /** Issues a token for a user the caller has already checked; returns the secret once. */
+    async issue(store: Store, user: UserRow, name: string): Promise<{ token: ApiTokenRow; secret: string }> {
+      const issued = await issueSecret('hbk');
+      const row: ApiTokenRow = {
+        id: newId(),
+        userId: user.id,
+        name: normalizeTokenName(name),
+        tokenHash: issued.hash,
+        tokenPrefix: issued.prefix,
+        createdAt: clock.iso(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      await store.table(apiTokensTable).insert(row);
+      return { token: row, secret: issued.secret };
+    },
+
+    /** Tokens (never secrets), newest first, optionally of one user. */
+    async list(store: Store, userId?: string): Promise<ApiTokenRow[]> {
+      return store.table(apiTokensTable).find({
+        ...(userId ? { where: { userId } } : {}),
+        orderBy: [['createdAt', 'desc'], ['id', 'asc']],
+      });
+    },
+
+    async get(store: Store, id: string): Promise<ApiTokenRow> {
+      const row = await store.table(apiTokensTable).get(id);
+      if (!row) throw notFound('Token not found');
+      return row;
+    },
+
+    /** Sets `revokedAt`; a revoked token answers 401 from then on. Returns null when not active. */
+    async revoke(store: Store, id: string): Promise<ApiTokenRow | null> {
+      const changed = await store.table(apiTokensTable).updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
+      return changed === 0 ? null : store.table(apiTokensTable).get(id);
+    },
+
+    async delete(store: Store, id: string): Promise<boolean> {
+      return store.table(apiTokensTable).delete(id);
+    },
+
+    /** The active token and its owner for a presented secret, or null. */
+    async authenticate(store: Store, secret: string): Promise<Authenticated | null> {
+      const hash = await sha256Hex(secret);
+      const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
+      if (!token || token.revokedAt !== null || token.userId === null) return null;
+      const user = await store.table(usersTable).get(token.userId);
+      if (!user) return null;
+      return { user, token };
+    },
+
+    /** Records use of a token, at most once per {@link LAST_USED_RESOLUTION_MS}. */
+    async touch(store: Store, token: ApiTokenRow): Promise<void> {
+      const now = clock.now();
+      if (token.lastUsedAt && now.getTime() - Date.parse(token.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+      await store.table(apiTokensTable).update(token.id, { lastUsedAt: now.toISOString() });
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;

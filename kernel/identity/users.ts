@@ -1,0 +1,235 @@
+/**
+ * User accounts: the rules shared by the admin HTTP API and the CLI. Validation failures throw
+ * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
+ */
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import { isUniqueViolation, type Store } from '../storage/contract.ts';
+import { ACCESS_FIELDS, ENTITY_ACCESS_FIELDS, normalizeAccessList, type AccessField, type AccessRegistry } from './access.ts';
+import { AVATAR_PALETTE, defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { newId } from './secrets.ts';
+import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
+
+export type Role = 'user' | 'admin';
+export const SYSTEM_USER_NAME = 'system';
+export const BOOTSTRAP_USER_NAME = 'bootstrap';
+
+/** Fields a caller may set on create (all but `name` and `role` optional) or update (all optional). */
+export interface UserInput {
+  name?: string;
+  role?: Role;
+  avatarInitials?: string;
+  avatarColor?: string;
+  collectionAccess?: string[];
+  environmentAccess?: string[];
+  snippetAccess?: string[];
+  liveServerAccess?: string[];
+  livePageAccess?: string[];
+  llmAccess?: boolean;
+  llmModels?: string[];
+  llmMonthlyTokenLimit?: number | null;
+}
+
+/** The user record the API returns. */
+export interface UserRecord {
+  id: string;
+  name: string;
+  role: Role;
+  avatarInitials: string;
+  avatarColor: string;
+  avatarImageUrl?: string;
+  collectionAccess: string[];
+  environmentAccess: string[];
+  snippetAccess: string[];
+  liveServerAccess: string[];
+  livePageAccess: string[];
+  llmAccess: boolean;
+  llmModels: string[];
+  llmMonthlyTokenLimit: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function userAvatarUrl(user: Pick<UserRow, 'id' | 'avatarImageUpdatedAt'>): string | undefined {
+  if (!user.avatarImageUpdatedAt) return undefined;
+  return `/auth/users/${user.id}/avatar?v=${Date.parse(user.avatarImageUpdatedAt)}`;
+}
+
+export function toUserRecord(row: UserRow): UserRecord {
+  const avatarImageUrl = userAvatarUrl(row);
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role as Role,
+    avatarInitials: row.avatarInitials,
+    avatarColor: row.avatarColor,
+    ...(avatarImageUrl ? { avatarImageUrl } : {}),
+    collectionAccess: row.collectionAccess,
+    environmentAccess: row.environmentAccess,
+    snippetAccess: row.snippetAccess,
+    liveServerAccess: row.liveServerAccess,
+    livePageAccess: row.livePageAccess,
+    llmAccess: row.llmAccess,
+    llmModels: row.llmModels,
+    llmMonthlyTokenLimit: row.llmMonthlyTokenLimit,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+// Control characters would make names unreadable in lists and logs.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export function normalizeUserName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw badRequest('name: User name must not be empty.');
+  if ([...name].length > 255) throw badRequest('name: User name must be at most 255 characters.');
+  if (CONTROL.test(name)) throw badRequest('name: User name must not contain control characters.');
+  if (name.toLowerCase() === SYSTEM_USER_NAME) throw badRequest(`name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`);
+  return name;
+}
+
+export function normalizeInitials(raw: string): string {
+  const initials = raw.trim();
+  const letters = [...initials];
+  if (letters.length < 1 || letters.length > 2) throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
+  if (!letters.every((ch) => /\p{L}/u.test(ch))) throw badRequest('avatarInitials: Avatar initials must contain letters only.');
+  return initials.toUpperCase();
+}
+
+export function normalizeColor(raw: string): string {
+  if (!(AVATAR_PALETTE as readonly string[]).includes(raw)) {
+    throw badRequest(`avatarColor: Avatar colour must be one of ${AVATAR_PALETTE.join(', ')}.`);
+  }
+  return raw;
+}
+
+function assertHuman(row: UserRow | null, id: string): UserRow {
+  if (!row) throw notFound('User not found');
+  if (row.system) throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
+  return row;
+}
+
+export interface UsersServiceDeps {
+  access: AccessRegistry;
+  clock: Clock;
+}
+
+/** Validates access lists present in `input` against the role, returning normalized lists. */
+async function resolveAccessLists(store: Store, access: AccessRegistry, role: Role, input: UserInput): Promise<Partial<Record<AccessField, string[]>>> {
+  const lists: Partial<Record<AccessField, string[]>> = {};
+  for (const field of ACCESS_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    const list = normalizeAccessList(field, value);
+    if (role === 'admin' && field !== 'llmModels' && list.length > 0) {
+      throw badRequest(`${field}: Admin users cannot have collection, environment, snippet, live server or live page access; admins have full access.`);
+    }
+    await access.assertKnown(store, field, list);
+    lists[field] = list;
+  }
+  return lists;
+}
+
+function uniqueNameError(name: string) {
+  return badRequest(`name: User name "${name}" is already in use.`);
+}
+
+export function createUsersService({ access, clock }: UsersServiceDeps) {
+  return {
+    async create(store: Store, input: UserInput & { name: string; role: Role }, options: { system?: boolean } = {}): Promise<UserRow> {
+      const name = options.system ? input.name : normalizeUserName(input.name);
+      const lists = await resolveAccessLists(store, access, input.role, input);
+      const now = clock.iso();
+      const id = newId();
+      const row: UserRow = {
+        id,
+        name,
+        nameKey: name.toLowerCase(),
+        role: input.role,
+        system: options.system ?? false,
+        avatarInitials: input.avatarInitials !== undefined ? normalizeInitials(input.avatarInitials) : defaultInitials(name),
+        avatarColor: input.avatarColor !== undefined ? normalizeColor(input.avatarColor) : defaultColor(name),
+        avatarImageUpdatedAt: null,
+        collectionAccess: lists.collectionAccess ?? [],
+        environmentAccess: lists.environmentAccess ?? [],
+        snippetAccess: lists.snippetAccess ?? [],
+        liveServerAccess: lists.liveServerAccess ?? [],
+        livePageAccess: lists.livePageAccess ?? [],
+        llmAccess: input.llmAccess ?? false,
+        llmModels: lists.llmModels ?? [],
+        llmMonthlyTokenLimit: input.llmMonthlyTokenLimit ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        return await store.table(usersTable).insert(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw uniqueNameError(name);
+        throw error;
+      }
+    },
+
+    /**
+     * Applies the fields present in `input`; omitted access lists stay as stored, even when stale.
+     * `actorId` is the admin making the change: admins cannot change their own role.
+     */
+    async update(store: Store, id: string, input: UserInput, actorId?: string): Promise<UserRow> {
+      const users = store.table(usersTable);
+      const current = assertHuman(await users.get(id), id);
+      const role = input.role ?? (current.role as Role);
+      if (actorId === id && input.role !== undefined && input.role !== current.role) {
+        throw forbidden('You cannot change your own role.');
+      }
+      const lists = await resolveAccessLists(store, access, role, input);
+      const patch: Partial<UserRow> = { ...lists, updatedAt: clock.iso() };
+      if (input.name !== undefined) {
+        patch.name = normalizeUserName(input.name);
+        patch.nameKey = patch.name.toLowerCase();
+      }
+      if (input.role !== undefined) patch.role = input.role;
+      // Admins store empty entity lists: promotion clears them.
+      if (role === 'admin') for (const field of ENTITY_ACCESS_FIELDS) patch[field] = [];
+      if (input.avatarInitials !== undefined) patch.avatarInitials = normalizeInitials(input.avatarInitials);
+      if (input.avatarColor !== undefined) patch.avatarColor = normalizeColor(input.avatarColor);
+      if (input.llmAccess !== undefined) patch.llmAccess = input.llmAccess;
+      if (input.llmMonthlyTokenLimit !== undefined) patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
+      try {
+        const updated = await users.update(id, patch);
+        if (!updated) throw notFound('User not found');
+        return updated;
+      } catch (error) {
+        if (isUniqueViolation(error)) throw uniqueNameError(patch.name ?? current.name);
+        throw error;
+      }
+    },
+
+    /** Deletes the user and every token of theirs in one transaction. */
+    async delete(store: Store, id: string, actorId?: string): Promise<UserRow> {
+      if (actorId === id) throw forbidden('You cannot delete your own account.');
+      return store.transaction(async (tx) => {
+        const user = assertHuman(await tx.table(usersTable).get(id), id);
+        await tx.table(apiTokensTable).deleteWhere({ userId: id });
+        await tx.table(usersTable).delete(id);
+        return user;
+      });
+    },
+
+    async get(store: Store, id: string): Promise<UserRow> {
+      const row = await store.table(usersTable).get(id);
+      if (!row || row.system) throw notFound('User not found');
+      return row;
+    },
+
+    /** Every account but the system account, ordered by name. */
+    async list(store: Store): Promise<UserRow[]> {
+      const rows = await store.table(usersTable).find({ where: { system: false }, orderBy: [['nameKey', 'asc'], ['id', 'asc']] });
+      return rows;
+    },
+
+    warnings: (store: Store, users: readonly UserRow[]) => access.warnings(store, users),
+    assertHuman,
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

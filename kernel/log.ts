@@ -1,0 +1,61 @@
+/**
+ * A small structured logger: `pretty` lines for people, `json` lines for collectors. Secrets are
+ * never passed to it; as a second guard, values that look like hub secrets are masked.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+export interface LoggerOptions {
+  level: LogLevel | 'silent';
+  format: 'pretty' | 'json';
+  /** Where lines go. @default console.error (stderr keeps stdout clean for CLI output) */
+  write?: (line: string) => void;
+}
+
+const ORDER: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
+
+/** Masks anything shaped like a hub secret, keeping the recognisable prefix. */
+export function redact(text: string): string {
+  return text.replace(SECRET, (match) => `${match.slice(0, 4)}…redacted`);
+}
+
+function render(value: unknown): string {
+  if (value instanceof Error) return value.stack ?? value.message;
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
+  const threshold = ORDER[options.level];
+  const write = options.write ?? ((line: string) => console.error(line));
+  const emit = (level: LogLevel, message: string, fields?: LogFields) => {
+    if (ORDER[level] < threshold) return;
+    const all = { ...bound, ...fields };
+    if (options.format === 'json') {
+      const entries = Object.entries(all).map(([k, v]) => [k, v instanceof Error ? { message: v.message, stack: v.stack } : v]);
+      write(redact(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...Object.fromEntries(entries) })));
+      return;
+    }
+    const extra = Object.entries(all).map(([k, v]) => `${k}=${render(v)}`).join(' ');
+    write(redact(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`));
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => createLogger(options, { ...bound, ...fields }),
+  };
+}
+
+/** A logger that drops everything (tests). */
+export const silentLogger: Logger = createLogger({ level: 'silent', format: 'json' });

@@ -1,0 +1,94 @@
+/**
+ * The kernel ↔ plugin contract. A feature is a plain object made with {@link definePlugin}: its name,
+ * the plugins it needs, its config section, its tables and migrations, and a `setup` that returns
+ * its routes and optional reload/close handlers. The kernel knows this contract and the list in
+ * plugins/index.ts — nothing about features.
+ */
+import { Hono } from 'hono';
+import { createFactory } from 'hono/factory';
+import type { z } from 'zod';
+import type { Clock } from './clock.ts';
+import type { HubConfig } from './config/load.ts';
+import type { EventBus } from './events.ts';
+import type { Identity } from './identity/identity.ts';
+import type { ApiTokenRow, TenantRow, UserRow } from './identity/tables.ts';
+import type { Logger } from './log.ts';
+import type { Migration, Store } from './storage/contract.ts';
+import type { Table } from './storage/table.ts';
+
+/** What every request carries once the pipeline has run (set in this order). */
+export interface KernelVariables {
+  requestId: string;
+  log: Logger;
+  tenant: TenantRow;
+  /** Storage bound to the request's tenant. */
+  store: Store;
+  /** Present on protected routes after bearer auth. */
+  auth: { user: UserRow; token: ApiTokenRow };
+}
+
+export interface KernelEnv {
+  Variables: KernelVariables;
+}
+
+/** `factory.createApp()` gives plugins a Hono app typed with {@link KernelEnv}. */
+export const factory = createFactory<KernelEnv>();
+
+export type ReloadStatus = 'reloaded' | 'unchanged' | 'failed' | 'restart-required';
+
+export interface PluginContext<Section> {
+  /** The plugin's current config section; a getter so a reload needs no re-mount. */
+  config(): Section;
+  /** The whole validated configuration (read-only view of other sections). */
+  hubConfig(): HubConfig;
+  identity: Identity;
+  /** Storage bound to a tenant, for work outside a request (requests use `c.var.store`). */
+  storage(tenantId: string): Store;
+  events: EventBus;
+  log: Logger;
+  clock: Clock;
+  /** Aborted when the hub shuts down. */
+  signal: AbortSignal;
+}
+
+export interface PluginInstance<Section = unknown> {
+  /** Routes that need a bearer token. */
+  routes?: Hono<KernelEnv>;
+  /** Routes anyone may call (health, /join, invitation preview and redeem). */
+  publicRoutes?: Hono<KernelEnv>;
+  /** Applies a changed config section live; the kernel calls it only when the section changed. */
+  reload?(next: Section, previous: Section): Promise<ReloadStatus | void>;
+  /** Releases resources on shutdown (called in reverse dependency order). */
+  close?(): Promise<void>;
+}
+
+export interface PluginConfigSection<Section> {
+  /** Top-level key in server.yaml. */
+  section: string;
+  /** Strict zod schema with defaults; `.optional()` when the section's absence means "off". */
+  schema: z.ZodType<Section>;
+  /** Whether a reload applies changes live. @default true */
+  reloadable?: boolean;
+}
+
+export interface PluginDefinition<Section = unknown> {
+  name: string;
+  /** Plugins whose `setup` must run first. */
+  dependencies?: string[];
+  config?: PluginConfigSection<Section>;
+  /** Tables this plugin owns (for documentation and index listings). */
+  tables?: Table[];
+  /** Versioned schema steps; ids must start with `<plugin name>/`. */
+  migrations?: Migration[];
+  setup(ctx: PluginContext<Section>): PluginInstance<Section> | Promise<PluginInstance<Section>>;
+}
+
+/** Identity helper that gives a plugin definition its types. */
+export function definePlugin<Section = undefined>(definition: PluginDefinition<Section>): PluginDefinition<Section> {
+  return definition;
+}
+
+/** A Hono app for a plugin's routes. */
+export function createPluginApp(): Hono<KernelEnv> {
+  return factory.createApp();
+}

@@ -1,0 +1,76 @@
+/**
+ * Boot checks on the plugin list, run after every plugin is known so list order does not matter:
+ * manifest shape, duplicate names, missing dependencies, dependency cycles, config sections that
+ * collide, migration ids outside the plugin's namespace, and (after setup) clashing routes.
+ */
+import type { Hono } from 'hono';
+import type { KernelEnv, PluginDefinition, PluginInstance } from './plugin.ts';
+
+const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+export class PluginRegistryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginRegistryError';
+  }
+}
+
+/** Validates the list and returns it in dependency order (dependencies first). */
+export function orderPlugins(plugins: readonly PluginDefinition<any>[], reservedSections: readonly string[]): PluginDefinition<any>[] {
+  const byName = new Map<string, PluginDefinition<any>>();
+  const sections = new Map<string, string>(reservedSections.map((s) => [s, 'the kernel']));
+  for (const plugin of plugins) {
+    if (!plugin || typeof plugin !== 'object' || typeof plugin.setup !== 'function') {
+      throw new PluginRegistryError('Every plugin must be made with definePlugin and have a setup function');
+    }
+    if (!PLUGIN_NAME.test(plugin.name)) throw new PluginRegistryError(`Invalid plugin name "${plugin.name}": use lower-case letters, digits and hyphens`);
+    if (byName.has(plugin.name)) throw new PluginRegistryError(`Plugin "${plugin.name}" is registered twice`);
+    byName.set(plugin.name, plugin);
+    if (plugin.config) {
+      const owner = sections.get(plugin.config.section);
+      if (owner) throw new PluginRegistryError(`Config section "${plugin.config.section}" of plugin "${plugin.name}" is already owned by ${owner}`);
+      sections.set(plugin.config.section, `plugin "${plugin.name}"`);
+    }
+    for (const migration of plugin.migrations ?? []) {
+      if (!migration.id.startsWith(`${plugin.name}/`)) {
+        throw new PluginRegistryError(`Migration "${migration.id}" of plugin "${plugin.name}" must have an id starting with "${plugin.name}/"`);
+      }
+    }
+  }
+  for (const plugin of plugins) {
+    for (const dependency of plugin.dependencies ?? []) {
+      if (!byName.has(dependency)) throw new PluginRegistryError(`Plugin "${plugin.name}" depends on "${dependency}", which is not registered`);
+    }
+  }
+  const ordered: PluginDefinition<any>[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (plugin: PluginDefinition<any>, path: string[]) => {
+    const seen = state.get(plugin.name);
+    if (seen === 'done') return;
+    if (seen === 'visiting') throw new PluginRegistryError(`Plugin dependency cycle: ${[...path, plugin.name].join(' -> ')}`);
+    state.set(plugin.name, 'visiting');
+    for (const dependency of plugin.dependencies ?? []) visit(byName.get(dependency)!, [...path, plugin.name]);
+    state.set(plugin.name, 'done');
+    ordered.push(plugin);
+  };
+  for (const plugin of plugins) visit(plugin, []);
+  return ordered;
+}
+
+function endpoints(app: Hono<KernelEnv> | undefined): string[] {
+  // Middleware is registered with method ALL; only real endpoints can clash.
+  return (app?.routes ?? []).filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path}`);
+}
+
+/** Throws when two plugins (or one plugin twice) declare the same method and path. */
+export function assertNoRouteClashes(instances: readonly { name: string; instance: PluginInstance<any> }[]): void {
+  const owners = new Map<string, string>();
+  for (const { name, instance } of instances) {
+    // A route with per-route middleware appears once per handler; count each method+path once.
+    for (const route of new Set([...endpoints(instance.publicRoutes), ...endpoints(instance.routes)])) {
+      const owner = owners.get(route);
+      if (owner) throw new PluginRegistryError(`Route ${route} is declared by both plugin "${owner}" and plugin "${name}"`);
+      owners.set(route, name);
+    }
+  }
+}

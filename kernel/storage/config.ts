@@ -1,0 +1,64 @@
+/** The `db` section of server.yaml. */
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const sslOption = z
+  .union([
+    z.boolean(),
+    z.enum(['true', 'false']).transform((v) => v === 'true'),
+    z.strictObject({
+      rejectUnauthorized: z.boolean().optional(),
+      ca: z.string().optional(),
+      cert: z.string().optional(),
+      key: z.string().optional(),
+    }),
+  ])
+  .optional();
+
+const networkDb = {
+  host: z.string().min(1).default('127.0.0.1'),
+  user: z.string().min(1),
+  password: z.string().default(''),
+  database: z.string().min(1),
+  /** Connection pool size. @default 10 */
+  max: z.coerce.number().int().min(1).max(1000).default(10),
+  ssl: sslOption,
+  /** Milliseconds to wait for a connection. @default 10000 */
+  connectionTimeoutMillis: z.coerce.number().int().min(0).default(10_000),
+};
+
+export const pgliteDbSchema = z.strictObject({
+  driver: z.literal('pglite'),
+  /** Data directory; `memory://` keeps everything in memory (tests). @default ./data */
+  dataDir: z.string().min(1).default('./data'),
+});
+
+export const postgresDbSchema = z.strictObject({
+  driver: z.literal('postgres'),
+  port: port.default(5432),
+  ...networkDb,
+});
+
+export const mysqlDbSchema = z.strictObject({
+  driver: z.literal('mysql'),
+  port: port.default(3306),
+  ...networkDb,
+});
+
+export const firestoreDbSchema = z.strictObject({
+  driver: z.literal('firestore'),
+  projectId: z.string().min(1),
+  keyFilename: z.string().min(1).optional(),
+  databaseId: z.string().min(1).optional(),
+});
+
+export const dbSchema = z
+  .discriminatedUnion('driver', [pgliteDbSchema, postgresDbSchema, mysqlDbSchema, firestoreDbSchema])
+  .default({ driver: 'pglite', dataDir: './data' });
+
+export type DbConfig = z.output<typeof dbSchema>;
+export type PgliteDbConfig = z.output<typeof pgliteDbSchema>;
+export type PostgresDbConfig = z.output<typeof postgresDbSchema>;
+export type MysqlDbConfig = z.output<typeof mysqlDbSchema>;
+export type FirestoreDbConfig = z.output<typeof firestoreDbSchema>;

@@ -1,0 +1,136 @@
+/**
+ * The storage contract: the small, driver-neutral API plugins use to read and write their tables.
+ *
+ * Every driver (PGlite, PostgreSQL, MySQL/MariaDB, Firestore) implements it and passes the same
+ * contract suite (test/storage/contract-suite.ts). A handler only ever holds a {@link Store} bound to
+ * its request's tenant, so it cannot read or write another tenant's rows by mistake.
+ */
+import type { Table, RowOfTable } from './table.ts';
+
+/** A comparison on one column. A bare value means equality; `null` means "is null". */
+export type Condition<V> =
+  | V
+  | { in: readonly V[] }
+  | { ne: V }
+  | { gt: V }
+  | { gte: V }
+  | { lt: V }
+  | { lte: V };
+
+/** Conditions joined with AND. Only scalar columns (not `json`) may be filtered on. */
+export type Where<Row> = { [K in keyof Row]?: Condition<Row[K]> };
+
+export type SortDirection = 'asc' | 'desc';
+export type OrderBy<Row> = readonly (readonly [keyof Row & string, SortDirection])[];
+
+export interface FindOptions<Row> {
+  where?: Where<Row>;
+  orderBy?: OrderBy<Row>;
+  /** Maximum number of rows. */
+  limit?: number;
+  /**
+   * Keyset cursor: only rows strictly after this position in `orderBy` order. It must carry a value
+   * for every `orderBy` column; end `orderBy` with a unique column (usually `id`) for stable pages.
+   */
+  after?: Partial<Row>;
+}
+
+/** Numeric columns of a row, for {@link TableApi.increment}. */
+export type NumericKeys<Row> = { [K in keyof Row]: Row[K] extends number ? K : never }[keyof Row];
+
+export interface TableApi<Row> {
+  get(id: string): Promise<Row | null>;
+  /** Rows for these ids, in no particular order; unknown ids are skipped. */
+  getMany(ids: readonly string[]): Promise<Row[]>;
+  find(options?: FindOptions<Row>): Promise<Row[]>;
+  findOne(where: Where<Row>): Promise<Row | null>;
+  count(where?: Where<Row>): Promise<number>;
+  /** Inserts a complete row. Throws a `unique` {@link StorageError} on a duplicate id or unique key. */
+  insert(row: Row): Promise<Row>;
+  /** Inserts the row, or replaces every column of the row with the same id. */
+  put(row: Row): Promise<Row>;
+  /** Changes some columns; returns the updated row, or null when no row has that id. */
+  update(id: string, patch: Partial<Omit<Row, 'id'>>): Promise<Row | null>;
+  /** Changes some columns of every matching row; returns how many rows matched. */
+  updateWhere(where: Where<Row>, patch: Partial<Omit<Row, 'id'>>): Promise<number>;
+  /** Returns whether a row was deleted. */
+  delete(id: string): Promise<boolean>;
+  /** Returns how many rows were deleted. */
+  deleteWhere(where: Where<Row>): Promise<number>;
+  /**
+   * Atomically adds `deltas` to numeric columns and returns the row afterwards. When no row has
+   * that id and `init` is given, inserts `init` with the deltas applied (an atomic upsert);
+   * without `init` a missing row gives null.
+   */
+  increment(
+    id: string,
+    deltas: Partial<Record<NumericKeys<Row>, number>>,
+    init?: Row,
+  ): Promise<Row | null>;
+}
+
+export interface Store {
+  /** The tenant this store is bound to, or null for the kernel's unscoped store. */
+  readonly tenantId: string | null;
+  table<T extends Table>(table: T): TableApi<RowOfTable<T>>;
+  /**
+   * Runs `fn` in one transaction: all of its writes land, or none do. Do every read before the
+   * first write (Firestore requires it). A nested call joins the outer transaction.
+   */
+  transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
+}
+
+export type StorageErrorCode = 'unique' | 'invalid' | 'unavailable' | 'conflict';
+
+/** A storage failure a caller may handle; anything else a driver throws is a bug or an outage. */
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  readonly table?: string;
+  /** For `unique`: the columns of the violated constraint, when the driver can tell. */
+  readonly columns?: readonly string[];
+  constructor(code: StorageErrorCode, message: string, details: { table?: string; columns?: readonly string[]; cause?: unknown } = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'StorageError';
+    this.code = code;
+    if (details.table !== undefined) this.table = details.table;
+    if (details.columns !== undefined) this.columns = details.columns;
+  }
+}
+
+export function isUniqueViolation(error: unknown): error is StorageError {
+  return error instanceof StorageError && error.code === 'unique';
+}
+
+/**
+ * A versioned schema step. Migrations are applied in the order the kernel lists them and each id is
+ * recorded once it has run, so a step never runs twice. Schema operations are idempotent
+ * (`createTables` creates missing tables at their current declaration, `addColumns` skips columns
+ * that exist), which lets an old database catch up through every later step.
+ */
+export interface Migration {
+  /** Unique and stable forever, e.g. `kernel/0001-identity`. */
+  readonly id: string;
+  readonly createTables?: readonly Table[];
+  readonly addColumns?: readonly { table: Table; columns: readonly string[] }[];
+  readonly addIndexes?: readonly Table[];
+  /** A data step, run after the schema operations with the unscoped store. */
+  readonly run?: (store: Store) => Promise<void>;
+}
+
+export type DriverKind = 'pglite' | 'postgres' | 'mysql' | 'firestore';
+
+export interface StorageDriver {
+  readonly kind: DriverKind;
+  /** A store bound to one tenant: what handlers get. */
+  forTenant(tenantId: string): Store;
+  /** A store over every tenant, for the kernel only (migrations, tenant deletion). */
+  unscoped(): Store;
+  /** Ids of the migrations already recorded, in the order they were applied. */
+  appliedMigrations(): Promise<string[]>;
+  /** Applies one migration's schema operations and data step, then records its id. */
+  applyMigration(migration: Migration): Promise<void>;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  /** Closes every connection; waits for queries in flight. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,8 @@
+/** Builds the storage driver the `db` section asks for. */
+import type { StorageDriver } from './contract.ts';
+import type { DbConfig } from './config.ts';
+import { createKyselyDriver } from './kysely/index.ts';
+
+export async function createDriver(config: DbConfig): Promise<StorageDriver> {
+  return createKyselyDriver(config);
+}

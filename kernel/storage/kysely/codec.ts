@@ -1,0 +1,91 @@
+/**
+ * Converting rows between the contract's shape (camelCase, ISO timestamps, parsed JSON, booleans,
+ * numbers) and what the SQL drivers send and return (snake_case, Date, text, 0/1, bigint strings).
+ */
+import { toSnakeCase, type ColumnSpec, type Table } from '../table.ts';
+
+export const TENANT_COLUMN = 'tenant_id';
+
+export function encodeValue(spec: ColumnSpec, value: unknown): unknown {
+  if (value === null || value === undefined) {
+    return spec.kind === 'json' && value !== undefined ? JSON.stringify(null) : null;
+  }
+  switch (spec.kind) {
+    case 'json':
+      return JSON.stringify(value);
+    case 'timestamp': {
+      const date = value instanceof Date ? value : new Date(String(value));
+      if (Number.isNaN(date.getTime())) throw new TypeError(`Invalid timestamp: ${String(value)}`);
+      return date;
+    }
+    case 'bool':
+      return value ? 1 : 0;
+    default:
+      return value;
+  }
+}
+
+export function decodeValue(spec: ColumnSpec, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (spec.kind) {
+    case 'json':
+      return typeof value === 'string' ? JSON.parse(value) : value;
+    case 'timestamp':
+      return (value instanceof Date ? value : new Date(String(value))).toISOString();
+    case 'bool':
+      return value === true || value === 1 || value === '1' || value === 't';
+    case 'int':
+      return typeof value === 'number' ? value : Number(value);
+    default:
+      return value;
+  }
+}
+
+/** Column name mapping and row conversion for one table. */
+export interface TableCodec {
+  table: Table;
+  /** camelCase → snake_case for every declared column. */
+  column(name: string): string;
+  encodeRow(row: Record<string, unknown>): Record<string, unknown>;
+  decodeRow(raw: Record<string, unknown>, withTenant: boolean): Record<string, unknown>;
+  encode(name: string, value: unknown): unknown;
+}
+
+const codecs = new WeakMap<Table, TableCodec>();
+
+export function codecFor(table: Table): TableCodec {
+  const cached = codecs.get(table);
+  if (cached) return cached;
+  const names = Object.keys(table.columns);
+  const snake = new Map(names.map((name) => [name, toSnakeCase(name)]));
+  const spec = (name: string): ColumnSpec => {
+    const found = table.columns[name];
+    if (!found) throw new TypeError(`Unknown column "${table.name}.${name}"`);
+    return found;
+  };
+  const codec: TableCodec = {
+    table,
+    column: (name) => {
+      const column = snake.get(name);
+      if (!column) throw new TypeError(`Unknown column "${table.name}.${name}"`);
+      return column;
+    },
+    encode: (name, value) => encodeValue(spec(name), value),
+    encodeRow(row) {
+      const out: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(row)) {
+        if (name === 'tenantId' || value === undefined) continue;
+        out[codec.column(name)] = encodeValue(spec(name), value);
+      }
+      return out;
+    },
+    decodeRow(raw, withTenant) {
+      const out: Record<string, unknown> = {};
+      for (const name of names) out[name] = decodeValue(table.columns[name]!, raw[snake.get(name)!]);
+      if (withTenant && table.tenantScoped) out.tenantId = raw[TENANT_COLUMN];
+      return out;
+    },
+  };
+  codecs.set(table, codec);
+  return codec;
+}

@@ -1,0 +1,84 @@
+/**
+ * DDL from table declarations, idempotent on every flavour: creating what exists, or adding a
+ * column or index that exists, is a no-op (checked through information_schema on MySQL, which has
+ * no `CREATE INDEX IF NOT EXISTS`).
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { toSnakeCase, type Table } from '../table.ts';
+import { TENANT_COLUMN } from './codec.ts';
+import { addedColumnDefault, columnType, type SqlFlavor } from './dialect.ts';
+
+type Executor = Kysely<any> | Transaction<any>;
+
+/** Index names stay under the 63/64-character limits of PostgreSQL and MySQL. */
+function indexName(prefix: string, table: string, columns: readonly string[]): string {
+  const name = `${prefix}_${table}_${columns.map(toSnakeCase).join('_')}`;
+  if (name.length <= 60) return name;
+  let hash = 0;
+  for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  return `${name.slice(0, 50)}_${hash.toString(36)}`;
+}
+
+function indexColumns(table: Table, columns: readonly string[]): string[] {
+  const mapped = columns.map(toSnakeCase);
+  return table.tenantScoped ? [TENANT_COLUMN, ...mapped] : mapped;
+}
+
+async function exists(db: Executor, flavor: SqlFlavor, kind: 'table' | 'column' | 'index', table: string, name?: string): Promise<boolean> {
+  const schema = flavor === 'mysql' ? sql`DATABASE()` : sql`current_schema()`;
+  let result;
+  if (kind === 'table') result = await sql`SELECT 1 FROM information_schema.tables WHERE table_schema = ${schema} AND table_name = ${table}`.execute(db);
+  else if (kind === 'column') result = await sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${table} AND column_name = ${name}`.execute(db);
+  else if (flavor === 'mysql') result = await sql`SELECT 1 FROM information_schema.statistics WHERE table_schema = ${schema} AND table_name = ${table} AND index_name = ${name}`.execute(db);
+  else result = await sql`SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ${table} AND indexname = ${name}`.execute(db);
+  return result.rows.length > 0;
+}
+
+function columnDefinition(flavor: SqlFlavor, table: Table, name: string, forAdd: boolean): string {
+  const spec = table.columns[name]!;
+  const type = columnType(flavor, spec);
+  if (name === 'id') return `id ${type} NOT NULL PRIMARY KEY`;
+  if (spec.nullable) return `${toSnakeCase(name)} ${type} NULL`;
+  return `${toSnakeCase(name)} ${type} NOT NULL${forAdd ? ` DEFAULT ${addedColumnDefault(flavor, spec)}` : ''}`;
+}
+
+export async function createIndexes(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
+  const all: [string, readonly string[], boolean][] = [
+    ...table.unique.map((cols) => [indexName('uq', table.name, cols), cols, true] as [string, readonly string[], boolean]),
+    ...table.indexes.map((cols) => [indexName('ix', table.name, cols), cols, false] as [string, readonly string[], boolean]),
+  ];
+  if (table.tenantScoped && table.indexes.length === 0) all.push([indexName('ix', table.name, []), [], false]);
+  for (const [name, cols, unique] of all) {
+    const columns = indexColumns(table, cols).join(', ');
+    if (flavor === 'mysql') {
+      if (await exists(db, flavor, 'index', table.name, name)) continue;
+      await sql.raw(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${table.name} (${columns})`).execute(db);
+    } else {
+      await sql.raw(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${table.name} (${columns})`).execute(db);
+    }
+  }
+}
+
+export async function createTable(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
+  if (!(await exists(db, flavor, 'table', table.name))) {
+    const columns = Object.keys(table.columns).map((name) => columnDefinition(flavor, table, name, false));
+    if (table.tenantScoped) columns.splice(1, 0, `${TENANT_COLUMN} VARCHAR(128) NOT NULL`);
+    const suffix = flavor === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
+    await sql.raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`).execute(db);
+  }
+  await createIndexes(db, flavor, table);
+}
+
+export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    if (await exists(db, flavor, 'column', table.name, toSnakeCase(name))) continue;
+    await sql.raw(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(flavor, table, name, true)}`).execute(db);
+  }
+}
+
+export const MIGRATIONS_TABLE = 'hub_migrations';
+
+export async function ensureMigrationsTable(db: Executor, flavor: SqlFlavor): Promise<void> {
+  const timestamp = flavor === 'mysql' ? 'DATETIME(3)' : 'TIMESTAMPTZ(3)';
+  await sql.raw(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`).execute(db);
+}

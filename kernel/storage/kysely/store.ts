@@ -1,0 +1,161 @@
+/**
+ * The contract's Store and TableApi on Kysely: one implementation for PGlite, PostgreSQL and
+ * MySQL/MariaDB. A store is bound to a tenant (or unscoped, for the kernel) and to an executor:
+ * the pool, or an open transaction.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
+import type { Table } from '../table.ts';
+import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
+import { isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
+import { afterExpression, whereExpression } from './query.ts';
+
+type Executor = Kysely<any> | Transaction<any>;
+type Row = Record<string, unknown>;
+const CHUNK = 500;
+
+/** Turns driver errors into StorageErrors; never lets SQL text reach a client. */
+export function mapError(error: unknown, table?: string): never {
+  if (error instanceof StorageError || error instanceof TypeError) throw error;
+  if (isUniqueError(error)) throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, { ...(table ? { table } : {}), cause: error });
+  if (isOutageError(error)) throw new StorageError('unavailable', 'The database cannot be reached', { ...(table ? { table } : {}), cause: error });
+  throw error;
+}
+
+async function guard<T>(table: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    return mapError(error, table);
+  }
+}
+
+function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, store: Store): TableApi<Row> {
+  const codec: TableCodec = codecFor(table);
+  const name = table.name;
+  const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
+  const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
+
+  const insertValues = (row: Row): Row => {
+    const values = codec.encodeRow(row);
+    if (table.tenantScoped) {
+      const tenant = tenantId ?? (row.tenantId as string | undefined);
+      if (!tenant) throw new TypeError(`Inserting into ${name} through the unscoped store needs tenantId`);
+      values[TENANT_COLUMN] = tenant;
+    }
+    return values;
+  };
+  const setValues = (patch: Row): Row => {
+    const values = codec.encodeRow(patch);
+    delete values.id;
+    return values;
+  };
+
+  const api: TableApi<Row> = {
+    get: (id) => api.findOne({ id }),
+    async getMany(ids) {
+      const out: Row[] = [];
+      for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await api.find({ where: { id: { in: ids.slice(i, i + CHUNK) } } })));
+      return out;
+    },
+    find(options: FindOptions<any> = {}) {
+      return guard(name, async () => {
+        let query = db.selectFrom(name).selectAll().where(where(options.where));
+        const after = options.after;
+        if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
+        for (const [column, direction] of options.orderBy ?? []) query = query.orderBy(codec.column(column), direction);
+        if (options.limit !== undefined) query = query.limit(options.limit);
+        return (await query.execute()).map(decode);
+      });
+    },
+    async findOne(w) {
+      const [row] = await api.find({ where: w, limit: 1 });
+      return row ?? null;
+    },
+    count(w) {
+      return guard(name, async () => {
+        const row = await db.selectFrom(name).select((eb: any) => eb.fn.countAll().as('n')).where(where(w)).executeTakeFirst();
+        return Number((row as Row | undefined)?.n ?? 0);
+      });
+    },
+    insert(row) {
+      return guard(name, async () => {
+        await db.insertInto(name).values(insertValues(row)).execute();
+        return row;
+      });
+    },
+    async put(row) {
+      const { id, tenantId: _ignored, ...rest } = row;
+      // Update first so a put can never take over another tenant's row with the same id.
+      if (await api.update(id as string, rest)) return row;
+      try {
+        return await api.insert(row);
+      } catch (error) {
+        if (error instanceof StorageError && error.code === 'unique' && (await api.update(id as string, rest))) return row;
+        throw error;
+      }
+    },
+    async update(id, patch) {
+      const values = setValues(patch);
+      if (Object.keys(values).length > 0) {
+        const changed = await api.updateWhere({ id }, patch);
+        if (changed === 0) return null;
+      }
+      return api.get(id);
+    },
+    updateWhere(w, patch) {
+      return guard(name, async () => {
+        const values = setValues(patch);
+        if (Object.keys(values).length === 0) return api.count(w);
+        const result = await db.updateTable(name).set(values).where(where(w)).executeTakeFirst();
+        return Number(result.numUpdatedRows);
+      });
+    },
+    async delete(id) {
+      return (await api.deleteWhere({ id })) > 0;
+    },
+    deleteWhere(w) {
+      return guard(name, async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
+    },
+    async increment(id, deltas, init) {
+      const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
+      const apply = () =>
+        guard(name, async () => {
+          const set: Row = {};
+          for (const [column, delta] of entries) set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
+          const result = await db.updateTable(name).set(set).where(where({ id })).executeTakeFirst();
+          return Number(result.numUpdatedRows) > 0;
+        });
+      if (entries.length === 0 || (await apply())) return api.get(id);
+      if (!init) return null;
+      const seeded: Row = { ...init, id };
+      for (const [column, delta] of entries) seeded[column] = Number(seeded[column] ?? 0) + delta;
+      try {
+        await api.insert(seeded);
+        return api.get(id);
+      } catch (error) {
+        // Someone else inserted the row first: add to theirs.
+        if (error instanceof StorageError && error.code === 'unique' && (await apply())) return api.get(id);
+        throw error;
+      }
+    },
+  };
+  void store;
+  return api;
+}
+
+export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean): Store {
+  const store: Store = {
+    tenantId,
+    table: (table) => tableApi(dialect, db, tenantId, table, store) as any,
+    async transaction(fn) {
+      if (inTransaction) return fn(store);
+      try {
+        return await (db as Kysely<any>).transaction().execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
+      } catch (error) {
+        return mapError(error);
+      }
+    },
+  };
+  return store;
+}

@@ -1,0 +1,37 @@
+/**
+ * Failed-authentication throttle store. Keys are opaque strings such as `{ip}:{sha256(token)}`;
+ * raw tokens never reach a store.
+ */
+export interface ThrottlePolicy {
+  /** Failures that trigger a block. @default 10 */
+  maxFailures: number;
+  /** Failures are counted in a fixed window of this many seconds from the first one. @default 900 */
+  windowSeconds: number;
+  /** How long a key stays blocked. @default 900 */
+  blockSeconds: number;
+}
+
+export interface ThrottleStore {
+  /** `redis` stores are shared by every instance; `memory` is per process. */
+  readonly kind: 'memory' | 'redis';
+  /** Seconds the key stays blocked (rounded up), or 0 when it is not blocked. */
+  blockedFor(key: string): Promise<number>;
+  /**
+   * Counts one failure for the key. Returns the block's length in seconds when this failure
+   * reached `maxFailures` (the key is now blocked), else 0.
+   */
+  recordFailure(key: string, policy: ThrottlePolicy): Promise<number>;
+  /** Clears the failure count and any block of the key. */
+  reset(key: string): Promise<void>;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store cannot be reached: authentication must fail closed (503). */
+export class ThrottleUnavailableError extends Error {
+  constructor(message = 'Throttle store unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ThrottleUnavailableError';
+  }
+}

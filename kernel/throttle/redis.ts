@@ -1,0 +1,107 @@
+/**
+ * Redis throttle store, shared by every hub instance. Keys are `<keyPrefix>throttle:fail:<key>` (the
+ * failure counter, TTL = window) and `<keyPrefix>throttle:block:<key>` (TTL = block). Any Redis
+ * failure becomes a {@link ThrottleUnavailableError}: a configured but unreachable Redis must let
+ * nobody in, so authentication fails closed with 503.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.ts';
+import { closeRedisClient, createRedisClient, waitForRedis } from '../redis/client.ts';
+import type { RedisConfig } from '../redis/config.ts';
+import { ThrottleUnavailableError, type ThrottlePolicy, type ThrottleStore } from './contract.ts';
+
+/**
+ * One round trip, atomic: concurrent failures from several instances each count exactly once, and
+ * the request that reaches the limit is the one that sets the block.
+ * KEYS: fail, block. ARGV: windowSeconds, maxFailures, blockSeconds. Returns the block seconds or 0.
+ */
+const RECORD_FAILURE_LUA = `
+local count = redis.call('INCR', KEYS[1])
+-- TTL -1 heals a counter that somehow lost its expiry; it would otherwise count forever.
+if count == 1 or redis.call('TTL', KEYS[1]) == -1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+if count >= tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
+  redis.call('DEL', KEYS[1])
+  return tonumber(ARGV[3])
+end
+return 0
+`;
+
+/** The command `defineCommand` adds; ioredis cannot type it. */
+type WithRecordFailure = Redis & {
+  hubThrottleRecordFailure(
+    failKey: string,
+    blockKey: string,
+    windowSeconds: number,
+    maxFailures: number,
+    blockSeconds: number,
+  ): Promise<number>;
+};
+
+export interface RedisThrottleStoreOptions {
+  /** Receives one line per Redis outage and one when it is back. */
+  log?: Pick<Logger, 'info' | 'error'>;
+}
+
+/** Creates the store with its own Redis connection, which `close()` closes. */
+export function createRedisThrottleStore(
+  config: RedisConfig,
+  options: RedisThrottleStoreOptions = {},
+): ThrottleStore & { readonly kind: 'redis' } {
+  const client = createRedisClient(config, { purpose: 'throttle', log: options.log }) as WithRecordFailure;
+  client.defineCommand('hubThrottleRecordFailure', { numberOfKeys: 2, lua: RECORD_FAILURE_LUA });
+  // Requests arriving while the first connection is still being made wait for it once (bounded
+  // by connectTimeoutMillis); afterwards a down Redis fails each command at once.
+  const firstConnection = waitForRedis(client, config.connectTimeoutMillis);
+  const failKey = (key: string) => `${config.keyPrefix}throttle:fail:${key}`;
+  const blockKey = (key: string) => `${config.keyPrefix}throttle:block:${key}`;
+
+  async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    await firstConnection;
+    try {
+      return await run();
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new ThrottleUnavailableError(`Throttle store unavailable (${operation}): ${reason}`, { cause });
+    }
+  }
+
+  return {
+    kind: 'redis',
+
+    blockedFor: (key) =>
+      guarded('blockedFor', async () => {
+        const millis = await client.pttl(blockKey(key));
+        // -2: no block. -1: a block without expiry, which only a manual SET can make; honour it.
+        if (millis === -2) return 0;
+        if (millis === -1) return config.blockSeconds;
+        return Math.max(1, Math.ceil(millis / 1000));
+      }),
+
+    recordFailure: (key, policy: ThrottlePolicy) =>
+      guarded('recordFailure', async () => {
+        const blocked = await client.hubThrottleRecordFailure(
+          failKey(key),
+          blockKey(key),
+          policy.windowSeconds,
+          policy.maxFailures,
+          policy.blockSeconds,
+        );
+        return Number(blocked);
+      }),
+
+    reset: (key) =>
+      guarded('reset', async () => {
+        await client.del(failKey(key), blockKey(key));
+      }),
+
+    ping: () =>
+      guarded('ping', async () => {
+        await client.ping();
+      }),
+
+    close: () => closeRedisClient(client),
+  };
+}

@@ -1,0 +1,53 @@
+/** Admin routes for users and tokens (`/admin/*` is admin-only in the kernel pipeline). */
+import { createPluginApp } from '../../kernel/plugin.ts';
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import type { Identity } from '../../kernel/identity/identity.ts';
+import { toTokenRecord } from '../../kernel/identity/tokens.ts';
+import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
+import { toUserRecord } from '../../kernel/identity/users.ts';
+import { validate } from '../../kernel/validate.ts';
+import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
+
+export function adminUserRoutes(identity: Identity) {
+  const { users, tokens } = identity;
+  return createPluginApp()
+    .get('/admin/users', async (c) => {
+      const rows = await users.list(c.var.store);
+      const warnings = await users.warnings(c.var.store, rows);
+      return c.json({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+    })
+    .post('/admin/users', validate('json', createUserBody), async (c) => {
+      const body = c.req.valid('json');
+      // The account and its first token land together or not at all.
+      const { user, token, secret } = await c.var.store.transaction(async (tx) => {
+        const user = await users.create(tx, body);
+        return { user, ...(await tokens.issue(tx, user, user.name)) };
+      });
+      return c.json({ user: toUserRecord(user), token: toTokenRecord(token), secret }, 201);
+    })
+    .put('/admin/users/:id', validate('json', updateUserBody), async (c) => {
+      const user = await users.update(c.var.store, c.req.param('id'), c.req.valid('json'), c.var.auth.user.id);
+      return c.json(toUserRecord(user));
+    })
+    .delete('/admin/users/:id', async (c) => {
+      await users.delete(c.var.store, c.req.param('id'), c.var.auth.user.id);
+      return c.body(null, 204);
+    })
+    .post('/admin/users/:id/tokens', validate('json', createTokenBody), async (c) => {
+      const user = users.assertHuman(await c.var.store.table(usersTable).get(c.req.param('id')), c.req.param('id'));
+      const { token, secret } = await tokens.issue(c.var.store, user, c.req.valid('json').name);
+      return c.json({ token: toTokenRecord(token), secret }, 201);
+    })
+    .get('/admin/tokens', async (c) => {
+      const rows = await tokens.list(c.var.store);
+      return c.json({ tokens: rows.map(toTokenRecord) });
+    })
+    .delete('/admin/tokens/:id', async (c) => {
+      const token = await c.var.store.table(apiTokensTable).get(c.req.param('id'));
+      if (!token) throw notFound('Token not found');
+      const owner = token.userId ? await c.var.store.table(usersTable).get(token.userId) : null;
+      if (owner?.system) throw forbidden('Tokens of the internal system account cannot be changed.');
+      await tokens.delete(c.var.store, token.id);
+      return c.body(null, 204);
+    });
+}

@@ -1,0 +1,17 @@
+/**
+ * The `accounts` plugin: health, the session, and admin management of users and tokens. The rules
+ * themselves live in the kernel's identity service, which the CLI shares.
+ */
+import { definePlugin, createPluginApp } from '../../kernel/plugin.ts';
+import { adminUserRoutes } from './admin-users.ts';
+import { healthRoutes, sessionRoutes } from './session.ts';
+
+export const accountsPlugin = definePlugin({
+  name: 'accounts',
+  setup(ctx) {
+    const routes = createPluginApp();
+    routes.route('/', sessionRoutes(ctx.hubConfig));
+    routes.route('/', adminUserRoutes(ctx.identity));
+    return { publicRoutes: healthRoutes(), routes };
+  },
+});

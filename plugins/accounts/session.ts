@@ -1,0 +1,47 @@
+/** `GET /health` (public) and `GET /auth/session`. */
+import type { HubConfig } from '../../kernel/config/load.ts';
+import { createPluginApp } from '../../kernel/plugin.ts';
+import type { TenantRow } from '../../kernel/identity/tables.ts';
+import { toUserRecord } from '../../kernel/identity/users.ts';
+import { HUB_VERSION } from '../../kernel/version.ts';
+
+export function hubPresentation(tenant: TenantRow) {
+  return {
+    name: tenant.name,
+    initials: tenant.avatarInitials,
+    color: tenant.avatarColor,
+    ...(tenant.avatarImageUpdatedAt ? { imageUrl: `/auth/hub/avatar?v=${Date.parse(tenant.avatarImageUpdatedAt)}` } : {}),
+  };
+}
+
+export function healthRoutes() {
+  return createPluginApp().get('/health', (c) => c.json({ status: 'ok', version: HUB_VERSION }));
+}
+
+export function sessionRoutes(hubConfig: () => HubConfig) {
+  return createPluginApp().get('/auth/session', (c) => {
+    const { user, token } = c.var.auth;
+    const record = toUserRecord(user);
+    const admin = user.role === 'admin';
+    return c.json({
+      user: {
+        id: record.id,
+        name: record.name,
+        role: record.role,
+        avatarInitials: record.avatarInitials,
+        avatarColor: record.avatarColor,
+        ...(record.avatarImageUrl ? { avatarImageUrl: record.avatarImageUrl } : {}),
+      },
+      token: { id: token.id, prefix: token.tokenPrefix },
+      capabilities: {
+        dataApi: true,
+        managementApi: admin,
+        llm: user.llmAccess,
+        communication: true,
+        discussionE2ee: hubConfig().collaboration.e2ee,
+      },
+      tenantId: c.var.tenant.id,
+      hub: hubPresentation(c.var.tenant),
+    });
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * Access and lookup helpers shared by the entity routes: collection scope (which governs folders,
+ * requests and documents), container checks, transactions that survive write conflicts, and the
+ * deletion notice other plugins (discussions) listen to.
+ */
+import type { Context } from 'hono';
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import type { EventBus } from '../../kernel/events.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { hasAccess } from '../../kernel/identity/access.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import { StorageError, type Store } from '../../kernel/storage/contract.ts';
+import { ID_MAX } from './schemas.ts';
+import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
+
+/** What the route builders need from the plugin context. */
+export interface EntityDeps {
+  clock: Clock;
+  events: EventBus;
+}
+
+/** Event topic published after entities are removed, with every removed id by kind. */
+export const ENTITIES_DELETED = 'entities.deleted';
+
+export type DeletedKind = 'collection' | 'environment' | 'snippet' | 'liveServer' | 'livePage' | 'folder' | 'request' | 'document' | 'runResult';
+
+export interface EntitiesDeletedEvent {
+  tenantId: string;
+  removed: Partial<Record<DeletedKind, string[]>>;
+}
+
+export function publishDeleted(deps: EntityDeps, tenantId: string, removed: EntitiesDeletedEvent['removed']): Promise<void> {
+  return deps.events.publish<EntitiesDeletedEvent>(ENTITIES_DELETED, { tenantId, removed });
+}
+
+const CONFLICT_RETRIES = 3;
+
+/**
+ * Runs `fn` in one transaction, retrying when the database reports a write conflict (a deadlock or
+ * serialization failure between concurrent reorders, say). Each attempt starts from fresh reads, so
+ * a retry never applies a stale plan.
+ */
+export async function inTransaction<R>(store: Store, fn: (tx: Store) => Promise<R>): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.transaction(fn);
+    } catch (error) {
+      if (!(error instanceof StorageError && error.code === 'conflict') || attempt >= CONFLICT_RETRIES) throw error;
+    }
+  }
+}
+
+/** 403 unless the user may use this collection (admins always may). */
+export function assertCollectionAccess(user: UserRow, collectionId: string): void {
+  if (!hasAccess(user, 'collectionAccess', collectionId)) throw forbidden();
+}
+
+/** The collection, after checking access first (403) and existence second (404). */
+export async function requireCollection(store: Store, user: UserRow, collectionId: string): Promise<CollectionRow> {
+  assertCollectionAccess(user, collectionId);
+  const collection = await store.table(collectionsTable).get(collectionId);
+  if (!collection) throw notFound('Collection not found');
+  return collection;
+}
+
+/**
+ * Checks that `folderId` names a folder of this collection (null is the root and always valid).
+ * A folder of another collection is reported exactly like a missing one.
+ */
+export async function requireFolder(store: Store, collectionId: string, folderId: string | null, message = 'Folder not found'): Promise<FolderRow | null> {
+  if (folderId === null) return null;
+  const folder = await store.table(foldersTable).get(folderId);
+  if (!folder || folder.collectionId !== collectionId) throw notFound(message);
+  return folder;
+}
+
+/** The attribution columns of a write by `user` at `now`. */
+export function touched(user: UserRow, now: string) {
+  return { updatedAt: now, updatedByUserId: user.id };
+}
+
+export function created(user: UserRow, now: string) {
+  return { createdAt: now, updatedAt: now, createdByUserId: user.id, updatedByUserId: user.id };
+}
+
+/**
+ * A path id. Ids the hub could never have issued (too long, or holding a NUL that PostgreSQL
+ * cannot even compare) are answered as missing without asking the database.
+ */
+export function pathId(c: Context<KernelEnv, any, any>, name: string, missing: string): string {
+  const value = c.req.param(name) ?? '';
+  if (!value || value.length > ID_MAX || value.includes('\u0000')) throw notFound(missing);
+  return value;
+}

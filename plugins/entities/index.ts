@@ -1,0 +1,49 @@
+/**
+ * The `entities` plugin: collections, environments, snippets, live servers and live pages (the
+ * top-level kinds), folders, saved requests and documents inside collections, run results, and
+ * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
+ * rejects unknown ids and reports stale ones.
+ */
+import type { EntityAccessField } from '../../kernel/identity/access.ts';
+import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import type { Table } from '../../kernel/storage/table.ts';
+import type { EntityDeps } from './access.ts';
+import { collectionsKind } from './collections.ts';
+import { documentsKind } from './documents.ts';
+import { environmentsKind } from './environments.ts';
+import { folderRoutes } from './folders.ts';
+import { itemRoutes } from './items.ts';
+import { livePagesKind, liveServersKind } from './live.ts';
+import { requestsKind } from './requests.ts';
+import { runResultRoutes } from './run-results.ts';
+import { snippetsKind } from './snippets.ts';
+import { entityMigrations, entityTables } from './tables.ts';
+import { mountTopLevelKind, type TopLevelKind } from './top-level.ts';
+
+const topLevelKinds: TopLevelKind<any, any, any, any>[] = [collectionsKind, environmentsKind, snippetsKind, liveServersKind, livePagesKind];
+
+export const entitiesPlugin = definePlugin({
+  name: 'entities',
+  tables: entityTables,
+  migrations: entityMigrations,
+  setup(ctx) {
+    for (const kind of topLevelKinds) {
+      const table: Table = kind.table;
+      ctx.identity.access.register({
+        field: kind.field as EntityAccessField,
+        existing: async (store, ids) => new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
+      });
+    }
+    const deps: EntityDeps = { clock: ctx.clock, events: ctx.events };
+    const routes = createPluginApp();
+    for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
+    folderRoutes(routes, deps);
+    itemRoutes(routes, deps, requestsKind);
+    itemRoutes(routes, deps, documentsKind);
+    runResultRoutes(routes, deps);
+    return { routes };
+  },
+});
+
+export { ENTITIES_DELETED, type EntitiesDeletedEvent } from './access.ts';
+export { canReadRunResult, RUN_RESULT_CREATED } from './run-results.ts';

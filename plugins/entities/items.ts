@@ -1,0 +1,179 @@
+/**
+ * One implementation for the two kinds of collection items, saved requests and documents: list,
+ * create (last in its folder), update, creator-only delete, reorder within one folder, move to a
+ * folder at an index, and the admin inspection routes. A kind describes its table, bodies and
+ * record; the item columns (`collectionId`, `folderId`, `sortOrder`, `marker`, attribution) are
+ * handled here.
+ */
+import { z } from 'zod';
+import type { Hono } from 'hono';
+import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/identity/secrets.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import type { Store, TableApi } from '../../kernel/storage/contract.ts';
+import type { Table } from '../../kernel/storage/table.ts';
+import {
+  assertCollectionAccess, created, inTransaction, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
+} from './access.ts';
+import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
+import { definedOnly, idSchema, jsonBody, listOf } from './schemas.ts';
+import { collectionsTable } from './tables.ts';
+
+export interface ItemRow {
+  id: string;
+  collectionId: string;
+  folderId: string | null;
+  name: string;
+  sortOrder: number;
+  marker: string | null;
+  createdAt: string;
+  updatedAt: string;
+  createdByUserId: string | null;
+  updatedByUserId: string | null;
+}
+
+type ItemCreate = { name: string; folderId?: string | null; marker?: string | null };
+type ItemUpdate = { collectionId: string; name?: string; folderId?: string | null; marker?: string | null };
+
+export interface ItemKind<Row extends ItemRow> {
+  /** Path segment and list wrapper, e.g. `requests`. */
+  segment: string;
+  /** Reorder body key, e.g. `orderedRequestIds`. */
+  idsKey: string;
+  table: Table;
+  deletedKind: 'request' | 'document';
+  notFound: string;
+  /** Create body: name, optional folderId and marker, and the kind's fields with their defaults. */
+  createBody: z.ZodType<ItemCreate>;
+  /** Update body: collectionId, and optional name, folderId, marker and the kind's fields. */
+  updateBody: z.ZodType<ItemUpdate>;
+  toRecord(row: Row): object;
+}
+
+const moveBody = z.object({ folderId: idSchema.nullable(), index: z.number().int().min(0) });
+
+export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind<Row>): void {
+  const rows = (store: Store) => store.table(kind.table) as unknown as TableApi<Row>;
+  const inContainer = (store: Store, collectionId: string, folderId: string | null) => rows(store).find({ where: { collectionId, folderId } as never });
+  const load = async (store: Store, id: string): Promise<Row> => {
+    const row = await rows(store).get(id);
+    if (!row) throw notFound(kind.notFound);
+    return row;
+  };
+  const listed = (list: Row[]) => ({ [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)) });
+  const reorderBody = z.object({ folderId: idSchema.nullable().optional(), [kind.idsKey]: listOf(idSchema) });
+
+  app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
+    const collectionId = pathId(c, 'collectionId', 'Collection not found');
+    await requireCollection(c.var.store, c.var.auth.user, collectionId);
+    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } as never })));
+  });
+
+  app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
+    const collectionId = pathId(c, 'collectionId', 'Collection not found');
+    const user = c.var.auth.user;
+    const { name, folderId = null, marker = null, ...content } = c.req.valid('json' as never) as ItemCreate;
+    const row = await inTransaction(c.var.store, async (tx) => {
+      await requireCollection(tx, user, collectionId);
+      await requireFolder(tx, collectionId, folderId);
+      const sortOrder = nextSortOrder(await inContainer(tx, collectionId, folderId));
+      const now = deps.clock.iso();
+      return rows(tx).insert({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) } as unknown as Row);
+    });
+    return c.json(kind.toRecord(row), 200);
+  });
+
+  app.put(`/${kind.segment}/:id`, jsonBody(kind.updateBody), async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json' as never) as ItemUpdate;
+    assertCollectionAccess(user, collectionId);
+    const row = await inTransaction(c.var.store, async (tx) => {
+      const current = await load(tx, id);
+      assertCollectionAccess(user, current.collectionId);
+      const sameCollection = collectionId === current.collectionId;
+      if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
+      // Without a folderId the item stays in its folder, or lands at the root of a new collection.
+      const target = folderId !== undefined ? folderId : sameCollection ? current.folderId : null;
+      await requireFolder(tx, collectionId, target);
+      const moved = !sameCollection || target !== current.folderId;
+      const sortOrder = moved ? nextSortOrder(await inContainer(tx, collectionId, target)) : current.sortOrder;
+      const patch = { ...definedOnly(fields), collectionId, folderId: target, sortOrder, marker, ...touched(user, deps.clock.iso()) };
+      return rows(tx).update(id, patch as unknown as Partial<Row>);
+    });
+    if (!row) throw notFound(kind.notFound);
+    return c.json(kind.toRecord(row));
+  });
+
+  app.delete(`/${kind.segment}/:id`, async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    await inTransaction(c.var.store, async (tx) => {
+      const current = await load(tx, id);
+      assertCollectionAccess(user, current.collectionId);
+      // Only the creator, even for admins; admins have DELETE /admin/<kind>/:id.
+      if (current.createdByUserId !== user.id) throw forbidden();
+      await rows(tx).delete(id);
+    });
+    await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
+    return c.body(null, 204);
+  });
+
+  app.put(`/collections/:collectionId/${kind.segment}/reorder`, jsonBody(reorderBody), async (c) => {
+    const collectionId = pathId(c, 'collectionId', 'Collection not found');
+    const body = c.req.valid('json' as never) as { folderId?: string | null } & Record<string, string[]>;
+    const ids = body[kind.idsKey]!;
+    await inTransaction(c.var.store, async (tx) => {
+      await requireCollection(tx, c.var.auth.user, collectionId);
+      let folderId: string | null;
+      if (body.folderId !== undefined) {
+        folderId = body.folderId;
+        await requireFolder(tx, collectionId, folderId);
+      } else {
+        // The spec's body names the folder; without it, the listed items' own folder is meant.
+        if (ids.length === 0) return;
+        const first = await rows(tx).get(ids[0]!);
+        if (!first || first.collectionId !== collectionId) throw badRequest(`${kind.idsKey}: ${ids[0]} is not in this folder.`);
+        folderId = first.folderId;
+      }
+      const siblings = await inContainer(tx, collectionId, folderId);
+      const patches = new Map<string, Partial<Row>>();
+      addSortOrders(patches, renumber(planReorder(siblings, ids, kind.idsKey)));
+      await writeChanges(rows(tx), patches);
+    });
+    return c.body(null, 204);
+  });
+
+  app.put(`/${kind.segment}/:id/move`, jsonBody(moveBody), async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    const { folderId: target, index } = c.req.valid('json');
+    await inTransaction(c.var.store, async (tx) => {
+      const item = await load(tx, id);
+      assertCollectionAccess(user, item.collectionId);
+      await requireFolder(tx, item.collectionId, target);
+      const source = await inContainer(tx, item.collectionId, item.folderId);
+      const destination = target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
+      const patches = new Map<string, Partial<Row>>();
+      addSortOrders(patches, planMove(item, source, destination, index));
+      if (destination !== null || patches.has(id)) {
+        patches.set(id, { ...patches.get(id), folderId: target, ...touched(user, deps.clock.iso()) } as Partial<Row>);
+      }
+      await writeChanges(rows(tx), patches);
+    });
+    return c.body(null, 204);
+  });
+
+  app.get(`/admin/collections/:collectionId/${kind.segment}`, async (c) => {
+    const collectionId = pathId(c, 'collectionId', 'Collection not found');
+    if (!(await c.var.store.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
+    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } as never })));
+  });
+
+  app.delete(`/admin/${kind.segment}/:id`, async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    if (!(await rows(c.var.store).delete(id))) throw notFound(kind.notFound);
+    await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Run results: snapshots of collection or request runs the desktop uploads. A snapshot belongs to
+ * the hub collection named in its payload (`collection.id`, or `collection.uuid` as the desktop's
+ * export writes it); it is readable by its creator, admins, and users with access to that
+ * collection — never by any token that guesses an id. Without a collection only the creator and
+ * admins may read it.
+ */
+import { z } from 'zod';
+import type { Hono } from 'hono';
+import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
+import { hasAccess } from '../../kernel/identity/access.ts';
+import { newId } from '../../kernel/identity/secrets.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { inTransaction, pathId, publishDeleted, type EntityDeps } from './access.ts';
+import { ID_MAX, jsonBody } from './schemas.ts';
+import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
+
+const KINDS = ['collection-run-results', 'request-run-results'] as const;
+const NOT_FOUND = 'Run result not found';
+/** Published after a run result is stored, for notices. */
+export const RUN_RESULT_CREATED = 'entities.runResult.created';
+
+const createBody = z.object({
+  label: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** Checks the export envelope and extracts what lists and access checks need. */
+export function parseRunPayload(payload: Record<string, unknown>) {
+  const kind = payload.harborclientExport;
+  if (!KINDS.includes(kind as (typeof KINDS)[number])) {
+    throw badRequest(`payload.harborclientExport: Invalid run result payload: harborclientExport is required (${KINDS.join(' or ')}).`);
+  }
+  const results = payload.results;
+  if (!Array.isArray(results) || results.length === 0) throw badRequest('payload.results: Invalid run result payload: results are required.');
+  const summary = { passed: 0, failed: 0, skipped: 0 };
+  for (const row of results) {
+    const status = isRecord(row) ? row.status : undefined;
+    if (status === 'passed' || status === 'failed' || status === 'skipped') summary[status] += 1;
+  }
+  const collection = isRecord(payload.collection) ? payload.collection : {};
+  const request = isRecord(payload.request) ? payload.request : {};
+  const rawId = stringOrNull(collection.id) ?? stringOrNull(collection.uuid);
+  const collectionId = rawId && rawId.trim() && rawId.length <= ID_MAX ? rawId.trim() : null;
+  return {
+    kind: kind as string,
+    collectionId,
+    collectionName: stringOrNull(collection.name),
+    requestName: stringOrNull(request.name),
+    summary,
+  };
+}
+
+/** Whether the user may read this run result (and so discuss it). */
+export function canReadRunResult(user: UserRow, row: Pick<RunResultRow, 'createdByUserId' | 'collectionId'>): boolean {
+  if (user.role === 'admin' || row.createdByUserId === user.id) return true;
+  return row.collectionId !== null && hasAccess(user, 'collectionAccess', row.collectionId);
+}
+
+export function toRunResultRecord(row: RunResultRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    label: row.label,
+    collectionName: row.collectionName,
+    requestName: row.requestName,
+    summary: { passed: row.summaryPassed, failed: row.summaryFailed, skipped: row.summarySkipped },
+    createdAt: row.createdAt,
+    createdByUserId: row.createdByUserId,
+  };
+}
+
+export const toRunResultDetail = (row: RunResultRow) => ({ ...toRunResultRecord(row), payload: row.payload });
+
+const NEWEST_FIRST = [['createdAt', 'desc'], ['id', 'desc']] as const;
+
+export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
+  app.get('/run-results', async (c) => {
+    const rows = await c.var.store.table(runResultsTable).find({ where: { createdByUserId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
+    return c.json({ runResults: rows.map(toRunResultRecord) });
+  });
+
+  app.post('/run-results', jsonBody(createBody), async (c) => {
+    const user = c.var.auth.user;
+    const { label, payload } = c.req.valid('json');
+    const parsed = parseRunPayload(payload);
+    const now = deps.clock.iso();
+    const row = await inTransaction(c.var.store, async (tx) => {
+      // Attaching a run to a hub collection the caller cannot use would show it to that
+      // collection's members; ids of collections this hub does not hold (local ones) are fine.
+      if (parsed.collectionId && !hasAccess(user, 'collectionAccess', parsed.collectionId)) {
+        if (await tx.table(collectionsTable).get(parsed.collectionId)) throw forbidden();
+      }
+      const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
+      return tx.table(runResultsTable).insert({
+        id: newId(),
+        kind: parsed.kind,
+        label: label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`,
+        collectionId: parsed.collectionId,
+        collectionName: parsed.collectionName,
+        requestName: parsed.requestName,
+        summaryPassed: parsed.summary.passed,
+        summaryFailed: parsed.summary.failed,
+        summarySkipped: parsed.summary.skipped,
+        payload,
+        createdAt: now,
+        createdByUserId: user.id,
+      });
+    });
+    await deps.events.publish(RUN_RESULT_CREATED, { tenantId: c.var.tenant.id, runResultId: row.id, collectionId: row.collectionId, failed: row.summaryFailed, actorId: user.id });
+    return c.json(toRunResultDetail(row), 200);
+  });
+
+  app.get('/run-results/:id', async (c) => {
+    const row = await c.var.store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
+    if (!row) throw notFound(NOT_FOUND);
+    if (!canReadRunResult(c.var.auth.user, row)) throw forbidden();
+    return c.json(toRunResultDetail(row));
+  });
+
+  app.delete('/run-results/:id', async (c) => {
+    const id = pathId(c, 'id', NOT_FOUND);
+    await inTransaction(c.var.store, async (tx) => {
+      const row = await tx.table(runResultsTable).get(id);
+      if (!row) throw notFound(NOT_FOUND);
+      if (row.createdByUserId !== c.var.auth.user.id) throw forbidden();
+      await tx.table(runResultsTable).delete(id);
+    });
+    await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
+    return c.body(null, 204);
+  });
+
+  app.get('/admin/run-results', async (c) => {
+    const rows = await c.var.store.table(runResultsTable).find({ orderBy: NEWEST_FIRST });
+    return c.json({ runResults: rows.map(toRunResultRecord) });
+  });
+
+  app.get('/admin/run-results/:id', async (c) => {
+    const row = await c.var.store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
+    if (!row) throw notFound(NOT_FOUND);
+    return c.json(toRunResultDetail(row));
+  });
+
+  app.delete('/admin/run-results/:id', async (c) => {
+    const id = pathId(c, 'id', NOT_FOUND);
+    if (!(await c.var.store.table(runResultsTable).delete(id))) throw notFound(NOT_FOUND);
+    await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * The tables of the `entities` plugin. Structured values (variables, headers, auth, live-entity
+ * configuration, run payloads) are `json` columns; everything a route filters or sorts on is a scalar
+ * column with an index, so no query scans a whole tenant.
+ */
+import type { Migration } from '../../kernel/storage/contract.ts';
+import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { NAME_MAX, type AuthConfig, type KeyValue, type Variable } from './schemas.ts';
+
+/** Who made a row and who touched it last (null only for rows made outside a user request). */
+const attribution = {
+  createdAt: col.timestamp(),
+  updatedAt: col.timestamp(),
+  createdByUserId: col.idNullable(),
+  updatedByUserId: col.idNullable(),
+};
+
+export const collectionsTable = defineTable({
+  name: 'collections',
+  columns: {
+    id: col.id(),
+    name: col.string(NAME_MAX),
+    variables: col.json<Variable[]>(),
+    headers: col.json<KeyValue[]>(),
+    auth: col.json<AuthConfig>(),
+    preRequestScript: col.text(),
+    postRequestScript: col.text(),
+    deletionLocked: col.bool(),
+    marker: col.stringNullable(NAME_MAX),
+    ...attribution,
+  },
+  indexes: [['name']],
+});
+
+export const environmentsTable = defineTable({
+  name: 'environments',
+  columns: {
+    id: col.id(),
+    name: col.string(NAME_MAX),
+    variables: col.json<Variable[]>(),
+    /** The environment this one inherits variables from, or null for a root. */
+    parentUuid: col.idNullable(),
+    deletionLocked: col.bool(),
+    marker: col.stringNullable(NAME_MAX),
+    ...attribution,
+  },
+  indexes: [['name'], ['parentUuid']],
+});
+
+export const snippetsTable = defineTable({
+  name: 'snippets',
+  columns: {
+    id: col.id(),
+    name: col.string(NAME_MAX),
+    code: col.text(),
+    scope: col.string(16),
+    sortOrder: col.int(),
+    deletionLocked: col.bool(),
+    ...attribution,
+  },
+  indexes: [['sortOrder', 'name']],
+});
+
+/** Live servers and live pages share one layout: a name plus the desktop's configuration object. */
+const liveColumns = {
+  id: col.id(),
+  name: col.string(NAME_MAX),
+  payload: col.json<Record<string, unknown>>(),
+  deletionLocked: col.bool(),
+  ...attribution,
+};
+
+export const liveServersTable = defineTable({ name: 'live_servers', columns: liveColumns, indexes: [['name']] });
+export const livePagesTable = defineTable({ name: 'live_pages', columns: liveColumns, indexes: [['name']] });
+
+export const foldersTable = defineTable({
+  name: 'folders',
+  columns: {
+    id: col.id(),
+    collectionId: col.id(),
+    /** Null for a folder at the collection root. */
+    parentFolderId: col.idNullable(),
+    name: col.string(NAME_MAX),
+    sortOrder: col.int(),
+    marker: col.stringNullable(NAME_MAX),
+    ...attribution,
+  },
+  indexes: [['collectionId', 'parentFolderId'], ['parentFolderId']],
+});
+
+export const requestsTable = defineTable({
+  name: 'requests',
+  columns: {
+    id: col.id(),
+    collectionId: col.id(),
+    /** Null for a request at the collection root. */
+    folderId: col.idNullable(),
+    name: col.string(NAME_MAX),
+    protocol: col.string(8),
+    method: col.string(16),
+    url: col.text(),
+    headers: col.json<KeyValue[]>(),
+    params: col.json<KeyValue[]>(),
+    auth: col.json<AuthConfig>(),
+    body: col.text(),
+    bodyType: col.string(16),
+    preRequestScript: col.text(),
+    postRequestScript: col.text(),
+    comment: col.text(),
+    sortOrder: col.int(),
+    marker: col.stringNullable(NAME_MAX),
+    ...attribution,
+  },
+  indexes: [['collectionId', 'folderId'], ['folderId'], ['createdByUserId']],
+});
+
+export const documentsTable = defineTable({
+  name: 'documents',
+  columns: {
+    id: col.id(),
+    collectionId: col.id(),
+    folderId: col.idNullable(),
+    name: col.string(NAME_MAX),
+    content: col.text(),
+    sortOrder: col.int(),
+    marker: col.stringNullable(NAME_MAX),
+    ...attribution,
+  },
+  indexes: [['collectionId', 'folderId'], ['folderId'], ['createdByUserId']],
+});
+
+export const runResultsTable = defineTable({
+  name: 'run_results',
+  columns: {
+    id: col.id(),
+    kind: col.string(32),
+    label: col.text(),
+    /** The hub collection the run belongs to (from the payload), which decides who may read it. */
+    collectionId: col.idNullable(),
+    collectionName: col.textNullable(),
+    requestName: col.textNullable(),
+    summaryPassed: col.int(),
+    summaryFailed: col.int(),
+    summarySkipped: col.int(),
+    payload: col.json<Record<string, unknown>>(),
+    createdAt: col.timestamp(),
+    createdByUserId: col.idNullable(),
+  },
+  indexes: [['createdByUserId', 'createdAt'], ['createdAt'], ['collectionId']],
+});
+
+export type CollectionRow = RowOfTable<typeof collectionsTable>;
+export type EnvironmentRow = RowOfTable<typeof environmentsTable>;
+export type SnippetRow = RowOfTable<typeof snippetsTable>;
+export type LiveRow = RowOfTable<typeof liveServersTable>;
+export type FolderRow = RowOfTable<typeof foldersTable>;
+export type RequestRow = RowOfTable<typeof requestsTable>;
+export type DocumentRow = RowOfTable<typeof documentsTable>;
+export type RunResultRow = RowOfTable<typeof runResultsTable>;
+
+export const entityTables = [
+  collectionsTable, environmentsTable, snippetsTable, liveServersTable, livePagesTable,
+  foldersTable, requestsTable, documentsTable, runResultsTable,
+];
+
+export const entityMigrations: Migration[] = [{ id: 'entities/0001-tables', createTables: entityTables }];

@@ -1,0 +1,195 @@
+/**
+ * One generic implementation of the five top-level kinds (collections, environments, snippets, live
+ * servers, live pages): list filtered by the access list, create (wildcard only), update, delete
+ * (with the deletion lock and cascades), and the admin list / lock toggle / forced delete. Each kind
+ * only describes its table, body schemas, how a row is built and patched, and its record shape.
+ */
+import type { Hono } from 'hono';
+import type { z } from 'zod';
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import { canCreate, hasAccess, WILDCARD, type EntityAccessField } from '../../kernel/identity/access.ts';
+import { newId } from '../../kernel/identity/secrets.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import type { Store, TableApi } from '../../kernel/storage/contract.ts';
+import type { Table } from '../../kernel/storage/table.ts';
+import { inTransaction, pathId, publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
+import { toAdminSummary } from './records.ts';
+import { jsonBody, lockBody } from './schemas.ts';
+
+/** Columns every top-level row has. */
+export interface TopLevelRow {
+  id: string;
+  name: string;
+  deletionLocked: boolean;
+  createdAt: string;
+  updatedAt: string;
+  createdByUserId: string | null;
+  updatedByUserId: string | null;
+}
+
+export interface WriteContext {
+  tx: Store;
+  user: UserRow;
+  /** The write's timestamp. */
+  now: string;
+}
+
+export type Removed = Partial<Record<DeletedKind, string[]>>;
+
+export interface TopLevelKind<Row extends TopLevelRow, Create, Update, AdminUpdate = { deletionLocked: boolean }> {
+  /** Route path, e.g. `/live-servers`; the admin routes live under `/admin` + path. */
+  path: string;
+  /** List wrapper key, e.g. `liveServers`. */
+  listKey: string;
+  table: Table;
+  field: EntityAccessField;
+  /** The noun in `Deletion is locked for this <noun>.` */
+  noun: string;
+  deletedKind: DeletedKind;
+  /** 404 message, e.g. `Live server not found`. */
+  notFound: string;
+  /** Listing order. */
+  compare(a: Row, b: Row): number;
+  createBody: z.ZodType<Create>;
+  updateBody: z.ZodType<Update>;
+  /** Builds the new row (may read, e.g. sibling order); the caller inserts it. */
+  create(input: Create, ctx: WriteContext & { id: string }): Promise<Row>;
+  /** The columns an update changes (may read, never write). */
+  update(row: Row, input: Update, ctx: WriteContext): Promise<Partial<Row>>;
+  toRecord(row: Row): object;
+  /** Only the creator may delete through the data API (collections). */
+  creatorOnlyDelete?: boolean;
+  /** Removes what depends on the row. Inside the delete's transaction: all reads before writes. */
+  cascade?(tx: Store, row: Row): Promise<Removed>;
+  admin?: {
+    /** List full records rather than `{id, name, deletionLocked}` (snippets, for the desktop). */
+    fullRecords?: boolean;
+    /** Also mount `POST /admin/<kind>` (201), which the desktop uses for snippets. */
+    create?: boolean;
+    updateBody: z.ZodType<AdminUpdate>;
+    patch(row: Row, input: AdminUpdate, ctx: WriteContext): Promise<Partial<Row>>;
+  };
+}
+
+/** Identity helper that type-checks a kind's callbacks against its row and bodies. */
+export function defineTopLevelKind<Row extends TopLevelRow, Create, Update, AdminUpdate = { deletionLocked: boolean }>(
+  kind: TopLevelKind<Row, Create, Update, AdminUpdate>,
+): TopLevelKind<Row, Create, Update, AdminUpdate> {
+  return kind;
+}
+
+const rowsOf = <Row>(store: Store, table: Table) => store.table(table) as unknown as TableApi<Row>;
+
+/** Rows the user may see: everything for admins and `[*]`, the listed ids otherwise. */
+async function accessibleRows<Row extends TopLevelRow>(store: Store, user: UserRow, kind: TopLevelKind<Row, any, any, any>): Promise<Row[]> {
+  const list = user[kind.field];
+  const table = rowsOf<Row>(store, kind.table);
+  let rows: Row[];
+  if (user.role === 'admin' || list.includes(WILDCARD)) rows = await table.find();
+  else if (list.length === 0) rows = [];
+  else rows = await table.getMany(list);
+  return rows.sort((a, b) => kind.compare(a, b));
+}
+
+/** Deletes the row and its dependants in the caller's transaction; returns every removed id. */
+async function removeRow<Row extends TopLevelRow>(tx: Store, kind: TopLevelKind<Row, any, any, any>, row: Row): Promise<Removed> {
+  const removed = (await kind.cascade?.(tx, row)) ?? {};
+  await rowsOf<Row>(tx, kind.table).delete(row.id);
+  return { ...removed, [kind.deletedKind]: [row.id] };
+}
+
+/** Mounts the data routes and admin routes of one kind on `app`. */
+export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: TopLevelKind<Row, any, any, any>): void {
+  const load = async (tx: Store, id: string): Promise<Row> => {
+    const row = await rowsOf<Row>(tx, kind.table).get(id);
+    if (!row) throw notFound(kind.notFound);
+    return row;
+  };
+
+  app.get(kind.path, async (c) => {
+    const rows = await accessibleRows(c.var.store, c.var.auth.user, kind);
+    return c.json({ [kind.listKey]: rows.map((row) => kind.toRecord(row)) });
+  });
+
+  app.post(kind.path, jsonBody(kind.createBody), async (c) => {
+    const user = c.var.auth.user;
+    if (!canCreate(user, kind.field)) throw forbidden();
+    const input = c.req.valid('json' as never);
+    const row = await inTransaction(c.var.store, async (tx) => {
+      const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
+      return rowsOf<Row>(tx, kind.table).insert(built);
+    });
+    return c.json(kind.toRecord(row), 200);
+  });
+
+  app.put(`${kind.path}/:id`, jsonBody(kind.updateBody), async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    // Access first: a user outside the list learns nothing about which ids exist.
+    if (!hasAccess(user, kind.field, id)) throw forbidden();
+    const input = c.req.valid('json' as never);
+    const row = await inTransaction(c.var.store, async (tx) => {
+      const current = await load(tx, id);
+      const now = deps.clock.iso();
+      const patch = await kind.update(current, input, { tx, user, now });
+      return rowsOf<Row>(tx, kind.table).update(id, { ...patch, ...touched(user, now) } as Partial<Row>);
+    });
+    if (!row) throw notFound(kind.notFound);
+    return c.json(kind.toRecord(row));
+  });
+
+  app.delete(`${kind.path}/:id`, async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    if (!hasAccess(user, kind.field, id)) throw forbidden();
+    const removed = await inTransaction(c.var.store, async (tx) => {
+      const current = await load(tx, id);
+      if (current.deletionLocked) throw forbidden(`Deletion is locked for this ${kind.noun}.`);
+      if (kind.creatorOnlyDelete && current.createdByUserId !== user.id) throw forbidden();
+      return removeRow(tx, kind, current);
+    });
+    await publishDeleted(deps, c.var.tenant.id, removed);
+    return c.body(null, 204);
+  });
+
+  const adminPath = `/admin${kind.path}`;
+  const adminRecord = (row: Row) => (kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row));
+
+  app.get(adminPath, async (c) => {
+    const rows = (await rowsOf<Row>(c.var.store, kind.table).find()).sort((a, b) => kind.compare(a, b));
+    return c.json({ [kind.listKey]: rows.map(adminRecord) });
+  });
+
+  if (kind.admin?.create) {
+    app.post(adminPath, jsonBody(kind.createBody), async (c) => {
+      const input = c.req.valid('json' as never);
+      const user = c.var.auth.user;
+      const row = await inTransaction(c.var.store, async (tx) =>
+        rowsOf<Row>(tx, kind.table).insert(await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() })));
+      return c.json(kind.toRecord(row), 201);
+    });
+  }
+
+  app.put(`${adminPath}/:id`, jsonBody(kind.admin?.updateBody ?? lockBody), async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const user = c.var.auth.user;
+    const input = c.req.valid('json' as never) as { deletionLocked: boolean };
+    const row = await inTransaction(c.var.store, async (tx) => {
+      const current = await load(tx, id);
+      const now = deps.clock.iso();
+      const patch = kind.admin ? await kind.admin.patch(current, input, { tx, user, now }) : { deletionLocked: input.deletionLocked };
+      return rowsOf<Row>(tx, kind.table).update(id, patch as Partial<Row>);
+    });
+    if (!row) throw notFound(kind.notFound);
+    return c.json(adminRecord(row));
+  });
+
+  // Admins delete regardless of the lock and of who created the row.
+  app.delete(`${adminPath}/:id`, async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const removed = await inTransaction(c.var.store, async (tx) => removeRow(tx, kind, await load(tx, id)));
+    await publishDeleted(deps, c.var.tenant.id, removed);
+    return c.body(null, 204);
+  });
+}

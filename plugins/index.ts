@@ -1,0 +1,6 @@
+/** The explicit list of feature plugins the hub mounts. Order does not matter: dependencies do. */
+import type { PluginDefinition } from '../kernel/plugin.ts';
+import { accountsPlugin } from './accounts/index.ts';
+import { entitiesPlugin } from './entities/index.ts';
+
+export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin];

@@ -1,0 +1,103 @@
+/**
+ * Running the CLI as a real process: `node cli/bin.mjs …` in a temporary project directory with its
+ * own server.yaml, and a started server that can be stopped with SIGTERM.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temporary working directory holding server.yaml (when `config` is given). */
+export interface Project {
+  dir: string;
+  /** Runs `workspace-hub <args>` with the project as working directory. */
+  run(...args: string[]): Promise<CliResult>;
+  /** Runs with `--json`, expects exit code 0 and returns the parsed stdout. */
+  json<T = any>(...args: string[]): Promise<T>;
+  /** Writes another config file into the project and returns its name. */
+  writeConfig(name: string, config: Record<string, unknown>): Promise<string>;
+  remove(): Promise<void>;
+}
+
+const childEnv = () => ({ ...process.env, NO_COLOR: '1' });
+
+export function runCli(cwd: string, args: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env: childEnv(), timeout: 90_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export async function createProject(config?: Record<string, unknown>): Promise<Project> {
+  const dir = await mkdtemp(join(tmpdir(), 'hub-cli-'));
+  const writeConfig = async (name: string, value: Record<string, unknown>) => {
+    await writeFile(join(dir, name), stringify(value));
+    return name;
+  };
+  if (config) await writeConfig('server.yaml', config);
+  const run = (...args: string[]) => runCli(dir, args);
+  return {
+    dir,
+    run,
+    async json(...args) {
+      const result = await run(...args, '--json');
+      if (result.code !== 0) throw new Error(`workspace-hub ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
+    writeConfig,
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Quiet logs keep test output readable; the CLI's own output is unaffected. */
+export const quietLogging = { logging: { level: 'error' } };
+
+export interface RunningServer {
+  child: ChildProcess;
+  url: string;
+  /** Everything the server printed on stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `workspace-hub start <args>` and waits for the "listening on" line. */
+export function startServer(cwd: string, args: readonly string[]): Promise<RunningServer> {
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) {
+        resolve({
+          child,
+          url: match[1]!,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          stop: () => {
+            if (child.exitCode === null) child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
+  });
+}

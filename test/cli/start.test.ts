@@ -1,0 +1,77 @@
+/** `migrate` and `start` against PostgreSQL: schema checks, the first admin, graceful shutdown. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, quietLogging, startServer, type Project } from './helpers.ts';
+import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+
+describe.skipIf(skipPg)('workspace-hub migrate and start (PostgreSQL)', () => {
+  let database: TestPgDatabase;
+  let project: Project;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    project = await createProject({ db: database.db, ...quietLogging });
+  });
+  afterAll(async () => {
+    await project?.remove();
+    await database?.drop();
+  });
+
+  it('refuses to start on a database that needs migrations', async () => {
+    const { code, stderr, stdout } = await project.run('start', '--port', '0');
+    expect(code).toBe(1);
+    expect(stderr).toContain('workspace-hub migrate');
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stdout).toBe('');
+  });
+
+  it('starts with --migrate, prints the first admin once, and stops on SIGTERM with exit code 0', async () => {
+    const server = await startServer(project.dir, ['--migrate', '--port', '0']);
+    const stdout = server.stdout();
+    expect(stdout).toMatch(/workspace-hub \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: postgres\)/);
+    expect(stdout).toContain('"admin"');
+    expect(stdout).toContain('it will not be shown again');
+    expect(stdout).toContain("workspace-hub user create --name alice --role user --collection-access '*'");
+    const secret = /hbk_[A-Za-z0-9_-]+/.exec(stdout)?.[0];
+    expect(secret).toBeDefined();
+
+    const session = await fetch(`${server.url}/auth/session`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(session.status).toBe(200);
+    expect((await session.json()).user).toMatchObject({ name: 'admin', role: 'admin' });
+
+    expect(await server.stop()).toBe(0);
+
+    const again = await startServer(project.dir, ['--port', '0']);
+    expect(again.stdout()).not.toContain('hbk_');
+    expect(again.stdout()).not.toContain('"admin"');
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('reports an up-to-date database after migrations ran', async () => {
+    expect(await project.json('migrate')).toEqual({ applied: [] });
+    const human = await project.run('migrate');
+    expect(human.code).toBe(0);
+    expect(human.stdout.trim()).toBe('Database is up to date.');
+  });
+});
+
+describe.skipIf(skipPg)('workspace-hub migrate on a new database (PostgreSQL)', () => {
+  let database: TestPgDatabase;
+  let project: Project;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    project = await createProject({ db: database.db, ...quietLogging });
+  });
+  afterAll(async () => {
+    await project?.remove();
+    await database?.drop();
+  });
+
+  it('applies every migration and provisions the default tenant', async () => {
+    const { code, stdout, stderr } = await project.run('migrate');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
+    const tenants = await database.query('SELECT id FROM tenants');
+    expect(tenants.map((row) => row.id)).toEqual(['__default__']);
+  });
+});

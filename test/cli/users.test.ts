@@ -1,0 +1,130 @@
+/** `user …` and `user token …` against PostgreSQL, through the real CLI process. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, quietLogging, type Project } from './helpers.ts';
+import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+
+const USER_KEYS = [
+  'id', 'name', 'role', 'avatarInitials', 'avatarColor', 'collectionAccess', 'environmentAccess', 'snippetAccess',
+  'liveServerAccess', 'livePageAccess', 'llmAccess', 'llmModels', 'llmMonthlyTokenLimit', 'createdAt', 'updatedAt',
+].sort();
+const TOKEN_KEYS = ['id', 'userId', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt', 'revokedAt'].sort();
+
+describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
+  let database: TestPgDatabase;
+  let project: Project;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    project = await createProject({ db: database.db, ...quietLogging });
+    const migrated = await project.run('migrate');
+    expect(migrated.code, migrated.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await project?.remove();
+    await database?.drop();
+  });
+
+  it('creates a user and a token with the same JSON shape as POST /admin/users', async () => {
+    const result = await project.json('user', 'create', '--name', 'alice', '--collection-access', '*', '--llm-access', '--llm-model', 'gpt-4o,claude', '--llm-monthly-tokens', '5000');
+    expect(Object.keys(result).sort()).toEqual(['secret', 'token', 'user']);
+    expect(Object.keys(result.user).sort()).toEqual(USER_KEYS);
+    expect(Object.keys(result.token).sort()).toEqual(TOKEN_KEYS);
+    expect(result.secret).toMatch(/^hbk_[A-Za-z0-9_-]{40,}$/);
+    expect(result.user).toMatchObject({
+      name: 'alice', role: 'user', collectionAccess: ['*'], environmentAccess: [], llmAccess: true, llmModels: ['gpt-4o', 'claude'], llmMonthlyTokenLimit: 5000,
+    });
+    expect(result.token).toMatchObject({ userId: result.user.id, name: 'alice', revokedAt: null });
+    expect(result.secret.startsWith(result.token.tokenPrefix)).toBe(true);
+  });
+
+  it('prints the secret once with a warning in human output', async () => {
+    const { code, stdout } = await project.run('user', 'create', '--name', 'bob', '--snippet-access', '*');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Created user "bob" \([0-9a-f-]{36}\) with role user\./);
+    expect(stdout).toContain('Store this token now; it will not be shown again:');
+    expect(stdout.match(/hbk_[A-Za-z0-9_-]{40,}/g)).toHaveLength(1);
+  });
+
+  it('refuses a duplicate name with the service message', async () => {
+    const { code, stderr } = await project.run('user', 'create', '--name', 'ALICE');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('name: User name "ALICE" is already in use.');
+  });
+
+  it('refuses specific ids that do not exist', async () => {
+    const { code, stderr } = await project.run('user', 'create', '--name', 'carol', '--collection-access', '3f0e5b4c-0000-4000-8000-000000000001');
+    expect(code).toBe(1);
+    expect(stderr).toContain('Unknown collection id: 3f0e5b4c-0000-4000-8000-000000000001.');
+  });
+
+  it('lists users without the internal system account', async () => {
+    const { users } = await project.json('user', 'list');
+    const names = users.map((user: { name: string }) => user.name);
+    expect(names).toEqual(expect.arrayContaining(['alice', 'bob']));
+    expect(names).not.toContain('system');
+    for (const user of users) expect(user.warnings).toEqual([]);
+    const human = await project.run('user', 'list');
+    expect(human.stdout).toContain('alice (');
+    expect(human.stdout).not.toContain('system (');
+  });
+
+  it('shows, updates and deletes a user', async () => {
+    const { user } = await project.json('user', 'create', '--name', 'dave', '--environment-access', '*', '--avatar-initials', 'dv', '--avatar-color', 'teal-600');
+    expect(await project.json('user', 'show', user.id)).toEqual(user);
+
+    const updated = await project.json('user', 'update', user.id, '--name', 'david', '--snippet-access', '*', '--llm-monthly-tokens', 'unlimited');
+    expect(updated).toMatchObject({ name: 'david', environmentAccess: ['*'], snippetAccess: ['*'], avatarInitials: 'DV', llmMonthlyTokenLimit: null });
+
+    const promoted = await project.json('user', 'update', user.id, '--role', 'admin', '--llm-access');
+    expect(promoted).toMatchObject({ role: 'admin', environmentAccess: [], snippetAccess: [], llmAccess: true });
+    const demoted = await project.json('user', 'update', user.id, '--role', 'user', '--no-llm-access', '--collection-access', '*');
+    expect(demoted).toMatchObject({ role: 'user', collectionAccess: ['*'], llmAccess: false });
+
+    const deleted = await project.run('user', 'delete', user.id);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout.trim()).toBe(`Deleted user "david" (${user.id}).`);
+    const gone = await project.run('user', 'show', user.id);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim()).toBe(`No user found with id ${user.id}.`);
+  });
+
+  it('refuses to delete or give tokens to the internal system account', async () => {
+    const [system] = await database.query<{ id: string }>('SELECT id FROM users WHERE name = $1', ['system']);
+    const deleted = await project.run('user', 'delete', system!.id);
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toContain('internal system account');
+    const token = await project.run('user', 'token', 'create', '--user', system!.id, '--name', 'sneaky');
+    expect(token.code).toBe(1);
+    expect(token.stderr).toContain('internal system account');
+  });
+
+  it('creates, lists and revokes tokens', async () => {
+    const { user } = await project.json('user', 'create', '--name', 'erin');
+    const created = await project.json('user', 'token', 'create', '--user', user.id, '--name', 'laptop');
+    expect(Object.keys(created).sort()).toEqual(['secret', 'token']);
+    expect(Object.keys(created.token).sort()).toEqual(TOKEN_KEYS);
+    expect(created.secret).toMatch(/^hbk_/);
+    expect(created.token).toMatchObject({ userId: user.id, name: 'laptop' });
+
+    const { tokens } = await project.json('user', 'token', 'list', '--user', user.id);
+    expect(tokens.map((token: { name: string }) => token.name).sort()).toEqual(['erin', 'laptop']);
+    for (const token of tokens) expect(token).not.toHaveProperty('secret');
+
+    const revoked = await project.run('user', 'token', 'revoke', created.token.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout.trim()).toBe(`Revoked API token "laptop" (${created.token.id}).`);
+    const again = await project.run('user', 'token', 'revoke', created.token.id);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`No active API token found with id ${created.token.id}.`);
+
+    const after = await project.json('user', 'token', 'list', '--user', user.id);
+    const laptop = after.tokens.find((token: { id: string }) => token.id === created.token.id);
+    expect(laptop.revokedAt).toEqual(expect.any(String));
+  });
+
+  it('refuses a token for an unknown user', async () => {
+    const { code, stderr } = await project.run('user', 'token', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--name', 'x');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('No user found with id 00000000-0000-4000-8000-000000000000.');
+  });
+});

@@ -1,0 +1,132 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../kernel/identity/secrets.ts';
+import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
+import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { accountsPlugin } from '../../plugins/accounts/index.ts';
+import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+
+const redisUrl = process.env.HUB_TEST_REDIS_URL;
+const requireRedis = process.env.CI === 'true';
+
+function redisSection(extra: Record<string, unknown>) {
+  const url = new URL(redisUrl ?? 'redis://127.0.0.1:6379');
+  return { host: url.hostname, port: Number(url.port || 6379), keyPrefix: `hubtest-${uniqueName('t')}`, ...extra };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function failTimes(t: TestHub, count: number, token: string | null) {
+  for (let i = 0; i < count; i++) expect((await t.request('GET', '/auth/session', { token })).status).toBe(401);
+}
+
+describe('failed-authentication throttling', () => {
+  let db: TestDriver;
+  beforeAll(async () => {
+    db = await openTestDriver('pglite');
+  });
+  afterAll(async () => db?.cleanup());
+
+  describe('with the in-process store', () => {
+    let t: TestHub;
+    const throttle = createMemoryThrottleStore();
+    beforeAll(async () => {
+      t = await startTestHub({
+        plugins: [accountsPlugin],
+        driver: db.driver,
+        throttle,
+        config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
+        ip: '198.51.100.7',
+      });
+    });
+    afterAll(async () => t?.close());
+
+    it('blocks a repeated bad token with 429 and Retry-After once the limit is reached', async () => {
+      await failTimes(t, 3, 'hbk_wrong-token-a');
+      const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-a' });
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ error: 'Too Many Requests' });
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(100);
+      expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(120);
+    });
+
+    it('counts requests without a token under their own key', async () => {
+      await failTimes(t, 3, null);
+      expect((await t.request('GET', '/auth/session', { token: null })).status).toBe(429);
+      // A valid token from the same address is a different key.
+      expect((await t.request('GET', '/auth/session')).status).toBe(200);
+    });
+
+    it('clears the count of a key when its token succeeds', async () => {
+      const user = await t.createUser({});
+      const key = `198.51.100.7:${await sha256Hex(user.token)}`;
+      const policy = { maxFailures: 3, windowSeconds: 900, blockSeconds: 120 };
+      await throttle.recordFailure(key, policy);
+      await throttle.recordFailure(key, policy);
+      expect((await t.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
+      // Had the count survived, this third failure would block the key.
+      expect(await throttle.recordFailure(key, policy)).toBe(0);
+      expect(await throttle.blockedFor(key)).toBe(0);
+    });
+
+    it('blocks an address that guesses many different tokens', async () => {
+      const guesser = await startTestHub({
+        plugins: [accountsPlugin],
+        driver: db.driver,
+        throttle: createMemoryThrottleStore(),
+        config: { redis: { maxFailures: 3, maxFailuresPerIp: 5 } },
+        ip: '192.0.2.55',
+      });
+      try {
+        for (let i = 0; i < 5; i++) expect((await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status).toBe(401);
+        expect((await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status).toBe(429);
+      } finally {
+        await guesser.close();
+      }
+    });
+
+    it('never throttles public routes', async () => {
+      for (let i = 0; i < 5; i++) expect((await t.request('GET', '/health', { token: 'hbk_wrong-token-a' })).status).toBe(200);
+    });
+  });
+
+  describe.skipIf(!redisUrl && !requireRedis)('with Redis', () => {
+    it('shares counters between two hub instances', async () => {
+      const redis = redisSection({ maxFailures: 4, maxFailuresPerIp: 0 });
+      const a = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
+      const b = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
+      try {
+        await failTimes(a, 2, 'hbk_shared-bad');
+        await failTimes(b, 2, 'hbk_shared-bad');
+        const res = await a.request('GET', '/auth/session', { token: 'hbk_shared-bad' });
+        expect(res.status).toBe(429);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await b.request('GET', '/auth/session', { token: 'hbk_shared-bad' })).status).toBe(429);
+        expect((await b.request('GET', '/auth/session')).status).toBe(200);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('fails closed with 503 when the configured Redis cannot be reached', async () => {
+      const redis = redisSection({ port: await closedPort(), connectTimeoutMillis: 300 });
+      const t = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis } });
+      try {
+        const valid = await t.request('GET', '/auth/session');
+        expect(valid.status).toBe(503);
+        expect(valid.body).toEqual({ error: 'Service Unavailable' });
+        expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
+        expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+});

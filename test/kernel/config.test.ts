@@ -1,0 +1,95 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError } from '../../kernel/config/errors.ts';
+import { interpolateString } from '../../kernel/config/interpolate.ts';
+import { loadConfig, parseConfig } from '../../kernel/config/load.ts';
+
+const noPlugins = {};
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config loading', () => {
+  it('uses loopback port 8788 and the embedded database when there is no file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hub-config-'));
+    const { path, config } = await loadConfig({ cwd: dir, env: {}, pluginSections: noPlugins });
+    expect(path).toBeNull();
+    expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8788 });
+    expect(config.db).toEqual({ driver: 'pglite', dataDir: './data' });
+    expect(config.redis).toBeUndefined();
+    expect(config.multitenancy.enabled).toBe(false);
+    expect(config.collaboration.e2ee).toBe(false);
+  });
+
+  it('reads server.yaml from the working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hub-config-'));
+    await writeFile(join(dir, 'server.yaml'), 'server:\n  port: 9100\n');
+    const { path, config } = await loadConfig({ cwd: dir, env: {}, pluginSections: noPlugins });
+    expect(path).toBe(join(dir, 'server.yaml'));
+    expect(config.server.port).toBe(9100);
+  });
+
+  it('fails when an explicit --config file does not exist', async () => {
+    await expect(loadConfig({ explicitPath: '/nonexistent/hub.yaml', cwd: '/', env: {}, pluginSections: noPlugins })).rejects.toThrow(/Config file not found/);
+  });
+
+  it('names the YAML path of a bad value', () => {
+    const error = errorOf(() => parseConfig('server:\n  port: 70000\n', noPlugins, {}));
+    expect(error.path).toBe('server.port');
+    expect(error.message).toContain('server.port');
+  });
+
+  it('names an unknown key inside a section', () => {
+    const error = errorOf(() => parseConfig('server:\n  prot: 80\n', noPlugins, {}));
+    expect(error.path).toBe('server.prot');
+    expect(error.message).toContain('unknown key');
+  });
+
+  it('names an unknown top-level section', () => {
+    expect(errorOf(() => parseConfig('databse:\n  driver: pglite\n', noPlugins, {})).path).toBe('databse');
+  });
+
+  it('rejects an unknown database driver naming db.driver', () => {
+    expect(errorOf(() => parseConfig('db:\n  driver: oracle\n', noPlugins, {})).path).toBe('db.driver');
+  });
+
+  it('reports invalid YAML without a stack trace', () => {
+    expect(errorOf(() => parseConfig('server: [unclosed\n', noPlugins, {})).message).toMatch(/invalid YAML/);
+  });
+
+  it('interpolates environment variables, with defaults, into string values', () => {
+    const config = parseConfig(
+      'server:\n  port: ${PORT}\n  host: ${HOST:-0.0.0.0}\ndb:\n  driver: postgres\n  user: ${DB_USER}\n  database: hub\n  password: $${NOT_A_VAR}\n',
+      noPlugins,
+      { PORT: '9200', DB_USER: 'alice' },
+    );
+    expect(config.server).toMatchObject({ port: 9200, host: '0.0.0.0' });
+    expect(config.db).toMatchObject({ driver: 'postgres', user: 'alice', password: '${NOT_A_VAR}' });
+  });
+
+  it('treats an empty variable as missing unless a default is given', () => {
+    expect(() => interpolateString('${EMPTY}', { EMPTY: '' }, 'db.password')).toThrow('Missing environment variable EMPTY for config key db.password');
+    expect(interpolateString('${EMPTY:-}', { EMPTY: '' }, 'x')).toBe('');
+  });
+
+  it('validates plugin sections with their own schemas', () => {
+    const sections = { plugins: z.strictObject({ catalogs: z.array(z.url()).default([]) }).optional() };
+    expect(parseConfig('plugins:\n  catalogs: [https://example.com/c.json]\n', sections, {}).plugins).toEqual({ catalogs: ['https://example.com/c.json'] });
+    expect(errorOf(() => parseConfig('plugins:\n  catalogs: [not a url]\n', sections, {})).path).toBe('plugins.catalogs.0');
+  });
+
+  it('accepts e2ee only as a YAML boolean', () => {
+    expect(parseConfig('collaboration:\n  e2ee: true\n', noPlugins, {}).collaboration.e2ee).toBe(true);
+    expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).path).toBe('collaboration.e2ee');
+  });
+});
