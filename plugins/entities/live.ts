@@ -63,7 +63,7 @@ const livePageConfig = z.object({
   variables: list(z.unknown()),
   headers: list(z.unknown()),
   userAgent: str(),
-  auth: z.unknown().transform((value) => (value === undefined ? defaultAuth() : value)),
+  auth: z.unknown().optional().transform((value) => (value === undefined ? defaultAuth() : value)),
 });
 
 type LiveConfigSchema = typeof liveServerConfig | typeof livePageConfig;
