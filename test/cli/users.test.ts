@@ -25,13 +25,13 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
   });
 
   it('creates a user and a token with the same JSON shape as POST /admin/users', async () => {
-    const result = await project.json('user', 'create', '--name', 'alice', '--collection-access', '*', '--llm-access', '--llm-model', 'gpt-4o,claude', '--llm-monthly-tokens', '5000');
+    const result = await project.json('user', 'create', '--name', 'alice', '--collection-access', '*', '--llm-access', '--llm-model', '*', '--llm-monthly-tokens', '5000');
     expect(Object.keys(result).sort()).toEqual(['secret', 'token', 'user']);
     expect(Object.keys(result.user).sort()).toEqual(USER_KEYS);
     expect(Object.keys(result.token).sort()).toEqual(TOKEN_KEYS);
     expect(result.secret).toMatch(/^hbk_[A-Za-z0-9_-]{40,}$/);
     expect(result.user).toMatchObject({
-      name: 'alice', role: 'user', collectionAccess: ['*'], environmentAccess: [], llmAccess: true, llmModels: ['gpt-4o', 'claude'], llmMonthlyTokenLimit: 5000,
+      name: 'alice', role: 'user', collectionAccess: ['*'], environmentAccess: [], llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 5000,
     });
     expect(result.token).toMatchObject({ userId: result.user.id, name: 'alice', revokedAt: null });
     expect(result.secret.startsWith(result.token.tokenPrefix)).toBe(true);

@@ -58,7 +58,9 @@ describe.each(allDrivers())('access lists on %s', (driver) => {
     });
 
     it.each(MATRIX)('$mode: creating a top-level entity answers $create', async ({ mode, create }) => {
-      const user = await caller(mode, 'unused');
+      // Specific ids must name an existing entity: the hub refuses unknown ids in access lists.
+      const granted = await newEntity();
+      const user = await caller(mode, granted.id);
       const res = await h.t.request('POST', kind.path, { token: user.token, body: { name: uniqueName('new') } });
       expect(res.status).toBe(create);
       if (create === 403) expect(res.body).toEqual({ error: 'Forbidden' });
