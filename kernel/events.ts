@@ -1,10 +1,13 @@
 /**
- * The kernel's event bus: plugins publish and subscribe to named topics. This in-process bus is the
- * default; a Redis-backed bus (for several instances) implements the same interface.
+ * The kernel's event bus: plugins publish and subscribe to named topics inside one hub process.
+ * `publish` waits for every handler (they may be async), so a write and its side effects (notices
+ * after a comment, say) have both happened by the time the request answers. Fan-out across hub
+ * instances is a plugin's concern (notices use Redis pub/sub), not this bus's.
  */
-export type EventHandler<T = unknown> = (payload: T) => void;
+export type EventHandler<T = unknown> = (payload: T) => void | Promise<void>;
 
 export interface EventBus {
+  /** Runs every handler of `topic`; one failing handler is reported and never fails the publisher. */
   publish<T>(topic: string, payload: T): Promise<void>;
   /** Returns a function that unsubscribes. */
   subscribe<T>(topic: string, handler: EventHandler<T>): () => void;
@@ -15,14 +18,11 @@ export function createMemoryEventBus(onHandlerError: (error: unknown) => void = 
   const handlers = new Map<string, Set<EventHandler>>();
   return {
     async publish(topic, payload) {
-      for (const handler of handlers.get(topic) ?? []) {
-        // One failing subscriber must not stop the others or the publisher.
-        try {
-          handler(payload);
-        } catch (error) {
-          onHandlerError(error);
-        }
-      }
+      const set = handlers.get(topic);
+      if (!set || set.size === 0) return;
+      // One failing subscriber must not stop the others or the publisher.
+      const results = await Promise.allSettled([...set].map(async (handler) => handler(payload)));
+      for (const result of results) if (result.status === 'rejected') onHandlerError(result.reason);
     },
     subscribe(topic, handler) {
       let set = handlers.get(topic);
