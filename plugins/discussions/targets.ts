@@ -1,0 +1,89 @@
+/**
+ * What a discussion is about: a saved request, a collection, a folder or a run result. Access to a
+ * thread is access to its target: the target's collection for the first three, and for run results
+ * the rule of the entities plugin (creator, admins, or access to the run's collection).
+ * The MLS relay names the same targets in its group ids (`thread:<entityType>:<entityId>`).
+ */
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import { hasAccess } from '../../kernel/identity/access.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import { canReadRunResult } from '../entities/run-results.ts';
+import { collectionsTable, foldersTable, requestsTable, runResultsTable } from '../entities/tables.ts';
+import type { DiscussionEntityType } from './tables.ts';
+
+export const TARGET_NOT_FOUND = 'Target entity not found';
+
+export interface DiscussionTarget {
+  entityType: DiscussionEntityType;
+  entityId: string;
+  /** The collection that governs access, or null for a run result outside any hub collection. */
+  collectionId: string | null;
+  requestId: string | null;
+  folderId: string | null;
+  runResultId: string | null;
+  /** Who made the target (notified of new threads on it), when known. */
+  creatorUserId: string | null;
+  /** A human name for notices: the request, collection or folder name, or the run label. */
+  label: string;
+  /** For request targets: the HTTP method, shown beside the name. */
+  method?: string;
+}
+
+/** Loads the target, or null when it does not exist in this tenant. */
+export async function loadTarget(store: Store, entityType: DiscussionEntityType, entityId: string): Promise<DiscussionTarget | null> {
+  const base = { entityType, entityId, requestId: null, folderId: null, runResultId: null };
+  switch (entityType) {
+    case 'collection': {
+      const row = await store.table(collectionsTable).get(entityId);
+      return row && { ...base, collectionId: row.id, creatorUserId: row.createdByUserId, label: row.name };
+    }
+    case 'folder': {
+      const row = await store.table(foldersTable).get(entityId);
+      return row && { ...base, collectionId: row.collectionId, folderId: row.id, creatorUserId: row.createdByUserId, label: row.name };
+    }
+    case 'request': {
+      const row = await store.table(requestsTable).get(entityId);
+      return row && {
+        ...base, collectionId: row.collectionId, folderId: row.folderId, requestId: row.id,
+        creatorUserId: row.createdByUserId, label: row.name, method: row.method,
+      };
+    }
+    case 'runResult': {
+      const row = await store.table(runResultsTable).get(entityId);
+      return row && { ...base, collectionId: row.collectionId, runResultId: row.id, creatorUserId: row.createdByUserId, label: row.label };
+    }
+  }
+}
+
+/** Whether `user` may read and discuss this target. */
+export function canAccessTarget(user: UserRow, target: DiscussionTarget): boolean {
+  if (target.entityType === 'runResult') {
+    return canReadRunResult(user, { createdByUserId: target.creatorUserId, collectionId: target.collectionId });
+  }
+  return hasAccess(user, 'collectionAccess', target.collectionId!);
+}
+
+/**
+ * The target after checking it: 404 `Target entity not found` when it does not exist, 403 when
+ * the user may not use it. A user without access to the collection learns nothing more than the
+ * collection routes would tell them.
+ */
+export async function requireTarget(store: Store, user: UserRow, entityType: DiscussionEntityType, entityId: string): Promise<DiscussionTarget> {
+  const target = await loadTarget(store, entityType, entityId);
+  if (!target) throw notFound(TARGET_NOT_FOUND);
+  if (!canAccessTarget(user, target)) throw forbidden();
+  return target;
+}
+
+/** `thread:<entityType>:<entityId>`, the MLS group id convention of the desktop client. */
+const GROUP_ID = /^thread:(request|collection|folder|runresult):(.+)$/i;
+
+/** Parses an MLS group id into its target, or null when it does not follow the convention. */
+export function parseGroupId(mlsGroupId: string): { entityType: DiscussionEntityType; entityId: string } | null {
+  const match = GROUP_ID.exec(mlsGroupId.trim());
+  if (!match) return null;
+  const kind = match[1]!.toLowerCase();
+  const entityType = (kind === 'runresult' ? 'runResult' : kind) as DiscussionEntityType;
+  return { entityType, entityId: match[2]! };
+}

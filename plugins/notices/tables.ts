@@ -1,0 +1,56 @@
+/**
+ * The tables of the `notices` plugin: each user's notice feed (newest first, by (createdAt, id))
+ * and their notification level.
+ */
+import type { Migration } from '../../kernel/storage/contract.ts';
+import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+
+export interface NoticeDisplayMetadata {
+  actorName: string;
+  targetLabel: string;
+  method?: string;
+  requestName?: string;
+  runLabel?: string;
+  previewText?: string;
+}
+
+export const noticesTable = defineTable({
+  name: 'notices',
+  columns: {
+    id: col.id(),
+    recipientUserId: col.id(),
+    eventType: col.string(32),
+    entityType: col.string(16),
+    entityId: col.id(),
+    requestId: col.idNullable(),
+    collectionId: col.idNullable(),
+    folderId: col.idNullable(),
+    runResultId: col.idNullable(),
+    discussionThreadId: col.idNullable(),
+    discussionCommentId: col.idNullable(),
+    actorUserId: col.idNullable(),
+    displayMetadata: col.json<NoticeDisplayMetadata>(),
+    createdAt: col.timestamp(),
+    readAt: col.timestampNullable(),
+  },
+  indexes: [['recipientUserId', 'createdAt', 'id'], ['recipientUserId', 'readAt']],
+});
+
+export const NOTIFICATION_LEVELS = ['all', 'mentions', 'none'] as const;
+export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+
+export const notificationSettingsTable = defineTable({
+  name: 'user_notification_settings',
+  columns: {
+    /** The user id: one row per user. */
+    id: col.id(),
+    level: col.string(16),
+    updatedAt: col.timestamp(),
+  },
+});
+
+export type NoticeRow = RowOfTable<typeof noticesTable>;
+export type NotificationSettingsRow = RowOfTable<typeof notificationSettingsTable>;
+
+export const noticeTables = [noticesTable, notificationSettingsTable];
+export const noticeMigrations: Migration[] = [{ id: 'notices/0001-tables', createTables: noticeTables }];
