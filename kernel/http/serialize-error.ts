@@ -27,6 +27,13 @@ export function serializeError(error: Error, c: Context<KernelEnv>): Response {
     log?.error('Database unavailable', { error: error.message });
     return c.json({ error: 'Database unavailable' }, 503);
   }
+  // A value no database can store (a NUL character); the message names the column.
+  if (error instanceof StorageError && error.code === 'invalid') return c.json({ error: error.message }, 400);
+  if (error instanceof StorageError && error.code === 'conflict') {
+    // Still conflicting after the retries: the client may try again; nothing was written.
+    log?.warn('Write conflict', { error: error.message });
+    return c.json({ error: 'The change conflicted with a concurrent change; try again.' }, 409);
+  }
   (log ?? console).error('Unhandled error', { method: c.req.method, path: c.req.path, error });
   return c.json({ error: 'Internal Server Error' }, 500);
 }

@@ -40,6 +40,13 @@ export type NumericKeys<Row> = { [K in keyof Row]: Row[K] extends number ? K : n
 
 export interface TableApi<Row> {
   get(id: string): Promise<Row | null>;
+  /**
+   * Reads the row and, inside a transaction, locks it until the transaction ends: another
+   * transaction locking the same row waits (SQL `SELECT … FOR UPDATE`). Lock a parent row (a
+   * collection, say) before reading its children to plan a write, and concurrent writers to the
+   * same parent are serialized instead of acting on stale reads. Outside a transaction it is `get`.
+   */
+  getForUpdate(id: string): Promise<Row | null>;
   /** Rows for these ids, in no particular order; unknown ids are skipped. */
   getMany(ids: readonly string[]): Promise<Row[]>;
   find(options?: FindOptions<Row>): Promise<Row[]>;
@@ -75,7 +82,10 @@ export interface Store {
   table<T extends Table>(table: T): TableApi<RowOfTable<T>>;
   /**
    * Runs `fn` in one transaction: all of its writes land, or none do. Do every read before the
-   * first write (Firestore requires it). A nested call joins the outer transaction.
+   * first write (Firestore requires it). A nested call joins the outer transaction. When the
+   * database reports a conflict (deadlock, serialization failure) the whole of `fn` runs again
+   * from fresh reads, a few times, so keep side effects other than storage writes out of it; a
+   * conflict that persists reaches the caller as a `conflict` {@link StorageError}.
    */
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
 }

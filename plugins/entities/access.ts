@@ -11,6 +11,7 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
+import { tenantsTable } from '../../kernel/identity/tables.ts';
 import { ID_MAX } from './schemas.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
 
@@ -34,21 +35,12 @@ export function publishDeleted(deps: EntityDeps, tenantId: string, removed: Enti
   return deps.events.publish<EntitiesDeletedEvent>(ENTITIES_DELETED, { tenantId, removed });
 }
 
-const CONFLICT_RETRIES = 3;
-
 /**
- * Runs `fn` in one transaction, retrying when the database reports a write conflict (a deadlock or
- * serialization failure between concurrent reorders, say). Each attempt starts from fresh reads, so
- * a retry never applies a stale plan.
+ * Runs `fn` in one transaction. The storage layer already runs it again when the database reports
+ * a write conflict (a deadlock between concurrent reorders, say), each time from fresh reads.
  */
-export async function inTransaction<R>(store: Store, fn: (tx: Store) => Promise<R>): Promise<R> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await store.transaction(fn);
-    } catch (error) {
-      if (!(error instanceof StorageError && error.code === 'conflict') || attempt >= CONFLICT_RETRIES) throw error;
-    }
-  }
+export function inTransaction<R>(store: Store, fn: (tx: Store) => Promise<R>): Promise<R> {
+  return store.transaction(fn);
 }
 
 /** 403 unless the user may use this collection (admins always may). */
@@ -56,12 +48,39 @@ export function assertCollectionAccess(user: UserRow, collectionId: string): voi
   if (!hasAccess(user, 'collectionAccess', collectionId)) throw forbidden();
 }
 
-/** The collection, after checking access first (403) and existence second (404). */
+/**
+ * The collection, after checking access first (403) and existence second (404). Inside a
+ * transaction the collection row stays locked until it ends: every write that plans from the
+ * collection's contents (sort orders, moves, cascades) locks it first, so concurrent writers to one
+ * collection take turns instead of acting on stale reads.
+ */
 export async function requireCollection(store: Store, user: UserRow, collectionId: string): Promise<CollectionRow> {
   assertCollectionAccess(user, collectionId);
-  const collection = await store.table(collectionsTable).get(collectionId);
+  const collection = await store.table(collectionsTable).getForUpdate(collectionId);
   if (!collection) throw notFound('Collection not found');
   return collection;
+}
+
+/**
+ * Loads a row that lives in a collection (folder, request, document) for a write: locks its
+ * collection, then reads the row again, since it may have changed while we waited. Other
+ * collections the write touches are locked too, always in id order so two writers never wait on
+ * each other crosswise. A row that moved to another collection meanwhile retries the transaction.
+ */
+export async function loadLocked<R extends { collectionId: string }>(tx: Store, load: (tx: Store) => Promise<R>, alsoLock: readonly string[] = []): Promise<R> {
+  const first = await load(tx);
+  for (const id of [...new Set([first.collectionId, ...alsoLock])].sort()) await tx.table(collectionsTable).getForUpdate(id);
+  const row = await load(tx);
+  if (row.collectionId !== first.collectionId) throw new StorageError('conflict', 'The row moved to another collection meanwhile');
+  return row;
+}
+
+/**
+ * Locks the tenant row for the rest of the transaction: serializes decisions that span a whole
+ * tenant's list, such as the next snippet sort order or the environment inheritance graph.
+ */
+export async function lockTenant(tx: Store): Promise<void> {
+  if (tx.tenantId) await tx.table(tenantsTable).getForUpdate(tx.tenantId);
 }
 
 /**

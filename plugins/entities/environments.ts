@@ -9,7 +9,7 @@ import { badRequest } from '../../kernel/errors.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { created } from './access.ts';
+import { created, lockTenant } from './access.ts';
 import { compareNames } from './ordering.ts';
 import { toEnvironmentRecord } from './records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema, variableSchema } from './schemas.ts';
@@ -34,6 +34,8 @@ const MAX_CHAIN = 1000;
  */
 async function assertValidParent(tx: Store, user: UserRow, selfId: string | null, parentUuid: string): Promise<void> {
   if (parentUuid === selfId) throw badRequest('parentUuid: An environment cannot inherit from itself.');
+  // Two concurrent re-parentings could each pass this check and close a loop together.
+  await lockTenant(tx);
   const table = tx.table(environmentsTable);
   // An environment the caller cannot see is reported exactly like a missing one.
   const parent = hasAccess(user, 'environmentAccess', parentUuid) ? await table.get(parentUuid) : null;

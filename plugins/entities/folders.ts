@@ -11,7 +11,7 @@ import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import {
-  assertCollectionAccess, created, inTransaction, pathId, publishDeleted, requireCollection, touched, type EntityDeps,
+  assertCollectionAccess, created, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, touched, type EntityDeps,
 } from './access.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
 import { toFolderRecord } from './records.ts';
@@ -100,7 +100,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
     const removed = await inTransaction(c.var.store, async (tx) => {
-      const folder = await loadFolder(tx, id);
+      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
       assertCollectionAccess(user, folder.collectionId);
       const folderIds = [...subtreeIds(await foldersOf(tx, folder.collectionId), id)];
       const inside = { folderId: { in: folderIds } };
@@ -146,7 +146,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const user = c.var.auth.user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
     const folder = await inTransaction(c.var.store, async (tx) => {
-      const folder = await loadFolder(tx, id);
+      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
       assertCollectionAccess(user, folder.collectionId);
       const all = await foldersOf(tx, folder.collectionId);
       if (target !== null) {

@@ -13,7 +13,7 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import {
-  assertCollectionAccess, created, inTransaction, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
+  assertCollectionAccess, created, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
 } from './access.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
 import { definedOnly, idSchema, jsonBody, listOf } from './schemas.ts';
@@ -89,7 +89,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json' as never) as ItemUpdate;
     assertCollectionAccess(user, collectionId);
     const row = await inTransaction(c.var.store, async (tx) => {
-      const current = await load(tx, id);
+      const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
       assertCollectionAccess(user, current.collectionId);
       const sameCollection = collectionId === current.collectionId;
       if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
@@ -149,7 +149,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const user = c.var.auth.user;
     const { folderId: target, index } = c.req.valid('json');
     await inTransaction(c.var.store, async (tx) => {
-      const item = await load(tx, id);
+      const item = await loadLocked(tx, (t) => load(t, id));
       assertCollectionAccess(user, item.collectionId);
       await requireFolder(tx, item.collectionId, target);
       const source = await inContainer(tx, item.collectionId, item.folderId);

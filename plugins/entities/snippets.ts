@@ -4,7 +4,7 @@
  * `/admin/snippets`, which the desktop's management screens use, and see full records there.
  */
 import { z } from 'zod';
-import { created, touched } from './access.ts';
+import { created, lockTenant, touched } from './access.ts';
 import { compareSiblings, nextSortOrder } from './ordering.ts';
 import { toSnippetRecord } from './records.ts';
 import { definedOnly, nameSchema } from './schemas.ts';
@@ -43,6 +43,7 @@ export const snippetsKind = defineTopLevelKind<SnippetRow, z.output<typeof creat
   createBody,
   updateBody,
   async create(input, { tx, user, now, id }) {
+    await lockTenant(tx);
     const last = await tx.table(snippetsTable).find({ orderBy: [['sortOrder', 'desc']], limit: 1 });
     return { id, ...input, sortOrder: nextSortOrder(last), deletionLocked: false, ...created(user, now) };
   },

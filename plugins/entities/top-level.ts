@@ -101,8 +101,10 @@ async function removeRow<Row extends TopLevelRow>(tx: Store, kind: TopLevelKind<
 
 /** Mounts the data routes and admin routes of one kind on `app`. */
 export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: TopLevelKind<Row, any, any, any>): void {
+  // Rows loaded to be written are locked until the transaction ends (a plain read outside one), so
+  // a delete and its cascade never race an update or a child being added.
   const load = async (tx: Store, id: string): Promise<Row> => {
-    const row = await rowsOf<Row>(tx, kind.table).get(id);
+    const row = await rowsOf<Row>(tx, kind.table).getForUpdate(id);
     if (!row) throw notFound(kind.notFound);
     return row;
   };

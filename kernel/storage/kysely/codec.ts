@@ -2,11 +2,18 @@
  * Converting rows between the contract's shape (camelCase, ISO timestamps, parsed JSON, booleans,
  * numbers) and what the SQL drivers send and return (snake_case, Date, text, 0/1, bigint strings).
  */
+import { StorageError } from '../contract.ts';
 import { toSnakeCase, type ColumnSpec, type Table } from '../table.ts';
 
 export const TENANT_COLUMN = 'tenant_id';
 
-export function encodeValue(spec: ColumnSpec, value: unknown): unknown {
+/** PostgreSQL cannot store or even compare text with a NUL character, so no driver accepts one. */
+export function hasNul(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('\u0000');
+}
+
+export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'): unknown {
+  if (hasNul(value)) throw new StorageError('invalid', `${column}: must not contain the NUL character.`);
   if (value === null || value === undefined) {
     return spec.kind === 'json' && value !== undefined ? JSON.stringify(null) : null;
   }
@@ -70,12 +77,12 @@ export function codecFor(table: Table): TableCodec {
       if (!column) throw new TypeError(`Unknown column "${table.name}.${name}"`);
       return column;
     },
-    encode: (name, value) => encodeValue(spec(name), value),
+    encode: (name, value) => encodeValue(spec(name), value, name),
     encodeRow(row) {
       const out: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(row)) {
         if (name === 'tenantId' || value === undefined) continue;
-        out[codec.column(name)] = encodeValue(spec(name), value);
+        out[codec.column(name)] = encodeValue(spec(name), value, name);
       }
       return out;
     },

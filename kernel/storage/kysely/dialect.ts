@@ -59,6 +59,15 @@ export function isUniqueError(error: unknown): boolean {
   return e?.code === '23505' || e?.errno === 1062 || e?.code === 'ER_DUP_ENTRY';
 }
 
+/**
+ * Deadlocks and serialization failures (PostgreSQL 40P01 / 40001, MySQL 1213 / lock wait timeout
+ * 1205): the transaction lost a race and may simply be run again.
+ */
+export function isConflictError(error: unknown): boolean {
+  const e = error as DbError;
+  return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205;
+}
+
 const OUTAGE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
   'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300',

@@ -2,7 +2,7 @@
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
 import type { FindOptions, Where } from '../contract.ts';
 import type { TableCodec } from './codec.ts';
-import { TENANT_COLUMN } from './codec.ts';
+import { hasNul, TENANT_COLUMN } from './codec.ts';
 
 type Eb = ExpressionBuilder<any, any>;
 const OPERATORS = { ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
@@ -16,14 +16,16 @@ function isOperator(value: unknown): value is Record<string, unknown> {
 function condition(eb: Eb, codec: TableCodec, name: string, value: unknown): Expression<SqlBool> {
   const column = codec.column(name);
   if (value === null) return eb(column, 'is', null);
-  if (!isOperator(value)) return eb(column, '=', codec.encode(name, value));
+  // No stored value holds a NUL (the codec refuses them), so a lookup by one matches nothing;
+  // answering that here keeps such ids (from a URL, say) from ever reaching the database.
+  if (!isOperator(value)) return hasNul(value) ? sql<SqlBool>`1 = 0` : eb(column, '=', codec.encode(name, value));
   const [op, operand] = Object.entries(value)[0]!;
   if (op === 'in') {
-    const list = operand as unknown[];
+    const list = (operand as unknown[]).filter((item) => !hasNul(item));
     if (list.length === 0) return sql<SqlBool>`1 = 0`;
     return eb(column, 'in', list.map((item) => codec.encode(name, item)));
   }
-  if (operand === null) {
+  if (operand === null || (op === 'ne' && hasNul(operand))) {
     if (op === 'ne') return eb(column, 'is not', null);
     throw new TypeError(`"${op}: null" is not a valid condition on ${name}`);
   }

@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
-import { isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
+import { isConflictError, isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
@@ -18,8 +18,22 @@ const CHUNK = 500;
 export function mapError(error: unknown, table?: string): never {
   if (error instanceof StorageError || error instanceof TypeError) throw error;
   if (isUniqueError(error)) throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, { ...(table ? { table } : {}), cause: error });
+  if (isConflictError(error)) throw new StorageError('conflict', 'The write conflicted with a concurrent transaction', { ...(table ? { table } : {}), cause: error });
   if (isOutageError(error)) throw new StorageError('unavailable', 'The database cannot be reached', { ...(table ? { table } : {}), cause: error });
   throw error;
+}
+
+/** How often a transaction that lost a race is run in total before the conflict reaches the caller. */
+const CONFLICT_ATTEMPTS = 5;
+
+/** mapError as a value: the StorageError, or rethrows what is not a storage failure. */
+function catchStorageError(error: unknown): StorageError {
+  try {
+    mapError(error);
+  } catch (mapped) {
+    if (mapped instanceof StorageError) return mapped;
+    throw mapped;
+  }
 }
 
 async function guard<T>(table: string, run: () => Promise<T>): Promise<T> {
@@ -30,7 +44,7 @@ async function guard<T>(table: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, store: Store): TableApi<Row> {
+function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, inTransaction: boolean): TableApi<Row> {
   const codec: TableCodec = codecFor(table);
   const name = table.name;
   const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
@@ -53,6 +67,13 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
 
   const api: TableApi<Row> = {
     get: (id) => api.findOne({ id }),
+    getForUpdate(id) {
+      if (!inTransaction) return api.get(id);
+      return guard(name, async () => {
+        const row = await db.selectFrom(name).selectAll().where(where({ id })).forUpdate().executeTakeFirst();
+        return row ? decode(row as Row) : null;
+      });
+    },
     async getMany(ids) {
       const out: Row[] = [];
       for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await api.find({ where: { id: { in: ids.slice(i, i + CHUNK) } } })));
@@ -140,20 +161,25 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       }
     },
   };
-  void store;
   return api;
 }
 
 export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean): Store {
   const store: Store = {
     tenantId,
-    table: (table) => tableApi(dialect, db, tenantId, table, store) as any,
+    table: (table) => tableApi(dialect, db, tenantId, table, inTransaction) as any,
     async transaction(fn) {
       if (inTransaction) return fn(store);
-      try {
-        return await (db as Kysely<any>).transaction().execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
-      } catch (error) {
-        return mapError(error);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await (db as Kysely<any>).transaction().execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
+        } catch (error) {
+          const mapped = catchStorageError(error);
+          if (mapped.code !== 'conflict' || attempt >= CONFLICT_ATTEMPTS) throw mapped;
+          // Lost a race (deadlock, serialization failure): start again from fresh reads, after a
+          // short random pause so the contenders do not collide again in lockstep.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        }
       }
     },
   };
