@@ -80,7 +80,9 @@ export class PendingMigrationsError extends Error {
 function clientIpResolver(config: () => HubConfig, fromRuntime?: (c: Context<KernelEnv>) => string | undefined) {
   return (c: Context<KernelEnv>): string => {
     if (config().server.trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      // The right-most entry is the one our proxy appended; entries left of it are whatever the
+      // client sent, and trusting them would let a client pick its own throttle key.
+      const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
       if (forwarded) return forwarded;
     }
     return fromRuntime?.(c) ?? 'unknown';

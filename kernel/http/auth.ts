@@ -54,13 +54,17 @@ export function bearerAuth(deps: AuthDeps) {
     const key = secret ? `${ip}:${await sha256Hex(secret)}` : `${ip}:none`;
     const ipKey = `${ip}:*`;
 
-    const blocked = await guarded(async () => {
-      const own = await throttle.blockedFor(key);
-      return own > 0 || policy.maxFailuresPerIp === 0 ? own : throttle.blockedFor(ipKey);
-    });
+    // The spec's key decides first: a blocked token (or token-less client) gets 429.
+    const blocked = await guarded(() => throttle.blockedFor(key));
     if (blocked > 0) throw tooManyRequests(blocked);
 
+    // The per-address block only stops failing attempts: a valid token still gets in from a
+    // blocked address, so guessing from a shared (proxy, NAT) address cannot lock everyone out.
     const fail = async (): Promise<never> => {
+      if (policy.maxFailuresPerIp > 0) {
+        const ipBlocked = await guarded(() => throttle.blockedFor(ipKey));
+        if (ipBlocked > 0) throw tooManyRequests(ipBlocked);
+      }
       await guarded(async () => {
         await throttle.recordFailure(key, policy);
         if (policy.maxFailuresPerIp > 0) await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });

@@ -86,8 +86,33 @@ describe('failed-authentication throttling', () => {
       try {
         for (let i = 0; i < 5; i++) expect((await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status).toBe(401);
         expect((await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status).toBe(429);
+        // The address block stops guesses only: a real token from the same address still works.
+        expect((await guesser.request('GET', '/auth/session')).status).toBe(200);
+        expect((await guesser.request('GET', '/auth/session', { token: 'hbk_guess-after' })).status).toBe(429);
       } finally {
         await guesser.close();
+      }
+    });
+
+    it('behind a trusted proxy, keys on the address the proxy appended, not on what the client claims', async () => {
+      const proxied = await startTestHub({
+        plugins: [accountsPlugin],
+        driver: db.driver,
+        throttle: createMemoryThrottleStore(),
+        config: { server: { trustProxy: true }, redis: { maxFailures: 3, maxFailuresPerIp: 0 } },
+        ip: '10.0.0.2',
+      });
+      try {
+        for (let i = 0; i < 3; i++) {
+          const headers = { 'x-forwarded-for': `198.18.0.${i}, 203.0.113.9` };
+          expect((await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers })).status).toBe(401);
+        }
+        const again = await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers: { 'x-forwarded-for': '198.18.0.99, 203.0.113.9' } });
+        expect(again.status).toBe(429);
+        const other = await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers: { 'x-forwarded-for': '203.0.113.10' } });
+        expect(other.status).toBe(401);
+      } finally {
+        await proxied.close();
       }
     });
 
