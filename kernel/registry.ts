@@ -59,7 +59,8 @@ export function orderPlugins(plugins: readonly PluginDefinition<any>[], reserved
 
 function endpoints(app: Hono<KernelEnv> | undefined): string[] {
   // Middleware is registered with method ALL; only real endpoints can clash.
-  return (app?.routes ?? []).filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path}`);
+  // Parameter names do not matter to the router: `/x/:id` and `/x/:userId` are the same route.
+  return (app?.routes ?? []).filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path.replace(/:[^/{]+(\{[^}]*\})?/g, ':$1')}`);
 }
 
 /** Throws when two plugins (or one plugin twice) declare the same method and path. */

@@ -83,18 +83,20 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function normalizeUserName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest('name: User name must not be empty.');
-  if ([...name].length > 255) throw badRequest('name: User name must be at most 255 characters.');
+  // Lower-casing can lengthen a name (İ → i̇), and the lower-cased key is stored too.
+  if ([...name].length > 255 || [...name.toLowerCase()].length > 255) throw badRequest('name: User name must be at most 255 characters.');
   if (CONTROL.test(name)) throw badRequest('name: User name must not contain control characters.');
   if (name.toLowerCase() === SYSTEM_USER_NAME) throw badRequest(`name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`);
   return name;
 }
 
 export function normalizeInitials(raw: string): string {
-  const initials = raw.trim();
+  // Upper-case first: some letters become two (ß → SS), and the stored form must stay 1–2 letters.
+  const initials = raw.trim().toUpperCase();
   const letters = [...initials];
   if (letters.length < 1 || letters.length > 2) throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
   if (!letters.every((ch) => /\p{L}/u.test(ch))) throw badRequest('avatarInitials: Avatar initials must contain letters only.');
-  return initials.toUpperCase();
+  return initials;
 }
 
 export function normalizeColor(raw: string): string {

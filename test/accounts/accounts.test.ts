@@ -137,6 +137,11 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       [{ name: 'x', collectionAccess: 'all' }, /^collectionAccess: /],
       [{ name: 'x', avatarColor: 'red' }, /^avatarColor: /],
       [{ name: 'x', avatarInitials: 'ABC' }, /^avatarInitials: /],
+      // Upper-cased, ßß would be four letters.
+      [{ name: 'x', avatarInitials: 'ßß' }, /^avatarInitials: /],
+      // Lower-cased, each İ becomes two characters: the stored key would overflow.
+      [{ name: 'İ'.repeat(200) }, /^name: .*at most 255/],
+      [{ name: 'a\u0000b' }, /^name: /],
     ])('rejects %j with a 400 naming the field', async (body, pattern) => {
       const res = await t.request('POST', '/admin/users', { body });
       expect(res.status).toBe(400);
@@ -275,6 +280,18 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const res = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: ' ' } });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^name: /);
+      const nul = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: 'a\u0000b' } });
+      expect(nul.status).toBe(400);
+      expect(nul.body.error).toMatch(/^name: /);
+    });
+
+    it('answers ids holding a NUL character as unknown, never with a 500', async () => {
+      for (const [method, path] of [['DELETE', '/admin/users/%00'], ['DELETE', '/admin/tokens/a%00b'], ['POST', '/admin/users/%00/tokens'], ['PUT', '/admin/users/%00']] as const) {
+        const res = await t.request(method, path, { body: { name: 'x' } });
+        expect(res.status, `${method} ${path}`).toBe(404);
+      }
+      const list = await t.request('POST', '/admin/users', { body: newUserBody({ collectionAccess: ['a\u0000b'] }) });
+      expect(list.status).toBe(400);
     });
 
     it('lists tokens without secrets or hashes', async () => {

@@ -49,4 +49,12 @@ describe('plugin registry', () => {
     const c = createPluginApp().post('/things', (ctx) => ctx.text('c'));
     expect(() => assertNoRouteClashes([{ name: 'a', instance: { routes: a } }, { name: 'c', instance: { publicRoutes: c } }])).not.toThrow();
   });
+
+  it('treats routes that differ only in parameter names as the same route', () => {
+    const a = createPluginApp().get('/users/:id/things', (c) => c.text('a'));
+    const b = createPluginApp().get('/users/:userId/things', (c) => c.text('b'));
+    expect(() => assertNoRouteClashes([{ name: 'a', instance: { routes: a } }, { name: 'b', instance: { routes: b } }])).toThrow(
+      'Route GET /users/:/things is declared by both plugin "a" and plugin "b"',
+    );
+  });
 });

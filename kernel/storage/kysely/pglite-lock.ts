@@ -28,6 +28,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Directories this process holds: a lock file naming our own pid is ours only if listed here. */
+const held = new Set<string>();
+
 /** Takes the lock (creating the directory if needed); returns the function that releases it. */
 export function lockDataDir(dataDir: string): () => void {
   const dir = resolve(dataDir);
@@ -36,7 +39,9 @@ export function lockDataDir(dataDir: string): () => void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(path, `${process.pid}\n${new Date().toISOString()}\n`, { flag: 'wx' });
+      held.add(dir);
       return () => {
+        held.delete(dir);
         try {
           if (Number(readFileSync(path, 'utf8').split('\n')[0]) === process.pid) unlinkSync(path);
         } catch {
@@ -47,7 +52,9 @@ export function lockDataDir(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(path, 'utf8').split('\n')[0]);
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) throw new DataDirLockedError(dir, owner);
-      if (owner === process.pid) throw new DataDirLockedError(dir, owner);
+      // Our own pid: either we hold it already, or it is left from an earlier run that had the same
+      // pid (pid 1 in a restarted container) and is stale.
+      if (owner === process.pid && held.has(dir)) throw new DataDirLockedError(dir, owner);
       // A stale lock from a process that died without releasing it.
       try {
         unlinkSync(path);
