@@ -3,7 +3,7 @@
  * tenant, a system account per tenant, and owners for legacy tokens. Provisioning never widens the
  * access of an existing account.
  */
-import type { Migration, StorageDriver } from '../storage/contract.ts';
+import { isUniqueViolation, type Migration, type StorageDriver } from '../storage/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Identity } from './identity.ts';
@@ -57,16 +57,21 @@ const FIRST_ADMIN_KEY = 'first-admin-created';
  * secret. Remembered in hub_state, so it happens once in the life of a database.
  */
 export async function ensureFirstAdmin(driver: StorageDriver, identity: Identity, clock: Clock): Promise<{ user: UserRow; secret: string } | null> {
-  const state = driver.unscoped().table(hubStateTable);
-  if (await state.get(FIRST_ADMIN_KEY)) return null;
+  if (await driver.unscoped().table(hubStateTable).get(FIRST_ADMIN_KEY)) return null;
   const store = driver.forTenant(DEFAULT_TENANT_ID);
-  const existing = await store.table(usersTable).count({ system: false });
-  let created: { user: UserRow; secret: string } | null = null;
-  if (existing === 0) {
-    const user = await identity.users.create(store, { name: 'admin', role: 'admin' });
-    const { secret } = await identity.tokens.issue(store, user, 'admin');
-    created = { user, secret };
+  try {
+    return await store.transaction(async (tx) => {
+      // Claim first: when two instances start together on an empty shared database, the second
+      // waits on this row and then finds it taken, instead of tripping over the admin's name.
+      await tx.table(hubStateTable).insert({ id: FIRST_ADMIN_KEY, value: { userId: null }, updatedAt: clock.iso() });
+      if ((await tx.table(usersTable).count({ system: false })) > 0) return null;
+      const user = await identity.users.create(tx, { name: 'admin', role: 'admin' });
+      const { secret } = await identity.tokens.issue(tx, user, 'admin');
+      await tx.table(hubStateTable).update(FIRST_ADMIN_KEY, { value: { userId: user.id } });
+      return { user, secret };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
   }
-  await state.put({ id: FIRST_ADMIN_KEY, value: { userId: created?.user.id ?? null }, updatedAt: clock.iso() });
-  return created;
 }
