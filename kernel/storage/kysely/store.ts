@@ -172,7 +172,10 @@ export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: stri
       if (inTransaction) return fn(store);
       for (let attempt = 1; ; attempt++) {
         try {
-          return await (db as Kysely<any>).transaction().execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
+          // READ COMMITTED everywhere (PostgreSQL's default; MySQL's is REPEATABLE READ): a read
+          // after taking a row lock must see what the previous lock holder committed, not a
+          // snapshot from before we waited.
+          return await (db as Kysely<any>).transaction().setIsolationLevel('read committed').execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
         } catch (error) {
           const mapped = catchStorageError(error);
           if (mapped.code !== 'conflict' || attempt >= CONFLICT_ATTEMPTS) throw mapped;
