@@ -31,6 +31,8 @@ import { redisSchema } from './redis/config.ts';
 /** Throttle numbers when there is no redis section: the schema's own defaults. */
 const THROTTLE_DEFAULTS: AuthPolicy = (({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
 
+const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i;
+
 export interface CreateHubOptions {
   config: HubConfig;
   /** The file the config came from (for reload), or null on built-in defaults. */
@@ -155,6 +157,14 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         throw new HttpError(413, `Request body is too large (limit ${config.server.bodyLimitBytes} bytes).`);
       },
     }));
+    // Every body this API takes is JSON; a form or text body would otherwise read as "no fields".
+    app.use('*', async (c, next) => {
+      const type = c.req.header('content-type');
+      if (type && c.req.method !== 'GET' && c.req.method !== 'HEAD' && !JSON_TYPE.test(type)) {
+        throw new HttpError(415, `Content-Type must be application/json (got ${type.split(';')[0]!.trim().slice(0, 100)}).`);
+      }
+      await next();
+    });
     app.use('*', resolveTenant({ multitenancy: () => config.multitenancy.enabled, cache: tenants, driver: () => driver }));
     for (const { instance } of instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
     // Unknown routes answer 404 before authentication, so probing paths never counts as a failure.

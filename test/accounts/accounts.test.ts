@@ -175,6 +175,14 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body.error).toMatch(/^collectionAccess: Admin users cannot have/);
     });
 
+    it('answers a body that is not JSON with 415', async () => {
+      const res = await t.request('POST', '/admin/users', { rawBody: 'name=alice&role=user', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(res.status).toBe(415);
+      expect(res.body.error).toBe('Content-Type must be application/json (got application/x-www-form-urlencoded).');
+      const charset = await t.request('POST', '/admin/users', { body: newUserBody(), headers: { 'content-type': 'application/json; charset=utf-8' } });
+      expect(charset.status).toBe(201);
+    });
+
     it('answers malformed JSON with 400', async () => {
       const res = await t.request('POST', '/admin/users', { rawBody: '{"name": ' });
       expect(res.status).toBe(400);
