@@ -2,5 +2,6 @@
 import type { PluginDefinition } from '../kernel/plugin.ts';
 import { accountsPlugin } from './accounts/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
+import { mlsRelayPlugin } from './mls-relay/index.ts';
 
-export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin];
+export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, mlsRelayPlugin];

@@ -1,0 +1,118 @@
+/**
+ * The MLS relay: the hub stores commits and welcomes for devices that are offline and hands them
+ * out again, without ever reading them. It orders commits by epoch (one commit per epoch and
+ * group) and remembers the highest epoch it has seen per group.
+ */
+import type { Hono, MiddlewareHandler } from 'hono';
+import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { newId } from '../../kernel/identity/secrets.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { isUniqueViolation, type Store } from '../../kernel/storage/contract.ts';
+import { validate } from '../../kernel/validate.ts';
+import { inTransaction } from '../entities/access.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { findActiveDevice } from './devices.ts';
+import { INVALID_GROUP_ID, requireGroupTarget } from './groups.ts';
+import { commitBody, commitsQuery, groupIdSchema, welcomeBody, welcomesQuery } from './schemas.ts';
+import {
+  deviceKeysTable, mlsCommitsTable, mlsGroupStateTable, mlsWelcomesTable,
+  type MlsCommitRow, type MlsGroupStateRow, type MlsWelcomeRow,
+} from './tables.ts';
+
+const SENDER_NOT_ENROLLED = 'Sender device is not enrolled on this Team Hub';
+/** Attempts when two first commits of a group race to create its state row. */
+const STATE_RACE_RETRIES = 3;
+
+export const toCommitRecord = ({ id, mlsGroupId, epoch, ciphertext, senderDeviceId, createdAt }: MlsCommitRow) =>
+  ({ id, mlsGroupId, epoch, ciphertext, senderDeviceId, createdAt });
+export const toGroupStateRecord = ({ mlsGroupId, currentEpoch, createdAt, updatedAt }: MlsGroupStateRow) =>
+  ({ mlsGroupId, currentEpoch, createdAt, updatedAt });
+export const toWelcomeRecord = ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt }: MlsWelcomeRow) =>
+  ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt });
+
+/**
+ * Stores a commit and moves the group's epoch forward, in one transaction. The epoch write is a
+ * conditional update (`currentEpoch < epoch`), so concurrent commits can never move it back.
+ */
+async function storeCommit(store: Store, row: MlsCommitRow, userId: string): Promise<void> {
+  await inTransaction(store, async (tx) => {
+    const device = await findActiveDevice(tx, userId, row.senderDeviceId);
+    if (!device) throw forbidden(SENDER_NOT_ENROLLED);
+    const states = tx.table(mlsGroupStateTable);
+    const state = await states.findOne({ mlsGroupId: row.mlsGroupId });
+    await tx.table(mlsCommitsTable).insert(row);
+    if (state) {
+      await states.updateWhere({ id: state.id, currentEpoch: { lt: row.epoch } }, { currentEpoch: row.epoch, updatedAt: row.createdAt });
+    } else {
+      await states.insert({ id: newId(), mlsGroupId: row.mlsGroupId, currentEpoch: row.epoch, createdAt: row.createdAt, updatedAt: row.createdAt });
+    }
+    await tx.table(deviceKeysTable).update(device.id, { lastSeenAt: row.createdAt });
+  });
+}
+
+/** Mounts `/discussion-mls/*` behind the E2EE gate. */
+export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<KernelEnv>, clock: Clock): void {
+  app.post('/discussion-mls/commits', gate, jsonBody(commitBody), async (c) => {
+    const body = c.req.valid('json');
+    const user = c.var.auth.user;
+    await requireGroupTarget(c.var.store, user, body.mlsGroupId);
+    const row: MlsCommitRow = { id: newId(), ...body, createdAt: clock.iso() };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await storeCommit(c.var.store, row, user.id);
+        break;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // The group's state row was created by a concurrent first commit: retry against it.
+        if (error.table === mlsGroupStateTable.name && attempt < STATE_RACE_RETRIES) continue;
+        if (error.table === mlsCommitsTable.name) {
+          throw conflict(`A commit for epoch ${body.epoch} of this MLS group already exists.`);
+        }
+        throw error;
+      }
+    }
+    return c.json(toCommitRecord(row), 201);
+  });
+
+  app.get('/discussion-mls/commits', gate, validate('query', commitsQuery), async (c) => {
+    const { mlsGroupId, cursor, limit } = c.req.valid('query');
+    await requireGroupTarget(c.var.store, c.var.auth.user, mlsGroupId);
+    // One row more than the page tells whether another page follows.
+    const rows = await c.var.store.table(mlsCommitsTable).find({
+      where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
+      orderBy: [['epoch', 'asc']],
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const more = rows.length > limit;
+    return c.json({ commits: page.map(toCommitRecord), ...(more ? { nextCursor: String(page[page.length - 1]!.epoch) } : {}) });
+  });
+
+  app.post('/discussion-mls/welcomes', gate, jsonBody(welcomeBody), async (c) => {
+    const body = c.req.valid('json');
+    await requireGroupTarget(c.var.store, c.var.auth.user, body.mlsGroupId);
+    const row: MlsWelcomeRow = { id: newId(), ...body, createdAt: clock.iso() };
+    await c.var.store.table(mlsWelcomesTable).insert(row);
+    return c.json(toWelcomeRecord(row), 201);
+  });
+
+  app.get('/discussion-mls/welcomes', gate, validate('query', welcomesQuery), async (c) => {
+    const { mlsGroupId, recipientDeviceId } = c.req.valid('query');
+    await requireGroupTarget(c.var.store, c.var.auth.user, mlsGroupId);
+    const rows = await c.var.store.table(mlsWelcomesTable).find({
+      where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
+      orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+    });
+    return c.json({ welcomes: rows.map(toWelcomeRecord) });
+  });
+
+  app.get('/discussion-mls/group-state/:mlsGroupId', gate, async (c) => {
+    const parsed = groupIdSchema.safeParse(c.req.param('mlsGroupId'));
+    if (!parsed.success) throw badRequest(INVALID_GROUP_ID);
+    await requireGroupTarget(c.var.store, c.var.auth.user, parsed.data);
+    const state = await c.var.store.table(mlsGroupStateTable).findOne({ mlsGroupId: parsed.data });
+    if (!state) throw notFound('MLS group state not found');
+    return c.json(toGroupStateRecord(state));
+  });
+}

@@ -1,0 +1,216 @@
+/**
+ * The MLS relay on an E2EE hub: commits (one per epoch, group state only moving forward, paging),
+ * welcomes, group state, and the checks in front of them: group id, target access, sender device.
+ */
+import { describe, expect, it } from 'vitest';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useMlsHub } from './setup.ts';
+
+describe.each(httpDrivers())('MLS relay on %s', (driver) => {
+  const h = useMlsHub(driver);
+  const state = (group: string, token?: string) =>
+    h.t.request('GET', `/discussion-mls/group-state/${encodeURIComponent(group)}`, token ? { token } : {});
+  const epochs = async (query: string) => {
+    const res = await h.t.request('GET', `/discussion-mls/commits?${query}`);
+    expect(res.status, res.text).toBe(200);
+    return { epochs: res.body.commits.map((c: any) => c.epoch), nextCursor: res.body.nextCursor };
+  };
+
+  it('stores a commit, creates the group state and marks the sender device as seen', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    const res = await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId.toUpperCase() });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String), mlsGroupId: group, epoch: 0, ciphertext: 'Y2lwaGVy', senderDeviceId: device.deviceId, createdAt: expect.any(String),
+    });
+    const st = await state(group);
+    expect(st.status).toBe(200);
+    expect(st.body).toEqual({ mlsGroupId: group, currentEpoch: 0, createdAt: res.body.createdAt, updatedAt: res.body.createdAt });
+    const mine = await h.t.request('GET', '/devices');
+    expect(mine.body.devices.find((d: any) => d.id === device.id).lastSeenAt).toBe(res.body.createdAt);
+  });
+
+  it('moves the group state forward only', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    for (const epoch of [2, 7, 4]) expect((await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })).status).toBe(201);
+    expect((await state(group)).body.currentEpoch).toBe(7);
+  });
+
+  it('answers 409 for a second commit of the same epoch, and keeps the first', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    expect((await h.commit({ mlsGroupId: group, epoch: 3, senderDeviceId: device.deviceId, ciphertext: 'first' })).status).toBe(201);
+    const dup = await h.commit({ mlsGroupId: group, epoch: 3, senderDeviceId: device.deviceId, ciphertext: 'second' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error).toBe('A commit for epoch 3 of this MLS group already exists.');
+    const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}`);
+    expect(list.body.commits.map((c: any) => c.ciphertext)).toEqual(['first']);
+  });
+
+  it('gives exactly one 201 and one 409 for two concurrent commits of the same epoch', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    const results = await Promise.all([0, 1].map(() => h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect((await state(group)).body.currentEpoch).toBe(0);
+  });
+
+  it('accepts concurrent first commits of different epochs and keeps the highest', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    const results = await Promise.all([1, 5, 3, 2].map((epoch) => h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect((await state(group)).body.currentEpoch).toBe(5);
+  });
+
+  it('pages commits in ascending epoch order after a cursor', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    for (const epoch of [4, 0, 2, 1, 3]) await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
+    expect(await epochs(`mlsGroupId=${group}`)).toEqual({ epochs: [0, 1, 2, 3, 4], nextCursor: undefined });
+    expect(await epochs(`mlsGroupId=${group}&limit=2`)).toEqual({ epochs: [0, 1], nextCursor: '1' });
+    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=1`)).toEqual({ epochs: [2, 3], nextCursor: '3' });
+    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=3`)).toEqual({ epochs: [4], nextCursor: undefined });
+    expect(await epochs(`mlsGroupId=${group}&cursor=4`)).toEqual({ epochs: [], nextCursor: undefined });
+  });
+
+  it.each([
+    ['cursor=abc', /^cursor: /], ['cursor=-1', /^cursor: /], ['cursor=1.5', /^cursor: /], ['cursor=99999999999999999', /^cursor: /],
+    ['limit=0', /^limit: /], ['limit=101', /^limit: /], ['limit=ten', /^limit: /], ['limit=1&limit=2', /^limit: /],
+  ])('answers 400 for a commit list with %s', async (query, message) => {
+    const group = await h.group();
+    const res = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}&${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(message);
+  });
+
+  it('stores welcomes and lists them oldest first, filtered by recipient', async () => {
+    const group = await h.group();
+    const [r1, r2] = [crypto.randomUUID(), crypto.randomUUID()];
+    const ids: string[] = [];
+    for (const recipient of [r1, r2, r1]) {
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', { body: { mlsGroupId: group, recipientDeviceId: recipient, ciphertext: 'w', ratchetTree: 'tree' } });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ id: expect.any(String), mlsGroupId: group, recipientDeviceId: recipient, ciphertext: 'w', ratchetTree: 'tree', createdAt: expect.any(String) });
+      ids.push(res.body.id);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const all = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}`);
+    expect(all.body.welcomes.map((w: any) => w.id)).toEqual(ids);
+    const one = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=${r1.toUpperCase()}`);
+    expect(one.body.welcomes.map((w: any) => w.id)).toEqual([ids[0], ids[2]]);
+    const bad = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=nope`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^recipientDeviceId: /);
+  });
+
+  it('answers 404 MLS group state not found for a group without commits', async () => {
+    const res = await state(await h.group());
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('MLS group state not found');
+  });
+
+  it('refuses commits from a device that is unknown, revoked or another user’s with 403', async () => {
+    const other = await h.user();
+    const foreign = await h.enroll(other.token);
+    const revoked = await h.enroll();
+    await h.t.request('DELETE', `/devices/${revoked.id}`);
+    const group = await h.group();
+    for (const senderDeviceId of [crypto.randomUUID(), foreign.deviceId, revoked.deviceId]) {
+      const res = await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe('Sender device is not enrolled on this Team Hub');
+    }
+    expect((await state(group)).status).toBe(404);
+  });
+
+  it('lets users relay for targets they can reach: collections, requests and their own run results', async () => {
+    const col = await h.collection();
+    const user = await h.user({ collectionAccess: [col.id] });
+    const device = await h.enroll(user.token);
+    const req = await h.savedRequest(col.id);
+    const run = await h.t.request('POST', '/run-results', {
+      token: user.token, body: { payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] } },
+    });
+    for (const group of [`thread:collection:${col.id}`, `thread:request:${req.id}`, `THREAD:RUNRESULT:${run.body.id}`]) {
+      expect((await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId }, user.token)).status).toBe(201);
+      expect((await state(group, user.token)).status).toBe(200);
+    }
+  });
+
+  describe('checks in front of every relay route', () => {
+    const routes = (group: string, deviceId: string) => [
+      ['POST', '/discussion-mls/commits', { mlsGroupId: group, epoch: 0, ciphertext: 'c', senderDeviceId: deviceId }],
+      ['GET', `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(group)}`],
+      ['POST', '/discussion-mls/welcomes', { mlsGroupId: group, recipientDeviceId: deviceId, ciphertext: 'c', ratchetTree: 't' }],
+      ['GET', `/discussion-mls/welcomes?mlsGroupId=${encodeURIComponent(group)}`],
+      ['GET', `/discussion-mls/group-state/${encodeURIComponent(group)}`],
+    ] as const;
+    const expectAll = async (group: string, token: string, deviceId: string, status: number, error: string) => {
+      for (const [method, path, body] of routes(group, deviceId)) {
+        const res = await h.t.request(method, path, { token, ...(body ? { body } : {}) });
+        expect([method, path, res.status, res.body?.error]).toEqual([method, path, status, error]);
+      }
+    };
+
+    it('answer 403 Forbidden to a user without access to the target collection', async () => {
+      const col = await h.collection();
+      const user = await h.user({ collectionAccess: [] });
+      const device = await h.enroll(user.token);
+      await expectAll(`thread:collection:${col.id}`, user.token, device.deviceId, 403, 'Forbidden');
+    });
+
+    it('answer 404 Discussion target not found for unknown and impossible targets', async () => {
+      const device = await h.enroll();
+      for (const group of [`thread:folder:${crypto.randomUUID()}`, `thread:request:${'r'.repeat(200)}`]) {
+        await expectAll(group, h.t.adminToken, device.deviceId, 404, 'Discussion target not found');
+      }
+    });
+
+    it('answer 400 Invalid MLS group id for ids outside the thread convention', async () => {
+      const device = await h.enroll();
+      for (const group of ['nonsense', 'thread:environment:x', 'thread:collection:']) {
+        await expectAll(group, h.t.adminToken, device.deviceId, 400, 'Invalid MLS group id');
+      }
+    });
+  });
+
+  it.each([
+    ['a missing group id', { mlsGroupId: undefined }, /^mlsGroupId: /],
+    ['a group id over 255 characters', { mlsGroupId: `thread:collection:${'x'.repeat(250)}` }, /^mlsGroupId: must be at most 255 characters$/],
+    ['a negative epoch', { epoch: -1 }, /^epoch: /],
+    ['a fractional epoch', { epoch: 1.5 }, /^epoch: /],
+    ['an epoch given as a string', { epoch: '1' }, /^epoch: /],
+    ['an epoch beyond exact integers', { epoch: 2 ** 60 }, /^epoch: /],
+    ['an empty ciphertext', { ciphertext: '' }, /^ciphertext: must not be empty$/],
+    ['a ciphertext over 262144 characters', { ciphertext: 'c'.repeat(262_145) }, /^ciphertext: must be at most 262144 characters$/],
+    ['a sender device id that is not a UUID v4', { senderDeviceId: 'phone' }, /^senderDeviceId: must be a UUID v4 value$/],
+  ])('answers 400 naming the field for a commit with %s', async (_name, patch, message) => {
+    const group = await h.group();
+    const body = { mlsGroupId: group, epoch: 0, ciphertext: 'c', senderDeviceId: crypto.randomUUID(), ...patch };
+    const res = await h.t.request('POST', '/discussion-mls/commits', { body });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(message);
+  });
+
+  it('answers 400 naming the field for malformed welcomes and non-object bodies', async () => {
+    const group = await h.group();
+    const base = { mlsGroupId: group, recipientDeviceId: crypto.randomUUID(), ciphertext: 'c', ratchetTree: 't' };
+    const cases: [unknown, RegExp][] = [
+      [{ ...base, ratchetTree: undefined }, /^ratchetTree: /],
+      [{ ...base, ratchetTree: '   ' }, /^ratchetTree: must not be empty$/],
+      [{ ...base, recipientDeviceId: 7 }, /^recipientDeviceId: /],
+      ['just a string', /^Request body: /],
+      [null, /^Request body: /],
+    ];
+    for (const [body, message] of cases) {
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', { rawBody: JSON.stringify(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toMatch(message);
+    }
+    const commit = await h.t.request('POST', '/discussion-mls/commits', { rawBody: '42' });
+    expect(commit.status).toBe(400);
+  });
+});
