@@ -1,7 +1,8 @@
 /** The explicit list of feature plugins the hub mounts. Order does not matter: dependencies do. */
 import type { PluginDefinition } from '../kernel/plugin.ts';
 import { accountsPlugin } from './accounts/index.ts';
+import { discussionsPlugin } from './discussions/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
 import { mlsRelayPlugin } from './mls-relay/index.ts';
 
-export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, mlsRelayPlugin];
+export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, discussionsPlugin, mlsRelayPlugin];

@@ -1,0 +1,106 @@
+/**
+ * Comment routes: list and create on the four target kinds, reply, edit (author only) and delete
+ * (author, or an admin who can access the target), which tombstones the comment so its replies stay
+ * attached. Access is always access to the comment's target.
+ */
+import type { Hono } from 'hono';
+import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { validate } from '../../kernel/validate.ts';
+import { inTransaction, pathId } from '../entities/access.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { listPage, listQuery } from './listing.ts';
+import { commentBody, parseBody } from './payload.ts';
+import { COMMENT_NOT_FOUND, loadAuthors, recordOf, toCommentRecord } from './records.ts';
+import { commentsTable, type DiscussionEntityType } from './tables.ts';
+import { requireTarget, TARGET_NOT_FOUND } from './targets.ts';
+import { createComment, requireComment, type DiscussionDeps } from './write.ts';
+
+/** URL segment → entity type of the four discussable kinds. */
+const TARGET_PATHS: readonly (readonly [string, DiscussionEntityType])[] = [
+  ['requests', 'request'],
+  ['collections', 'collection'],
+  ['folders', 'folder'],
+  ['run-results', 'runResult'],
+];
+
+export const EDIT_OTHERS_REFUSED = 'You can only edit your own comments';
+export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
+
+/** Mounts every comment route on `app`. */
+export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
+  for (const [segment, entityType] of TARGET_PATHS) {
+    const path = `/${segment}/:id/discussions`;
+
+    app.get(path, validate('query', listQuery), async (c) => {
+      const store = c.var.store;
+      const target = await requireTarget(store, c.var.auth.user, entityType, pathId(c, 'id', TARGET_NOT_FOUND));
+      const { limit, cursor } = c.req.valid('query');
+      const page = await listPage(store, entityType, target.entityId, { limit, cursor });
+      const authors = await loadAuthors(store, page.rows);
+      const e2ee = deps.e2ee();
+      const comments = page.rows.map((row) => toCommentRecord(row, authors, e2ee));
+      return c.json(page.nextCursor ? { comments, nextCursor: page.nextCursor } : { comments });
+    });
+
+    app.post(path, jsonBody(commentBody), async (c) => {
+      const { store, auth: { user } } = c.var;
+      const target = await requireTarget(store, user, entityType, pathId(c, 'id', TARGET_NOT_FOUND));
+      const e2ee = deps.e2ee();
+      const body = await parseBody(store, user, c.req.valid('json'), e2ee);
+      const row = await createComment(deps, { store, tenantId: c.var.tenant.id, user, target, body, repliedTo: null });
+      return c.json(await recordOf(store, row, e2ee), 200);
+    });
+  }
+
+  app.post('/discussion-comments/:id/replies', jsonBody(commentBody), async (c) => {
+    const { store, auth: { user } } = c.var;
+    const { comment, target } = await requireComment(store, user, pathId(c, 'id', COMMENT_NOT_FOUND));
+    if (comment.tombstonedAt !== null) throw badRequest(REPLY_TO_DELETED);
+    const e2ee = deps.e2ee();
+    const body = await parseBody(store, user, c.req.valid('json'), e2ee);
+    const row = await createComment(deps, { store, tenantId: c.var.tenant.id, user, target, body, repliedTo: comment });
+    return c.json(await recordOf(store, row, e2ee), 200);
+  });
+
+  app.put('/discussion-comments/:id', jsonBody(commentBody), async (c) => {
+    const { store, auth: { user } } = c.var;
+    const id = pathId(c, 'id', COMMENT_NOT_FOUND);
+    const { comment } = await requireComment(store, user, id);
+    if (comment.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
+    if (comment.authorUserId !== user.id) throw forbidden(EDIT_OTHERS_REFUSED);
+    const e2ee = deps.e2ee();
+    const body = await parseBody(store, user, c.req.valid('json'), e2ee);
+    const row = await inTransaction(store, async (tx) => {
+      // Re-read inside the transaction: a delete that landed meanwhile wins over the edit.
+      const current = await tx.table(commentsTable).get(id);
+      if (!current || current.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
+      return tx.table(commentsTable).update(id, {
+        body: body.body,
+        bodyFormat: body.bodyFormat,
+        bodyMetadata: body.bodyMetadata,
+        updatedAt: deps.clock.iso(),
+      });
+    });
+    if (!row) throw notFound(COMMENT_NOT_FOUND);
+    return c.json(await recordOf(store, row, e2ee));
+  });
+
+  app.delete('/discussion-comments/:id', async (c) => {
+    const { store, auth: { user } } = c.var;
+    const id = pathId(c, 'id', COMMENT_NOT_FOUND);
+    const { comment } = await requireComment(store, user, id);
+    // Admins reach this point only for targets they can access (requireComment checked it).
+    if (comment.authorUserId !== user.id && user.role !== 'admin') throw forbidden();
+    const row = await inTransaction(store, async (tx) => {
+      const current = await tx.table(commentsTable).get(id);
+      if (!current) throw notFound(COMMENT_NOT_FOUND);
+      // Deleting twice answers the same tombstone: a retried request must not fail.
+      if (current.tombstonedAt !== null) return current;
+      const now = deps.clock.iso();
+      return tx.table(commentsTable).update(id, { body: '', bodyMetadata: null, tombstonedAt: now, tombstonedByUserId: user.id, updatedAt: now });
+    });
+    if (!row) throw notFound(COMMENT_NOT_FOUND);
+    return c.json(await recordOf(store, row, deps.e2ee()));
+  });
+}

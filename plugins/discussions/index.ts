@@ -1,0 +1,41 @@
+/**
+ * The `discussions` plugin: threaded comments on saved requests, collections, folders and run
+ * results, thread subscriptions, and the `discussions.comment.created` event the notices plugin
+ * turns into notices. On E2EE hubs (`collaboration.e2ee`) bodies are ciphertext the hub never reads.
+ */
+import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
+import { removeDiscussions } from './cleanup.ts';
+import { commentRoutes } from './comments.ts';
+import { discussionMigrations, discussionTables } from './tables.ts';
+import { threadRoutes } from './threads.ts';
+import type { DiscussionDeps } from './write.ts';
+
+export const discussionsPlugin = definePlugin({
+  name: 'discussions',
+  // mls-relay owns the device keys that sign encrypted comments.
+  dependencies: ['entities', 'mls-relay'],
+  tables: discussionTables,
+  migrations: discussionMigrations,
+  setup(ctx) {
+    const deps: DiscussionDeps = {
+      clock: ctx.clock,
+      events: ctx.events,
+      // A getter, not a copy: a config reload may switch E2EE on or off without a restart.
+      e2ee: () => ctx.hubConfig().collaboration.e2ee,
+    };
+    const unsubscribe = ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, (event) =>
+      removeDiscussions(ctx.storage(event.tenantId), event));
+    const routes = createPluginApp();
+    commentRoutes(routes, deps);
+    threadRoutes(routes, deps);
+    return {
+      routes,
+      async close() {
+        unsubscribe();
+      },
+    };
+  },
+});
+
+export { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from './events.ts';
