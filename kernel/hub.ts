@@ -64,6 +64,11 @@ export interface Hub {
   tenants: TenantCache;
   /** Every migration the kernel and plugins declare, in order. */
   migrations: readonly Migration[];
+  /**
+   * Tells plugins the hub is going down (aborts their shutdown signal) without closing anything,
+   * so long-lived responses such as notice streams end before the server drains connections.
+   */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
@@ -189,6 +194,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       log,
       tenants,
       migrations,
+      beginShutdown: () => shutdown.abort(),
       async close() {
         if (closed) return;
         closed = true;

@@ -4,5 +4,7 @@ import { accountsPlugin } from './accounts/index.ts';
 import { discussionsPlugin } from './discussions/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
 import { mlsRelayPlugin } from './mls-relay/index.ts';
+import { noticesPlugin } from './notices/index.ts';
 
-export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, discussionsPlugin, mlsRelayPlugin];
+
+export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, discussionsPlugin, noticesPlugin, mlsRelayPlugin];

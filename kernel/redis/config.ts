@@ -15,7 +15,6 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   );
 
 /** A boolean, also given as `"true"` / `"false"` from environment interpolation. */
-const envBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
 
 export const redisSchema = z.strictObject({
   /** Redis host name or address. @default '127.0.0.1' */
@@ -53,8 +52,6 @@ export const redisSchema = z.strictObject({
    * (authentication then fails closed with 503). @default 2000
    */
   connectTimeoutMillis: int(50, 60_000).default(2000),
-  /** Fan notice events out to every hub instance over Redis pub/sub. @default false */
-  noticeEventsPubSub: envBoolean.default(false),
 });
 
 export type RedisConfig = z.output<typeof redisSchema>;

@@ -42,6 +42,8 @@ export async function serveNode(hub: Hub, options: { host?: string; port?: numbe
   const stop = () => {
     stopping ??= (async () => {
       const timeout = hub.config().server.shutdownTimeoutMs;
+      // Streams (notices) end first, so the drain below waits only for ordinary requests.
+      hub.beginShutdown();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
       (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();

@@ -14,13 +14,12 @@ describe('redis config section', () => {
       blockSeconds: 900,
       maxFailuresPerIp: 100,
       connectTimeoutMillis: 2000,
-      noticeEventsPubSub: false,
     });
   });
 
   it('accepts numbers and booleans as strings, as environment interpolation yields them', () => {
-    const config = redisSchema.parse({ port: '6380', db: '2', maxFailures: '5', noticeEventsPubSub: 'true' });
-    expect(config).toMatchObject({ port: 6380, db: 2, maxFailures: 5, noticeEventsPubSub: true });
+    const config = redisSchema.parse({ port: '6380', db: '2', maxFailures: '5' });
+    expect(config).toMatchObject({ port: 6380, db: 2, maxFailures: 5 });
   });
 
   it('appends a colon to a key prefix that lacks one and leaves an empty prefix alone', () => {

@@ -1,0 +1,71 @@
+/**
+ * The `notices` plugin: turns new discussion comments into per-user notices, serves the feed and
+ * the notification level, and pushes "new notice" events to open SSE streams — in process on a
+ * single hub, over Redis pub/sub when a `redis` section lets several instances share the work.
+ */
+import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
+import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
+import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/events.ts';
+import { deleteNoticesOfRemoved } from './cleanup.ts';
+import { createCommentNotices } from './create.ts';
+import { createMemoryFanout, createRedisFanout } from './fanout.ts';
+import { noticeRoutes } from './routes.ts';
+import { createStreamRegistry, DEFAULT_HEARTBEAT_MS, streamRoutes, type StreamRegistry } from './stream.ts';
+import { noticeMigrations, noticeTables } from './tables.ts';
+
+export interface NoticesPluginOptions {
+  /**
+   * Milliseconds between `: heartbeat` comments on open streams. An option rather than a config
+   * section because only tests change it. @default 30000
+   */
+  heartbeatMs?: number;
+  /** The registry of open streams; tests pass their own to watch streams open and close. */
+  registry?: StreamRegistry;
+}
+
+/** Builds the plugin; `noticesPlugin` is the instance with the defaults. */
+export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginDefinition<undefined> {
+  return definePlugin({
+    name: 'notices',
+    dependencies: ['discussions'],
+    tables: noticeTables,
+    migrations: noticeMigrations,
+    setup(ctx) {
+      const redis = ctx.hubConfig().redis;
+      const fanout = redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log);
+      const registry = options.registry ?? createStreamRegistry();
+      const deps = { storage: ctx.storage, clock: ctx.clock, fanout };
+
+      const unsubscribe = [
+        fanout.subscribe((message) => registry.deliver(message)),
+        ctx.events.subscribe<DiscussionCommentCreatedEvent>(DISCUSSION_COMMENT_CREATED, async (event) => {
+          await createCommentNotices(deps, event);
+        }),
+        ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
+          await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
+        }),
+      ];
+      // Open streams would otherwise hold a graceful shutdown until its timeout.
+      const endStreams = () => registry.shutdown();
+      ctx.signal.addEventListener('abort', endStreams, { once: true });
+
+      const routes = createPluginApp();
+      noticeRoutes(routes, { clock: ctx.clock });
+      streamRoutes(routes, { registry, fanout, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS });
+      return {
+        routes,
+        async close() {
+          endStreams();
+          for (const off of unsubscribe) off();
+          await fanout.close();
+        },
+      };
+    },
+  });
+}
+
+export const noticesPlugin = createNoticesPlugin();
+
+export { NOTICE_KINDS, type NoticeKind } from './recipients.ts';
+export type { NoticeRecord } from './records.ts';
+export type { NoticeMessage } from './fanout.ts';

@@ -1,0 +1,75 @@
+/**
+ * Notices as the API returns them. Rows keep only the actor's id; the actor's current name and
+ * avatar are looked up when a notice is read, so a renamed user shows their new name everywhere.
+ */
+import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
+import { userAvatarUrl } from '../../kernel/identity/users.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import type { NoticeDisplayMetadata, NoticeRow } from './tables.ts';
+
+/** Longest preview before it is cut; a cut preview keeps {@link PREVIEW_CUT} characters plus `...`. */
+export const PREVIEW_MAX = 120;
+const PREVIEW_CUT = 117;
+
+export interface NoticeActor {
+  id: string;
+  name: string;
+  avatar?: { initials: string; color: string; imageUrl?: string };
+}
+
+export interface NoticeRecord {
+  id: string;
+  eventType: string;
+  entityType: string;
+  entityId: string;
+  requestId: string | null;
+  collectionId: string | null;
+  folderId: string | null;
+  runResultId: string | null;
+  discussionThreadId: string | null;
+  discussionCommentId: string | null;
+  actor: NoticeActor;
+  createdAt: string;
+  readAt: string | null;
+  displayMetadata: NoticeDisplayMetadata;
+}
+
+/** The comment body as a notice shows it, or undefined when there is no plaintext (E2EE). */
+export function previewText(plaintext: string | null): string | undefined {
+  if (plaintext === null) return undefined;
+  // Cut by code points so an emoji or other astral character is never split in half.
+  const chars = [...plaintext.trim()];
+  return chars.length > PREVIEW_MAX ? `${chars.slice(0, PREVIEW_CUT).join('')}...` : chars.join('');
+}
+
+function toActor(id: string | null, fallbackName: string, row: UserRow | undefined): NoticeActor {
+  if (!row) return { id: id ?? '', name: fallbackName };
+  const imageUrl = userAvatarUrl(row);
+  return {
+    id: row.id,
+    name: row.name,
+    avatar: { initials: row.avatarInitials, color: row.avatarColor, ...(imageUrl ? { imageUrl } : {}) },
+  };
+}
+
+/** Turns rows into records, loading every distinct actor once. */
+export async function toNoticeRecords(store: Store, rows: readonly NoticeRow[]): Promise<NoticeRecord[]> {
+  const actorIds = [...new Set(rows.map((row) => row.actorUserId).filter((id): id is string => id !== null))];
+  const actors = new Map((actorIds.length ? await store.table(usersTable).getMany(actorIds) : []).map((u) => [u.id, u]));
+  return rows.map((row) => ({
+    id: row.id,
+    eventType: row.eventType,
+    entityType: row.entityType,
+    entityId: row.entityId,
+    requestId: row.requestId,
+    collectionId: row.collectionId,
+    folderId: row.folderId,
+    runResultId: row.runResultId,
+    discussionThreadId: row.discussionThreadId,
+    discussionCommentId: row.discussionCommentId,
+    actor: toActor(row.actorUserId, row.displayMetadata.actorName, row.actorUserId ? actors.get(row.actorUserId) : undefined),
+    createdAt: row.createdAt,
+    readAt: row.readAt,
+    displayMetadata: row.displayMetadata,
+  }));
+}

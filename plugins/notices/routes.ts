@@ -1,0 +1,69 @@
+/**
+ * The notice routes (bearer token): the feed, the unread count, marking as read, and the caller's
+ * notification level. A notice is only ever visible to its recipient; anyone else gets the same
+ * 404 as for a notice that does not exist.
+ */
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Clock } from '../../kernel/clock.ts';
+import { notFound } from '../../kernel/errors.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { validate } from '../../kernel/validate.ts';
+import { pathId } from '../entities/access.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { feedQuery, readFeed } from './feed.ts';
+import { toNoticeRecords } from './records.ts';
+import { NOTIFICATION_LEVELS, noticesTable, notificationSettingsTable, type NotificationLevel } from './tables.ts';
+
+const NOT_FOUND = 'Notice not found';
+/** What a user who never chose a level has: everything, since the epoch. */
+const DEFAULT_SETTINGS = { level: 'all' as NotificationLevel, updatedAt: '1970-01-01T00:00:00.000Z' };
+
+const settingsBody = z.object({
+  level: z.enum(NOTIFICATION_LEVELS, { error: `must be one of ${NOTIFICATION_LEVELS.join(', ')}` }),
+});
+
+export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void {
+  app.get('/notices', validate('query', feedQuery), async (c) => {
+    const { cursor, limit } = c.req.valid('query');
+    const page = await readFeed(c.var.store, c.var.auth.user, limit, cursor);
+    const notices = await toNoticeRecords(c.var.store, page.rows);
+    return c.json(page.nextCursor ? { notices, nextCursor: page.nextCursor } : { notices });
+  });
+
+  app.get('/notices/unread-count', async (c) => {
+    const count = await c.var.store.table(noticesTable).count({ recipientUserId: c.var.auth.user.id, readAt: null });
+    return c.json({ count });
+  });
+
+  app.post('/notices/read-all', async (c) => {
+    const count = await c.var.store
+      .table(noticesTable)
+      .updateWhere({ recipientUserId: c.var.auth.user.id, readAt: null }, { readAt: deps.clock.iso() });
+    return c.json({ count });
+  });
+
+  app.post('/notices/:id/read', async (c) => {
+    const id = pathId(c, 'id', NOT_FOUND);
+    const notices = c.var.store.table(noticesTable);
+    let row = await notices.get(id);
+    if (!row || row.recipientUserId !== c.var.auth.user.id) throw notFound(NOT_FOUND);
+    // Marking twice keeps the first time it was read.
+    if (row.readAt === null) row = (await notices.update(id, { readAt: deps.clock.iso() })) ?? row;
+    const [record] = await toNoticeRecords(c.var.store, [row]);
+    return c.json(record);
+  });
+
+  app.get('/me/notification-settings', async (c) => {
+    const row = await c.var.store.table(notificationSettingsTable).get(c.var.auth.user.id);
+    return c.json(row ? { level: row.level, updatedAt: row.updatedAt } : DEFAULT_SETTINGS);
+  });
+
+  app.put('/me/notification-settings', jsonBody(settingsBody), async (c) => {
+    const { level } = c.req.valid('json');
+    const row = await c.var.store
+      .table(notificationSettingsTable)
+      .put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+    return c.json({ level: row.level, updatedAt: row.updatedAt });
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * `GET /notices/stream`: a Server-Sent Events feed of the caller's new notices on this instance.
+ * Streams are kept in a registry keyed by tenant and user, so a fan-out message reaches exactly the
+ * recipient's streams. The stream is a plain `ReadableStream`, which works the same through
+ * `app.request()` and @hono/node-server; a client that goes away cancels it and leaves the registry.
+ */
+import type { Hono } from 'hono';
+import { serviceUnavailable } from '../../kernel/errors.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import type { NoticeFanout, NoticeMessage } from './fanout.ts';
+
+/** @default 30 000 ms, the interval the desktop client expects */
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+
+/**
+ * Chunks a stream may have queued before its client counts as stuck and is dropped: a reader that
+ * never reads must not make the hub buffer notices forever.
+ */
+const MAX_QUEUED_CHUNKS = 256;
+
+interface StreamHandle {
+  send(text: string): void;
+  /** Writes `: shutdown` and ends the stream. */
+  shutdown(): void;
+}
+
+export interface StreamRegistry {
+  /** Number of open streams (for tests and diagnostics). */
+  size(): number;
+  /** Ends every stream with `: shutdown` and refuses new ones. */
+  shutdown(): void;
+  isShutDown(): boolean;
+  add(tenantId: string, userId: string, handle: StreamHandle): () => void;
+  deliver(message: NoticeMessage): void;
+}
+
+const keyOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;
+
+export function createStreamRegistry(): StreamRegistry {
+  const streams = new Map<string, Set<StreamHandle>>();
+  let shutDown = false;
+  return {
+    size: () => [...streams.values()].reduce((sum, set) => sum + set.size, 0),
+    isShutDown: () => shutDown,
+    shutdown() {
+      shutDown = true;
+      for (const set of [...streams.values()]) for (const handle of [...set]) handle.shutdown();
+      streams.clear();
+    },
+    add(tenantId, userId, handle) {
+      const key = keyOf(tenantId, userId);
+      let set = streams.get(key);
+      if (!set) streams.set(key, (set = new Set()));
+      set.add(handle);
+      return () => {
+        set.delete(handle);
+        if (set.size === 0 && streams.get(key) === set) streams.delete(key);
+      };
+    },
+    deliver(message) {
+      const set = streams.get(keyOf(message.tenantId, message.recipientUserId));
+      if (!set) return;
+      // Only these fields leave the hub: tenant and recipient are implied by the connection.
+      const frame = `data: ${JSON.stringify({ v: 1, type: message.type, noticeId: message.noticeId, unreadCount: message.unreadCount })}\n\n`;
+      for (const handle of [...set]) handle.send(frame);
+    },
+  };
+}
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
+
+/** Opens one SSE body registered for the user; ends on cancel, on shutdown, or when the client is stuck. */
+function openStream(registry: StreamRegistry, tenantId: string, userId: string, heartbeatMs: number, abort: AbortSignal): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let release = () => {};
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const end = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(timer);
+        abort.removeEventListener('abort', end);
+        unregister();
+        try {
+          controller.close();
+        } catch {
+          // Already cancelled by the client.
+        }
+      };
+      const write = (text: string) => {
+        if (!open) return;
+        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_CHUNKS) return end();
+        controller.enqueue(encoder.encode(text));
+      };
+      const timer = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+      const unregister = registry.add(tenantId, userId, {
+        send: write,
+        shutdown() {
+          write(': shutdown\n\n');
+          end();
+        },
+      });
+      release = end;
+      abort.addEventListener('abort', end, { once: true });
+      write(': connected\n\n');
+    },
+    cancel() {
+      release();
+    },
+  });
+}
+
+/** Mounts `GET /notices/stream`. 503 while the fan-out cannot deliver (Redis subscriber not ready). */
+export function streamRoutes(app: Hono<KernelEnv>, deps: { registry: StreamRegistry; fanout: NoticeFanout; heartbeatMs: number }): void {
+  app.get('/notices/stream', (c) => {
+    if (deps.registry.isShutDown() || !deps.fanout.ready()) throw serviceUnavailable();
+    const body = openStream(deps.registry, c.var.tenant.id, c.var.auth.user.id, deps.heartbeatMs, c.req.raw.signal);
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * Who gets a notice for a new comment, and as which kind: through real comments over HTTP where the
+ * discussions plugin can stage the situation, and through the published event where a subscription
+ * row or access change is easier to set up directly.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { usersTable } from '../../kernel/identity/tables.ts';
+import { subscriptionsTable, subscriptionId } from '../../plugins/discussions/tables.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useNoticesHub, type Account } from './setup.ts';
+
+/** `{ userName: kind }` of the notices each account has, newest first. */
+async function kindsOf(f: ReturnType<typeof useNoticesHub>, accounts: Record<string, Account>) {
+  const result: Record<string, string[]> = {};
+  for (const [name, account] of Object.entries(accounts)) {
+    result[name] = (await f.notices(account.token)).notices.map((n) => n.eventType);
+  }
+  return result;
+}
+
+describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
+  const f = useNoticesHub(kind);
+
+  /** A creator with a collection and a request, and a maker of users with access to that collection. */
+  async function scene() {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const request = await f.request(collection.id, owner.token);
+    const member = async () => {
+      const account = await f.user({ collectionAccess: [collection.id] });
+      return { ...account, name: await userName(account.id) };
+    };
+    return { owner, collection, request, member, path: `/requests/${request.id}/discussions` };
+  }
+  const userName = async (id: string) => (await f.t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).get(id))!.name;
+
+  it('notifies mentions, the creator and watchers of other threads of a new thread, never the actor', async () => {
+    const s = await scene();
+    const [watcher, mentioned, actor] = [await s.member(), await s.member(), await s.member()];
+    await f.comment(s.path, 'an earlier thread', watcher.token);
+    expect(await kindsOf(f, { owner: s.owner })).toEqual({ owner: ['discussion.comment'] });
+
+    await f.comment(s.path, `question for @${mentioned.name}: why POST?`, actor.token);
+    expect(await kindsOf(f, { owner: s.owner, watcher, mentioned, actor })).toEqual({
+      owner: ['discussion.comment', 'discussion.comment'],
+      watcher: ['discussion.comment'],
+      mentioned: ['discussion.mention'],
+      actor: [],
+    });
+  });
+
+  it('gives a mentioned creator one mention rather than a comment notice', async () => {
+    const s = await scene();
+    const actor = await s.member();
+    await f.comment(s.path, `@${await userName(s.owner.id)} look`, actor.token);
+    expect(await kindsOf(f, { owner: s.owner })).toEqual({ owner: ['discussion.mention'] });
+  });
+
+  it('notifies thread subscribers and the parent author of a reply, but not the creator or other threads', async () => {
+    const s = await scene();
+    const [author, follower, otherThread, replier] = [await s.member(), await s.member(), await s.member(), await s.member()];
+    await f.comment(s.path, 'other thread', otherThread.token);
+    const root = await f.comment(s.path, 'root', author.token);
+    expect((await f.t.request('POST', `/discussion-threads/${root.id}/subscribe`, { token: follower.token })).status).toBe(200);
+    await f.t.request('POST', '/notices/read-all', { token: s.owner.token });
+    const ownerBefore = (await f.notices(s.owner.token)).notices.length;
+
+    await f.reply(root.id, 'a reply', replier.token);
+    const kinds = await kindsOf(f, { author, follower, otherThread, replier });
+    expect(kinds).toEqual({ author: ['discussion.reply'], follower: ['discussion.reply'], otherThread: ['discussion.comment'], replier: [] });
+    expect((await f.notices(s.owner.token)).notices).toHaveLength(ownerBefore);
+  });
+
+  it('still tells the parent author about a reply after they unsubscribed from the thread', async () => {
+    const s = await scene();
+    const [author, replier] = [await s.member(), await s.member()];
+    const root = await f.comment(s.path, 'root', author.token);
+    await f.t.request('POST', `/discussion-threads/${root.id}/unsubscribe`, { token: author.token });
+    await f.reply(root.id, 'still here?', replier.token);
+    expect(await kindsOf(f, { author })).toEqual({ author: ['discussion.reply'] });
+  });
+
+  it('skips candidates who cannot read the target, the system account and deleted users', async () => {
+    const s = await scene();
+    const outsider = await f.user({ collectionAccess: [] });
+    const store = f.t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+    const system = (await store.table(usersTable).findOne({ system: true }))!;
+    const otherRoot = crypto.randomUUID();
+    for (const userId of [outsider.id, system.id, 'deleted-user-id']) {
+      await store.table(subscriptionsTable).insert({
+        id: subscriptionId(userId, otherRoot), userId, rootCommentId: otherRoot,
+        entityType: 'request', entityId: s.request.id, createdAt: new Date().toISOString(),
+      });
+    }
+    const actor = await s.member();
+    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: s.request.id, mentionedUserIds: [outsider.id] });
+    expect(await kindsOf(f, { outsider, owner: s.owner })).toEqual({ outsider: [], owner: ['discussion.comment'] });
+    expect(await store.table((await import('../../plugins/notices/tables.ts')).noticesTable).count({ recipientUserId: { in: [system.id, 'deleted-user-id'] } })).toBe(0);
+  });
+
+  it('honours each user\'s level: mentions only, or nothing at all', async () => {
+    const s = await scene();
+    const [quiet, silent, actor] = [await s.member(), await s.member(), await s.member()];
+    await f.t.request('PUT', '/me/notification-settings', { token: quiet.token, body: { level: 'mentions' } });
+    await f.t.request('PUT', '/me/notification-settings', { token: silent.token, body: { level: 'none' } });
+    await f.comment(s.path, 'watching', quiet.token);
+    await f.comment(s.path, 'watching too', silent.token);
+    await f.comment(s.path, 'no mentions here', actor.token);
+    expect(await kindsOf(f, { quiet, silent })).toEqual({ quiet: [], silent: [] });
+    await f.comment(s.path, `@${quiet.name} and @${silent.name}`, actor.token);
+    expect(await kindsOf(f, { quiet, silent })).toEqual({ quiet: ['discussion.mention'], silent: [] });
+  });
+
+  it('stores the full notice record with actor, target ids and a cut preview', async () => {
+    const s = await scene();
+    const [watcher, actor] = [await s.member(), await s.member()];
+    const root = await f.comment(s.path, 'thread', watcher.token);
+    const long = `  ${'x'.repeat(130)}  `;
+    const reply = await f.reply(root.id, long, actor.token);
+    const [notice] = (await f.notices(watcher.token)).notices;
+    expect(notice).toMatchObject({
+      eventType: 'discussion.reply', entityType: 'request', entityId: s.request.id, requestId: s.request.id,
+      collectionId: s.collection.id, folderId: null, runResultId: null,
+      discussionThreadId: root.id, discussionCommentId: reply.id, readAt: null,
+      actor: { id: actor.id, name: actor.name, avatar: { initials: expect.any(String), color: expect.any(String) } },
+      displayMetadata: { actorName: actor.name, targetLabel: s.request.name, method: 'POST', requestName: s.request.name, previewText: `${'x'.repeat(117)}...` },
+    });
+    expect(Date.parse(notice.createdAt)).not.toBeNaN();
+  });
+
+  it('keeps a 120-character preview whole and omits it for encrypted comments', async () => {
+    const s = await scene();
+    const [watcher, actor] = [await s.member(), await s.member()];
+    await f.comment(s.path, 'watching', watcher.token);
+    await f.comment(`/collections/${s.collection.id}/discussions`, 'watching', watcher.token);
+    await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: s.collection.id, comment: plain('y'.repeat(120)) });
+    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: s.request.id, comment: plain(null) });
+    const [encrypted, whole] = (await f.notices(watcher.token)).notices;
+    expect(whole.displayMetadata).toEqual({ actorName: actor.name, targetLabel: s.collection.name, previewText: 'y'.repeat(120) });
+    expect(encrypted.displayMetadata.previewText).toBeUndefined();
+    expect('previewText' in encrypted.displayMetadata).toBe(false);
+  });
+});
+
+function plain(plaintext: string | null) {
+  const id = crypto.randomUUID();
+  return { id, parentCommentId: null, rootCommentId: id, depth: 1, plaintext };
+}

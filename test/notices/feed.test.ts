@@ -1,0 +1,138 @@
+/**
+ * The notice feed and its bookkeeping: cursor paging (also across equal timestamps), access
+ * filtering that never leaves a short page behind a cursor, read state, notification settings, and
+ * cleanup when a target is deleted. A manual clock makes timestamps collide on purpose.
+ */
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../../kernel/clock.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useNoticesHub, type Account } from './setup.ts';
+
+describe.each(httpDrivers())('notice feed (%s)', (kind) => {
+  const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
+  const f = useNoticesHub(kind, { clock });
+
+  /** A recipient with `count` mention notices on `collectionId`, all at the current clock time. */
+  async function mention(recipient: Account, collectionId: string, count: number) {
+    const actor = await f.user({ collectionAccess: ['*'] });
+    for (let i = 0; i < count; i++) {
+      await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: collectionId, mentionedUserIds: [recipient.id] });
+    }
+  }
+  async function pages(token: string, limit: number) {
+    const all: any[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await f.notices(token, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      all.push(page.notices);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  it('pages newest first with an opaque cursor, also through identical timestamps', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await mention(reader, collection.id, 2);
+    clock.advance(1000);
+    await mention(reader, collection.id, 5);
+    const result = await pages(reader.token, 3);
+    expect(result.map((page) => page.length)).toEqual([3, 3, 1]);
+    const flat = result.flat();
+    expect(new Set(flat.map((n) => n.id)).size).toBe(7);
+    const keys = flat.map((n) => `${n.createdAt}|${n.id}`);
+    expect(keys).toEqual([...keys].sort().reverse());
+    expect(flat.slice(0, 5).every((n) => n.createdAt === '2026-03-01T10:00:01.000Z')).toBe(true);
+    expect((await f.notices(reader.token)).nextCursor).toBeUndefined();
+  });
+
+  it('fills every page with readable notices when access to some targets was revoked', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const [kept, revoked] = [await f.collection(owner.token), await f.collection(owner.token)];
+    const reader = await f.user({ collectionAccess: [kept.id, revoked.id] });
+    for (let i = 0; i < 4; i++) {
+      clock.advance(10);
+      await mention(reader, revoked.id, 3);
+      await mention(reader, kept.id, 1);
+    }
+    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: [kept.id] } });
+    expect(res.status, res.text).toBe(200);
+    const result = await pages(reader.token, 3);
+    expect(result.map((page) => page.length)).toEqual([3, 1]);
+    expect(result.flat().every((n) => n.collectionId === kept.id)).toBe(true);
+  });
+
+  it.each([
+    ['not base64', '!!!'],
+    ['not JSON', Buffer.from('nope').toString('base64url')],
+    ['the wrong shape', Buffer.from(JSON.stringify({ createdAt: 'x' })).toString('base64url')],
+    ['a bad timestamp', Buffer.from(JSON.stringify(['yesterday', 'id'])).toString('base64url')],
+  ])('rejects a cursor that is %s with 400 naming cursor', async (_, cursor) => {
+    const res = await f.t.request('GET', `/notices?cursor=${encodeURIComponent(cursor)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^cursor: /);
+  });
+
+  it.each(['0', '101', 'ten'])('rejects limit=%s with 400 naming limit', async (limit) => {
+    const res = await f.t.request('GET', `/notices?limit=${limit}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^limit: /);
+  });
+
+  it('counts unread notices, marks one or all as read, and hides other users\' notices', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await mention(reader, collection.id, 3);
+    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    expect(await count()).toEqual({ count: 3 });
+
+    const [first] = (await f.notices(reader.token)).notices;
+    expect((await f.t.request('POST', `/notices/${first.id}/read`, { token: owner.token })).body).toEqual({ error: 'Notice not found' });
+    expect((await f.t.request('POST', '/notices/missing/read', { token: reader.token })).status).toBe(404);
+    clock.advance(5);
+    const read = await f.t.request('POST', `/notices/${first.id}/read`, { token: reader.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: first.id, readAt: clock.iso() });
+    clock.advance(5);
+    expect((await f.t.request('POST', `/notices/${first.id}/read`, { token: reader.token })).body.readAt).toBe(read.body.readAt);
+    expect(await count()).toEqual({ count: 2 });
+
+    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({ count: 2 });
+    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({ count: 0 });
+    expect(await count()).toEqual({ count: 0 });
+  });
+
+  it('reads and changes the notification level, refusing unknown levels', async () => {
+    const user = await f.user();
+    const get = () => f.t.request('GET', '/me/notification-settings', { token: user.token });
+    expect((await get()).body).toEqual({ level: 'all', updatedAt: '1970-01-01T00:00:00.000Z' });
+    const put = await f.t.request('PUT', '/me/notification-settings', { token: user.token, body: { level: 'mentions' } });
+    expect(put.body).toEqual({ level: 'mentions', updatedAt: clock.iso() });
+    expect((await get()).body).toEqual(put.body);
+    for (const body of [{ level: 'loud' }, {}, { level: 3 }]) {
+      const bad = await f.t.request('PUT', '/me/notification-settings', { token: user.token, body });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatch(/^level: /);
+    }
+  });
+
+  it('deletes the notices of a deleted target', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const request = await f.request(collection.id, owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    const actor = await f.user({ collectionAccess: ['*'] });
+    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: request.id, mentionedUserIds: [reader.id] });
+    await mention(reader, collection.id, 1);
+    expect((await f.t.request('DELETE', `/requests/${request.id}`, { token: owner.token })).status).toBe(204);
+    const left = (await f.notices(reader.token)).notices;
+    expect(left.map((n) => n.entityType)).toEqual(['collection']);
+    expect((await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
+  });
+
+  it('needs a bearer token', async () => {
+    expect((await f.t.request('GET', '/notices', { token: null })).status).toBe(401);
+  });
+});
