@@ -5,6 +5,6 @@ import { discussionsPlugin } from './discussions/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
 import { mlsRelayPlugin } from './mls-relay/index.ts';
 import { noticesPlugin } from './notices/index.ts';
+import { pluginSourcesPlugin } from './plugin-sources/index.ts';
 
-
-export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, discussionsPlugin, noticesPlugin, mlsRelayPlugin];
+export const plugins: PluginDefinition<any>[] = [accountsPlugin, entitiesPlugin, discussionsPlugin, noticesPlugin, mlsRelayPlugin, pluginSourcesPlugin];
