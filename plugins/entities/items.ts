@@ -55,6 +55,9 @@ const moveBody = z.object({ folderId: idSchema.nullable(), index: z.number().int
 export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind<Row>): void {
   const rows = (store: Store) => store.table(kind.table) as unknown as TableApi<Row>;
   const inContainer = (store: Store, collectionId: string, folderId: string | null) => rows(store).find({ where: { collectionId, folderId } as never });
+  /** The next position in a container: one indexed row, not the whole folder. */
+  const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
+    nextSortOrder(await rows(store).find({ where: { collectionId, folderId } as never, orderBy: [['sortOrder', 'desc']], limit: 1 }));
   const load = async (store: Store, id: string): Promise<Row> => {
     const row = await rows(store).get(id);
     if (!row) throw notFound(kind.notFound);
@@ -76,7 +79,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const row = await inTransaction(c.var.store, async (tx) => {
       await requireCollection(tx, user, collectionId);
       await requireFolder(tx, collectionId, folderId);
-      const sortOrder = nextSortOrder(await inContainer(tx, collectionId, folderId));
+      const sortOrder = await nextIn(tx, collectionId, folderId);
       const now = deps.clock.iso();
       return rows(tx).insert({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) } as unknown as Row);
     });
@@ -97,7 +100,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
       const target = folderId !== undefined ? folderId : sameCollection ? current.folderId : null;
       await requireFolder(tx, collectionId, target);
       const moved = !sameCollection || target !== current.folderId;
-      const sortOrder = moved ? nextSortOrder(await inContainer(tx, collectionId, target)) : current.sortOrder;
+      const sortOrder = moved ? await nextIn(tx, collectionId, target) : current.sortOrder;
       const patch = { ...definedOnly(fields), collectionId, folderId: target, sortOrder, marker, ...touched(user, deps.clock.iso()) };
       return rows(tx).update(id, patch as unknown as Partial<Row>);
     });

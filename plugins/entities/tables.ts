@@ -111,7 +111,7 @@ export const requestsTable = defineTable({
     marker: col.stringNullable(NAME_MAX),
     ...attribution,
   },
-  indexes: [['collectionId', 'folderId'], ['folderId'], ['createdByUserId']],
+  indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
 });
 
 export const documentsTable = defineTable({
@@ -126,7 +126,7 @@ export const documentsTable = defineTable({
     marker: col.stringNullable(NAME_MAX),
     ...attribution,
   },
-  indexes: [['collectionId', 'folderId'], ['folderId'], ['createdByUserId']],
+  indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
 });
 
 export const runResultsTable = defineTable({
@@ -163,4 +163,8 @@ export const entityTables = [
   foldersTable, requestsTable, documentsTable, runResultsTable,
 ];
 
-export const entityMigrations: Migration[] = [{ id: 'entities/0001-tables', createTables: entityTables }];
+export const entityMigrations: Migration[] = [
+  { id: 'entities/0001-tables', createTables: entityTables },
+  // The next position in a folder is one index probe: (collection, folder, sortOrder).
+  { id: 'entities/0002-position-indexes', addIndexes: [requestsTable, documentsTable] },
+];

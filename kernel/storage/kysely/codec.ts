@@ -32,20 +32,38 @@ export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'):
   }
 }
 
-export function decodeValue(spec: ColumnSpec, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
+/** PostgreSQL's text form of a UTC timestamptz, e.g. `2026-01-02 03:04:05.6+00`. */
+const PG_UTC = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/** Any timestamp a driver returns → ISO 8601 UTC with milliseconds, without a Date when possible. */
+function toIsoTimestamp(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value);
+  const match = PG_UTC.exec(text);
+  if (match) return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  return new Date(text).toISOString();
+}
+
+type Decoder = (value: unknown) => unknown;
+
+/** One decoder per column kind, chosen once per table rather than per value. */
+function decoderFor(spec: ColumnSpec): Decoder {
   switch (spec.kind) {
     case 'json':
-      return typeof value === 'string' ? JSON.parse(value) : value;
+      return (value) => (typeof value === 'string' ? JSON.parse(value) : value);
     case 'timestamp':
-      return (value instanceof Date ? value : new Date(String(value))).toISOString();
+      return toIsoTimestamp;
     case 'bool':
-      return value === true || value === 1 || value === '1' || value === 't';
+      return (value) => value === true || value === 1 || value === '1' || value === 't';
     case 'int':
-      return typeof value === 'number' ? value : Number(value);
+      return (value) => (typeof value === 'number' ? value : Number(value));
     default:
-      return value;
+      return (value) => value;
   }
+}
+
+export function decodeValue(spec: ColumnSpec, value: unknown): unknown {
+  return value === null || value === undefined ? null : decoderFor(spec)(value);
 }
 
 /** Column name mapping and row conversion for one table. */
@@ -65,6 +83,7 @@ export function codecFor(table: Table): TableCodec {
   if (cached) return cached;
   const names = Object.keys(table.columns);
   const snake = new Map(names.map((name) => [name, toSnakeCase(name)]));
+  const decoders = names.map((name) => [name, snake.get(name)!, decoderFor(table.columns[name]!)] as const);
   const spec = (name: string): ColumnSpec => {
     const found = table.columns[name];
     if (!found) throw new TypeError(`Unknown column "${table.name}.${name}"`);
@@ -88,7 +107,10 @@ export function codecFor(table: Table): TableCodec {
     },
     decodeRow(raw, withTenant) {
       const out: Record<string, unknown> = {};
-      for (const name of names) out[name] = decodeValue(table.columns[name]!, raw[snake.get(name)!]);
+      for (const [name, column, decode] of decoders) {
+        const value = raw[column];
+        out[name] = value === null || value === undefined ? null : decode(value);
+      }
       if (withTenant && table.tenantScoped) out.tenantId = raw[TENANT_COLUMN];
       return out;
     },
