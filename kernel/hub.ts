@@ -8,11 +8,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { matchedRoutes } from 'hono/route';
 import { systemClock, type Clock } from './clock.ts';
+import type { Env } from './config/interpolate.ts';
 import type { HubConfig } from './config/load.ts';
+import { createReloader, pluginReloadTargets, reloadHandler, type ReloadOutcome } from './config/reload.ts';
 import { kernelSections } from './config/sections.ts';
 import { HttpError, notFound } from './errors.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
-import { bearerAuth, requireAdmin, type AuthPolicy } from './http/auth.ts';
+import { bearerAuth, requireAdmin, throttleGuard, type AuthPolicy } from './http/auth.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
@@ -27,6 +29,7 @@ import type { Table } from './storage/table.ts';
 import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
 import { redisSchema } from './redis/config.ts';
+import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
 
 /** Throttle numbers when there is no redis section: the schema's own defaults. */
 const THROTTLE_DEFAULTS: AuthPolicy = (({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
@@ -37,6 +40,8 @@ export interface CreateHubOptions {
   config: HubConfig;
   /** The file the config came from (for reload), or null on built-in defaults. */
   configPath?: string | null;
+  /** Variables for `${NAME}` when a reload re-reads the file. @default process.env */
+  env?: Env;
   plugins: readonly PluginDefinition<any>[];
   /** Use this driver instead of opening `config.db` (tests share one). The hub will not close it. */
   driver?: StorageDriver;
@@ -69,6 +74,8 @@ export interface Hub {
    * so long-lived responses such as notice streams end before the server drains connections.
    */
   beginShutdown(): void;
+  /** Re-reads the config file and applies it (see config/reload.ts); never throws. */
+  reload(): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 
@@ -104,7 +111,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   const tables: Table[] = [...kernelTables, ...plugins.flatMap((p) => p.tables ?? [])];
   const migrations = collectMigrations(plugins);
 
-  const ownsDriver = !options.driver;
+  // Reassigned by a config reload that switches databases; the hub owns every driver it opened.
+  let ownsDriver = !options.driver;
   let driver = options.driver ?? (await createDriver(config.db));
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -117,14 +125,19 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const identity = createIdentity({ driver: () => driver, clock, tables: () => tables });
     await provision(driver, identity, clock, log);
 
-    const ownsThrottle = !options.throttle;
-    const throttle = options.throttle ?? createThrottleStore(config.redis, log);
-    if (ownsThrottle) closers.push(() => throttle.close());
+    let ownsThrottle = !options.throttle;
+    let throttle = options.throttle ?? createThrottleStore(config.redis, log);
+    closers.push(async () => {
+      if (ownsThrottle) await throttle.close();
+    });
     const events = createMemoryEventBus((error) => log.error('Event handler failed', { error }));
     closers.push(() => events.close());
     const shutdown = new AbortController();
     const tenants = createTenantCache(() => identity.tenants);
 
+    const clientIp = clientIpResolver(() => config, options.clientIp);
+    // `policy` is declared below; the guard only calls it per request, after setup.
+    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy: () => policy() });
     const instances: { name: string; instance: PluginInstance<any> }[] = [];
     for (const plugin of plugins) {
       const section = plugin.config?.section;
@@ -137,6 +150,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         log: log.child({ plugin: plugin.name }),
         clock,
         signal: shutdown.signal,
+        throttle: pluginThrottle,
+        clientIp,
       };
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
@@ -149,8 +164,35 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         : THROTTLE_DEFAULTS;
     };
 
+    // Config reload swaps the connections behind the getters above. An old connection is closed
+    // once the requests that started before the swap have finished.
+    const retirement = createRetirement(log, () => config.server.shutdownTimeoutMs);
+    const reload = createReloader({
+      configPath: options.configPath ?? null,
+      env: options.env ?? globalThis.process?.env ?? {},
+      ...pluginReloadTargets(plugins, instances),
+      current: () => config,
+      commit: (next) => void (config = next),
+      async swapDriver(next) {
+        const fresh = await openVerifiedDriver(next, { migrations, tables: () => tables, clock, log, migrate: options.migrate });
+        const [old, owned] = [driver, ownsDriver];
+        [driver, ownsDriver] = [fresh, true];
+        tenants.invalidate();
+        retirement.retire('database connection', async () => (owned ? old.close() : undefined));
+      },
+      async swapThrottle(next) {
+        const fresh = await openVerifiedThrottle(next, log);
+        const [old, owned] = [throttle, ownsThrottle];
+        [throttle, ownsThrottle] = [fresh, true];
+        retirement.retire('throttle store', async () => (owned ? old.close() : undefined));
+      },
+      events,
+      log,
+    });
+
     // The pipeline, in the order DESIGN.md gives.
     const app = new Hono<KernelEnv>();
+    app.use('*', retirement.middleware);
     app.use('*', requestId());
     app.use('*', async (c, next) => {
       c.set('log', log.child({ requestId: c.var.requestId }));
@@ -177,8 +219,9 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) throw notFound('Not Found');
       await next();
     });
-    app.use('*', bearerAuth({ identity, throttle: () => throttle, policy, clientIp: clientIpResolver(() => config, options.clientIp) }));
+    app.use('*', bearerAuth({ identity, throttle: () => throttle, policy, clientIp }));
     app.use('/admin/*', requireAdmin);
+    app.post('/admin/config/reload', reloadHandler(reload));
     for (const { instance } of instances) if (instance.routes) app.route('/', instance.routes);
     app.notFound((c) => c.json({ error: 'Not Found' }, 404));
     app.onError((error, c) => serializeError(error, c));
@@ -195,6 +238,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       tenants,
       migrations,
       beginShutdown: () => shutdown.abort(),
+      reload,
       async close() {
         if (closed) return;
         closed = true;
@@ -202,6 +246,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         for (const { name, instance } of [...instances].reverse()) {
           await instance.close?.().catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
         }
+        await retirement.settled();
         for (const close of closers.reverse()) await close().catch((error) => log.error('Close failed', { error }));
         if (ownsDriver) await driver.close();
       },

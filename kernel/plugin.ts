@@ -4,12 +4,13 @@
  * its routes and optional reload/close handlers. The kernel knows this contract and the list in
  * plugins/index.ts — nothing about features.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { createFactory } from 'hono/factory';
 import type { z } from 'zod';
 import type { Clock } from './clock.ts';
 import type { HubConfig } from './config/load.ts';
 import type { EventBus } from './events.ts';
+import type { ThrottleGuard } from './http/auth.ts';
 import type { Identity } from './identity/identity.ts';
 import type { ApiTokenRow, TenantRow, UserRow } from './identity/tables.ts';
 import type { Logger } from './log.ts';
@@ -49,6 +50,10 @@ export interface PluginContext<Section> {
   clock: Clock;
   /** Aborted when the hub shuts down. */
   signal: AbortSignal;
+  /** The failed-authentication throttle (same store and policy as bearer auth) for public routes. */
+  throttle: ThrottleGuard;
+  /** The client's address as the throttle sees it (honours `server.trustProxy`). */
+  clientIp(c: Context<KernelEnv>): string;
 }
 
 export interface PluginInstance<Section = unknown> {

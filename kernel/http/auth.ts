@@ -83,6 +83,33 @@ export function bearerAuth(deps: AuthDeps) {
   });
 }
 
+/**
+ * The throttle as plugins see it (invitation preview and redeem): the same store, policy, 429 and
+ * fail-closed 503 as bearer auth, for a key the plugin chooses such as `{ip}:invitation`.
+ */
+export interface ThrottleGuard {
+  /** Throws 429 (with Retry-After) while the key is blocked. */
+  assertNotBlocked(key: string): Promise<void>;
+  /** Counts one failure under the auth policy. */
+  recordFailure(key: string): Promise<void>;
+  /** Clears the key's failures and block after a success. */
+  reset(key: string): Promise<void>;
+}
+
+export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): ThrottleGuard {
+  return {
+    async assertNotBlocked(key) {
+      const blocked = await guarded(() => deps.throttle().blockedFor(key));
+      if (blocked > 0) throw tooManyRequests(blocked);
+    },
+    async recordFailure(key) {
+      const { maxFailures, windowSeconds, blockSeconds } = deps.policy();
+      await guarded(() => deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds }));
+    },
+    reset: (key) => guarded(() => deps.throttle().reset(key)),
+  };
+}
+
 /** `/admin/*` is for admin-role accounts only. */
 export const requireAdmin = createMiddleware<KernelEnv>(async (c, next) => {
   if (c.var.auth.user.role !== 'admin') throw new HttpError(403, 'Forbidden');

@@ -137,8 +137,18 @@ function uniqueNameError(name: string) {
   return badRequest(`name: User name "${name}" is already in use.`);
 }
 
+/** Removes what a plugin keeps about a user (avatar, invitations) inside the deletion's transaction. */
+export type UserDeleteHook = (tx: Store, user: UserRow) => Promise<void>;
+
 export function createUsersService({ access, clock }: UsersServiceDeps) {
+  // Plugins register these at setup, so the HTTP API and the CLI delete the same things.
+  const deleteHooks: UserDeleteHook[] = [];
   return {
+    /** Registers cleanup that runs in the same transaction as every user deletion. */
+    onDelete(hook: UserDeleteHook): void {
+      deleteHooks.push(hook);
+    },
+
     async create(store: Store, input: UserInput & { name: string; role: Role }, options: { system?: boolean } = {}): Promise<UserRow> {
       const name = options.system ? input.name : normalizeUserName(input.name);
       const lists = await resolveAccessLists(store, access, input.role, input);
@@ -212,6 +222,7 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
       return store.transaction(async (tx) => {
         const user = assertHuman(await tx.table(usersTable).get(id), id);
         await tx.table(apiTokensTable).deleteWhere({ userId: id });
+        for (const hook of deleteHooks) await hook(tx, user);
         await tx.table(usersTable).delete(id);
         return user;
       });

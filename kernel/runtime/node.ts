@@ -22,6 +22,8 @@ export interface RunningServer {
   url: string;
   /** Stops accepting, waits for requests in flight (up to the timeout), then closes the hub. */
   stop(): Promise<void>;
+  /** Re-reads and applies the config file (what SIGHUP does); the hub logs the outcome. */
+  reload(): Promise<unknown>;
 }
 
 /** `0.0.0.0` and `::` bind everywhere; people reach them on loopback. */
@@ -61,11 +63,14 @@ export async function serveNode(hub: Hub, options: { host?: string; port?: numbe
     })();
     return stopping;
   };
-  return { address, url: `http://${displayHost(host)}:${address.port}`, stop };
+  return { address, url: `http://${displayHost(host)}:${address.port}`, stop, reload: () => hub.reload() };
 }
 
-/** Stops the server on SIGTERM or SIGINT, then exits. A second signal exits at once. */
-export function handleSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => process.exit(code)): void {
+/**
+ * Stops the server on SIGTERM or SIGINT, then exits (a second signal exits at once); SIGHUP reloads
+ * the config file. Returns a function that removes the handlers.
+ */
+export function handleSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => process.exit(code)): () => void {
   let received = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (received) return exit(1);
@@ -79,6 +84,14 @@ export function handleSignals(running: RunningServer, log: Hub['log'], exit: (co
       },
     );
   };
+  // The reload logs its own one-line outcome and never throws.
+  const onHangup = () => void running.reload();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onHangup);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onHangup);
+  };
 }

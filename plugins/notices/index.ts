@@ -3,6 +3,8 @@
  * the notification level, and pushes "new notice" events to open SSE streams — in process on a
  * single hub, over Redis pub/sub when a `redis` section lets several instances share the work.
  */
+import { CONFIG_RELOADED, type ConfigReloadedEvent } from '../../kernel/config/reload.ts';
+import type { RedisConfig } from '../../kernel/redis/config.ts';
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
 import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/events.ts';
@@ -10,6 +12,7 @@ import { deleteNoticesOfRemoved } from './cleanup.ts';
 import { createCommentNotices } from './create.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
 import { noticeRoutes } from './routes.ts';
+import { createSwitchableFanout } from './switchable.ts';
 import { createStreamRegistry, DEFAULT_HEARTBEAT_MS, streamRoutes, type StreamRegistry } from './stream.ts';
 import { noticeMigrations, noticeTables } from './tables.ts';
 
@@ -31,8 +34,8 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
     tables: noticeTables,
     migrations: noticeMigrations,
     setup(ctx) {
-      const redis = ctx.hubConfig().redis;
-      const fanout = redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log);
+      const transport = (redis: RedisConfig | undefined) => (redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log));
+      const fanout = createSwitchableFanout(transport(ctx.hubConfig().redis), ctx.log);
       const registry = options.registry ?? createStreamRegistry();
       const deps = { storage: ctx.storage, clock: ctx.clock, fanout };
 
@@ -43,6 +46,10 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
         }),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
+        }),
+        // A reload that changed `redis` moves the fan-out to the new Redis (or into memory).
+        ctx.events.subscribe<ConfigReloadedEvent>(CONFIG_RELOADED, async (event) => {
+          if (event.changed.includes('redis')) await fanout.replace(transport(event.config.redis));
         }),
       ];
       // Open streams would otherwise hold a graceful shutdown until its timeout.

@@ -1,0 +1,173 @@
+/**
+ * Config reload (`POST /admin/config/reload`, SIGHUP): re-read and fully validate server.yaml, and
+ * only then apply it section by section. A file that is missing or invalid changes nothing. `db` and
+ * `redis` get a new, verified connection that replaces the old one (which keeps serving when the new
+ * one fails); plugin sections go to their plugin's reload handler; `server` host and port need a
+ * restart. Only the section names the desktop client knows are reported.
+ */
+import { readFile } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
+import type { EventBus } from '../events.ts';
+import type { Logger } from '../log.ts';
+import type { Context } from 'hono';
+import type { PluginDefinition, PluginInstance, ReloadStatus } from '../plugin.ts';
+import type { RedisConfig } from '../redis/config.ts';
+import type { DbConfig } from '../storage/config.ts';
+import type { Env } from './interpolate.ts';
+import { parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
+
+/** Reported sections, in report order (the desktop client's enum, minus `docs`, which we lack). */
+export const RELOAD_SECTIONS = ['db', 'redis', 'llm', 'plugins', 'collaboration', 'server'] as const;
+
+/** Kernel sections a reload cannot apply; they keep their start-up value until a restart. */
+const RESTART_ONLY_SECTIONS = ['multitenancy', 'logging'] as const;
+
+export const RESTART_REQUIRED_MESSAGE = 'Changes to server.host, server.port or server.bodyLimitBytes require a full process restart.';
+
+/**
+ * Published on the kernel event bus after a reload was applied, for plugins that depend on a kernel
+ * section (notices rebuild their Redis fan-out when `redis` changed).
+ */
+export const CONFIG_RELOADED = 'kernel.config.reloaded';
+export interface ConfigReloadedEvent {
+  /** Sections whose new value is now live. */
+  changed: string[];
+  config: HubConfig;
+  previous: HubConfig;
+}
+
+export interface SectionResult {
+  section: string;
+  status: ReloadStatus;
+  error?: string;
+}
+
+export type ReloadOutcome = { ok: true; sections: SectionResult[] } | { ok: false; fatalError: string };
+
+/** What the reloader needs from the hub; the hub owns the connections it swaps. */
+export interface ReloadHost {
+  configPath: string | null;
+  env: Env;
+  pluginSections: SectionSchemas;
+  current(): HubConfig;
+  commit(config: HubConfig): void;
+  plugins: readonly { section: string; reloadable: boolean; reload?: ((next: any, previous: any) => Promise<ReloadStatus | void>) | undefined }[];
+  /** Builds and verifies a connection for the new section and swaps it in; throws (changing nothing) on failure. */
+  swapDriver(next: DbConfig): Promise<void>;
+  swapThrottle(next: RedisConfig | undefined): Promise<void>;
+  events: EventBus;
+  log: Logger;
+}
+
+/** The reload side of the plugins: their sections' schemas and reload handlers. */
+export function pluginReloadTargets(
+  plugins: readonly PluginDefinition<any>[],
+  instances: readonly { name: string; instance: PluginInstance<any> }[],
+): Pick<ReloadHost, 'pluginSections' | 'plugins'> {
+  const withSection = plugins.flatMap((p) => (p.config ? [{ name: p.name, config: p.config }] : []));
+  return {
+    pluginSections: Object.fromEntries(withSection.map((p) => [p.config.section, p.config.schema])),
+    plugins: withSection.map(({ name, config }) => {
+      const instance = instances.find((entry) => entry.name === name)?.instance;
+      const reload = instance?.reload && ((next: unknown, previous: unknown) => instance.reload!(next, previous));
+      return { section: config.section, reloadable: config.reloadable ?? true, reload };
+    }),
+  };
+}
+
+/** The `POST /admin/config/reload` handler: 200 {sections}, or 400 {error, fatalError, sections: []}. */
+export function reloadHandler(reload: () => Promise<ReloadOutcome>) {
+  return async (c: Context) => {
+    const outcome = await reload();
+    if (!outcome.ok) return c.json({ error: outcome.fatalError, fatalError: outcome.fatalError, sections: [] }, 400);
+    return c.json({ sections: outcome.sections });
+  };
+}
+
+async function readNext(host: ReloadHost): Promise<HubConfig> {
+  if (host.configPath === null) {
+    throw new Error('This hub started without a configuration file (built-in defaults), so there is no file to reload. Restart it with a server.yaml or --config <file>.');
+  }
+  let text: string;
+  try {
+    text = await readFile(host.configPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? `Config file not found: ${host.configPath}` : `Cannot read config file ${host.configPath}: ${(error as Error).message}`);
+  }
+  return parseConfig(text, host.pluginSections, host.env, host.configPath);
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Applies the file; never throws (every failure is an outcome). */
+async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
+  let next: HubConfig;
+  try {
+    next = await readNext(host);
+  } catch (error) {
+    return { ok: false, fatalError: reason(error) };
+  }
+  const previous = host.current();
+  const applied: Record<string, unknown> = { ...next };
+  const results = new Map<string, SectionResult>();
+  const keep = (section: string, status: ReloadStatus, error?: string) => {
+    applied[section] = previous[section];
+    results.set(section, { section, status, ...(error ? { error } : {}) });
+  };
+  const same = (section: string) => isDeepStrictEqual(previous[section], next[section]);
+
+  for (const [section, swap] of [['db', () => host.swapDriver(next.db)], ['redis', () => host.swapThrottle(next.redis)]] as const) {
+    if (same(section)) results.set(section, { section, status: 'unchanged' });
+    else await swap().then(() => results.set(section, { section, status: 'reloaded' }), (error) => keep(section, 'failed', reason(error)));
+  }
+  for (const plugin of host.plugins) {
+    const { section } = plugin;
+    if (same(section)) results.set(section, { section, status: 'unchanged' });
+    else if (!plugin.reloadable) keep(section, 'restart-required', `Changes to ${section} require a restart.`);
+    else {
+      try {
+        const status = (await plugin.reload?.(next[section], previous[section])) ?? 'reloaded';
+        if (status === 'reloaded') results.set(section, { section, status });
+        else keep(section, status);
+      } catch (error) {
+        keep(section, 'failed', reason(error));
+      }
+    }
+  }
+  results.set('collaboration', { section: 'collaboration', status: same('collaboration') ? 'unchanged' : 'reloaded' });
+  const { host: oldHost, port: oldPort, bodyLimitBytes: oldLimit } = previous.server;
+  if (next.server.host !== oldHost || next.server.port !== oldPort || next.server.bodyLimitBytes !== oldLimit) {
+    // The rest of the section (trustProxy, shutdownTimeoutMs) still applies live.
+    applied.server = { ...next.server, host: oldHost, port: oldPort, bodyLimitBytes: oldLimit };
+    results.set('server', { section: 'server', status: 'restart-required', error: RESTART_REQUIRED_MESSAGE });
+  } else results.set('server', { section: 'server', status: same('server') ? 'unchanged' : 'reloaded' });
+  for (const section of RESTART_ONLY_SECTIONS) applied[section] = previous[section];
+
+  const config = applied as HubConfig;
+  host.commit(config);
+  const changed = [...results.values()].filter((r) => r.status === 'reloaded').map((r) => r.section);
+  await host.events.publish<ConfigReloadedEvent>(CONFIG_RELOADED, { changed, config, previous });
+  // Other plugin sections were applied above, but the desktop client rejects unknown names.
+  return { ok: true, sections: RELOAD_SECTIONS.flatMap((name) => results.get(name) ?? []) };
+}
+
+/**
+ * Returns the reload function. Reloads never overlap (a SIGHUP during an HTTP reload waits for it),
+ * and each logs one line with every section's status — never values, so no secrets.
+ */
+export function createReloader(host: ReloadHost): () => Promise<ReloadOutcome> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return () => {
+    const run = queue.then(async () => {
+      const outcome = await reloadOnce(host);
+      if (outcome.ok) {
+        const summary = outcome.sections.map((r) => `${r.section}: ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ');
+        host.log.info(`Config reloaded (${summary}).`);
+      } else host.log.warn(`Config reload failed: ${outcome.fatalError}`);
+      return outcome;
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
