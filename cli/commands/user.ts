@@ -6,6 +6,7 @@ import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { withTenant } from '../context.ts';
 import { CliError, withUserId } from '../errors.ts';
 import { print, printBlocks, printJson, secretLines, userBlock } from '../output.ts';
+import { inviteCommand } from './invite.ts';
 import { tokenCommand } from './token.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
@@ -116,5 +117,6 @@ export const userCommand = defineCommand({
     update: updateCommand,
     delete: deleteCommand,
     token: tokenCommand,
+    invite: inviteCommand,
   },
 });

@@ -6,9 +6,11 @@ import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { validate } from '../../kernel/validate.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { parseImageField, setUserImage } from '../avatars/service.ts';
 import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
 
-export function adminUserRoutes(identity: Identity) {
+export function adminUserRoutes(identity: Identity, clock: Clock) {
   const { users, tokens } = identity;
   return createPluginApp()
     .get('/admin/users', async (c) => {
@@ -26,7 +28,13 @@ export function adminUserRoutes(identity: Identity) {
       return c.json({ user: toUserRecord(user), token: toTokenRecord(token), secret }, 201);
     })
     .put('/admin/users/:id', validate('json', updateUserBody), async (c) => {
-      const user = await users.update(c.var.store, c.req.param('id'), c.req.valid('json'), c.var.auth.user.id);
+      const { imageDataUrl, ...input } = c.req.valid('json');
+      // The image is checked before anything is written; the account and image change together.
+      const image = parseImageField(imageDataUrl);
+      const user = await c.var.store.transaction(async (tx) => {
+        const updated = await users.update(tx, c.req.param('id'), input, c.var.auth.user.id);
+        return image === undefined ? updated : setUserImage(tx, updated, image, clock.iso());
+      });
       return c.json(toUserRecord(user));
     })
     .delete('/admin/users/:id', async (c) => {

@@ -8,10 +8,12 @@ import { healthRoutes, sessionRoutes } from './session.ts';
 
 export const accountsPlugin = definePlugin({
   name: 'accounts',
+  // `PUT /admin/users/:id` stores `imageDataUrl` in the avatars plugin's table.
+  dependencies: ['avatars'],
   setup(ctx) {
     const routes = createPluginApp();
     routes.route('/', sessionRoutes(ctx.hubConfig));
-    routes.route('/', adminUserRoutes(ctx.identity));
+    routes.route('/', adminUserRoutes(ctx.identity, ctx.clock));
     return { publicRoutes: healthRoutes(), routes };
   },
 });

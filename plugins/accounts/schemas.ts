@@ -25,6 +25,8 @@ export const createUserBody = z.object({
 export const updateUserBody = z.object({
   name: z.string().optional(),
   role: z.enum(['user', 'admin']).optional(),
+  /** A base64 image data URL, or null to remove the image (checked by the avatars plugin). */
+  imageDataUrl: z.string().nullable().optional(),
   ...userFields,
 });
 

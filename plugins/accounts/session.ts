@@ -1,7 +1,7 @@
 /** `GET /health` (public) and `GET /auth/session`. */
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
-import type { TenantRow } from '../../kernel/identity/tables.ts';
+import { tenantsTable, type TenantRow } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 
@@ -19,9 +19,11 @@ export function healthRoutes() {
 }
 
 export function sessionRoutes(hubConfig: () => HubConfig) {
-  return createPluginApp().get('/auth/session', (c) => {
+  return createPluginApp().get('/auth/session', async (c) => {
     const { user, token } = c.var.auth;
     const record = toUserRecord(user);
+    // The request's tenant row comes from a short-lived cache; the hub avatar may have just changed.
+    const tenant = (await c.var.store.table(tenantsTable).get(c.var.tenant.id)) ?? c.var.tenant;
     const admin = user.role === 'admin';
     return c.json({
       user: {
@@ -41,7 +43,7 @@ export function sessionRoutes(hubConfig: () => HubConfig) {
         discussionE2ee: hubConfig().collaboration.e2ee,
       },
       tenantId: c.var.tenant.id,
-      hub: hubPresentation(c.var.tenant),
+      hub: hubPresentation(tenant),
     });
   });
 }

@@ -5,6 +5,7 @@ import { newId } from '../../kernel/identity/secrets.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
+import { avatarsPlugin } from '../../plugins/avatars/index.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('accounts routes on %s', (kind) => {
@@ -13,7 +14,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
   beforeAll(async () => {
     db = await openTestDriver(kind);
-    t = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { collaboration: { e2ee: true } } });
+    t = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { collaboration: { e2ee: true } } });
   });
   afterAll(async () => {
     await t?.close();

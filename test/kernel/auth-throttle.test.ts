@@ -4,6 +4,7 @@ import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
+import { avatarsPlugin } from '../../plugins/avatars/index.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 
 const redisUrl = process.env.HUB_TEST_REDIS_URL;
@@ -38,7 +39,7 @@ describe('failed-authentication throttling', () => {
     const throttle = createMemoryThrottleStore();
     beforeAll(async () => {
       t = await startTestHub({
-        plugins: [accountsPlugin],
+        plugins: [avatarsPlugin, accountsPlugin],
         driver: db.driver,
         throttle,
         config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
@@ -77,7 +78,7 @@ describe('failed-authentication throttling', () => {
 
     it('blocks an address that guesses many different tokens', async () => {
       const guesser = await startTestHub({
-        plugins: [accountsPlugin],
+        plugins: [avatarsPlugin, accountsPlugin],
         driver: db.driver,
         throttle: createMemoryThrottleStore(),
         config: { redis: { maxFailures: 3, maxFailuresPerIp: 5 } },
@@ -96,7 +97,7 @@ describe('failed-authentication throttling', () => {
 
     it('behind a trusted proxy, keys on the address the proxy appended, not on what the client claims', async () => {
       const proxied = await startTestHub({
-        plugins: [accountsPlugin],
+        plugins: [avatarsPlugin, accountsPlugin],
         driver: db.driver,
         throttle: createMemoryThrottleStore(),
         config: { server: { trustProxy: true }, redis: { maxFailures: 3, maxFailuresPerIp: 0 } },
@@ -124,8 +125,8 @@ describe('failed-authentication throttling', () => {
   describe.skipIf(!redisUrl && !requireRedis)('with Redis', () => {
     it('shares counters between two hub instances', async () => {
       const redis = redisSection({ maxFailures: 4, maxFailuresPerIp: 0 });
-      const a = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
-      const b = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
+      const a = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
+      const b = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
       try {
         await failTimes(a, 2, 'hbk_shared-bad');
         await failTimes(b, 2, 'hbk_shared-bad');
@@ -142,7 +143,7 @@ describe('failed-authentication throttling', () => {
 
     it('fails closed with 503 when the configured Redis cannot be reached', async () => {
       const redis = redisSection({ port: await closedPort(), connectTimeoutMillis: 300 });
-      const t = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { redis } });
+      const t = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } });
       try {
         const valid = await t.request('GET', '/auth/session');
         expect(valid.status).toBe(503);

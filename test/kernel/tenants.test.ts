@@ -3,6 +3,7 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
+import { avatarsPlugin } from '../../plugins/avatars/index.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('tenants on %s', (kind) => {
@@ -12,8 +13,8 @@ describe.each(httpDrivers())('tenants on %s', (kind) => {
 
   beforeAll(async () => {
     db = await openTestDriver(kind);
-    single = await startTestHub({ plugins: [accountsPlugin], driver: db.driver });
-    multi = await startTestHub({ plugins: [accountsPlugin], driver: db.driver, config: { multitenancy: { enabled: true } } });
+    single = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver });
+    multi = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { multitenancy: { enabled: true } } });
     await multi.hub.identity.tenants.create('acme', 'Acme Corp');
   });
   afterAll(async () => {

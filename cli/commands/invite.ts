@@ -1,0 +1,120 @@
+/** `workspace-hub user invite …`: invite a new or existing user, list and revoke invitations. */
+import { defineCommand } from 'citty';
+import { toUserRecord } from '../../kernel/identity/users.ts';
+import { createInvitesService, MAX_EXPIRES_IN_HOURS, type IssuedInvitation } from '../../plugins/invites/service.ts';
+import { joinLink, parseBaseUrl, serverBaseUrl } from '../../plugins/invites/link.ts';
+import { toInvitationRecord } from '../../plugins/invites/tables.ts';
+import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
+import { withTenant, type TenantContext } from '../context.ts';
+import { systemClock } from '../../kernel/clock.ts';
+import type { InvitesConfig } from '../../plugins/invites/index.ts';
+import { CliError, withUserId } from '../errors.ts';
+import { print, printJson, userBlock } from '../output.ts';
+import { readUserInput, userFieldArgs } from './user-flags.ts';
+
+/** The CLI never moves time, so the system clock is the hub's. */
+const invitesOf = (ctx: TenantContext) => createInvitesService({ identity: ctx.hub.identity, clock: systemClock });
+
+function readHours(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const hours = parseCount('expires-in-hours', raw)!;
+  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS) throw new CliError(`--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`);
+  return hours;
+}
+
+function readBaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseBaseUrl(raw);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+const createCommand = defineCommand({
+  meta: { name: 'workspace-hub user invite create', description: 'Invite a new user (same flags as "user create") or, with --user, an existing one; prints the link and secret once' },
+  args: {
+    user: { type: 'string', valueHint: 'user-id', description: 'Re-invite this existing user instead of creating one' },
+    name: { type: 'string', description: 'User name of the new account (required without --user)' },
+    role: { type: 'enum', options: ['user', 'admin'], description: 'Role of the new account (default user)' },
+    ...userFieldArgs,
+    'expires-in-hours': { type: 'string', valueHint: 'hours', description: 'Lifetime of the invitation (default: invites.expiresInHours, 24)' },
+    'base-url': { type: 'string', valueHint: 'url', description: 'Public http(s) address of the hub for the link (default: server.host and server.port)' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args, rawArgs }) {
+    const input = readUserInput(rawArgs, args);
+    const hours = readHours(args['expires-in-hours']);
+    const baseFlag = readBaseUrl(args['base-url']);
+    if (args.user !== undefined && Object.keys(input).length > 0) throw new CliError('--user re-invites an existing account: account flags such as --name cannot be combined with it.');
+    if (args.user === undefined && !args.name) throw new CliError('Give --name for a new user, or --user <user-id> to re-invite an existing one.');
+    await withTenant(args, async (ctx) => {
+      const config = ctx.hub.config();
+      const lifetime = hours ?? (config['invites'] as InvitesConfig).expiresInHours;
+      const invites = invitesOf(ctx);
+      const issued: IssuedInvitation = args.user !== undefined
+        ? await withUserId(args.user, () => invites.reissue(ctx.store, args.user!, lifetime))
+        : await invites.createInvitedUser(ctx.store, { ...input, name: args.name!, role: args.role ?? 'user' }, lifetime);
+      const tenant = await ctx.hub.identity.tenants.get(ctx.tenantId);
+      const user = toUserRecord(issued.user);
+      const invitation = toInvitationRecord(issued.invitation, new Date());
+      const link = joinLink({ baseUrl: baseFlag ?? serverBaseUrl(config.server), user, expiresAt: invitation.expiresAt, secret: issued.secret, ...(tenant ? { hubName: tenant.name } : {}) });
+      if (args.json) return printJson({ user, invitation, secret: issued.secret, link });
+      print(
+        ...(args.user === undefined ? [`Created invited user "${user.name}" (${user.id}) with role ${user.role}.`, ...userBlock(user), ''] : []),
+        `Created invitation (${invitation.id}) for user "${user.name}" (${user.id}).`,
+        `Invitation prefix: ${invitation.codePrefix}`,
+        `Expires: ${invitation.expiresAt}`,
+        'Store this invitation secret now; it will not be shown again:',
+        issued.secret,
+        'Invitation link (paste into File → Accept Team Hub Invite):',
+        link,
+      );
+    });
+  },
+});
+
+const listCommand = defineCommand({
+  meta: { name: 'workspace-hub user invite list', description: 'List invitations, newest first, with their status' },
+  args: { ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    await withTenant(args, async (ctx) => {
+      const rows = await invitesOf(ctx).list(ctx.store);
+      const now = new Date();
+      if (args.json) return printJson({ invitations: rows.map((row) => toInvitationRecord(row, now)) });
+      if (rows.length === 0) return print('No invitations found.');
+      const names = new Map((await ctx.hub.identity.users.list(ctx.store)).map((user) => [user.id, user.name]));
+      print(...rows.flatMap((row) => {
+        const record = toInvitationRecord(row, now);
+        return [`${record.id}  ${names.get(record.userId) ?? record.userId}  ${record.codePrefix}  ${record.status}`, `  expires: ${record.expiresAt}`];
+      }));
+    });
+  },
+});
+
+const revokeCommand = defineCommand({
+  meta: { name: 'workspace-hub user invite revoke', description: 'Revoke a pending invitation; its link stops working' },
+  args: {
+    'invitation-id': { type: 'positional', required: true, description: 'Id of the invitation (see "user invite list")' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const id = args['invitation-id'];
+    await withTenant(args, async (ctx) => {
+      const row = await invitesOf(ctx).revoke(ctx.store, id);
+      if (!row) throw new CliError(`No pending invitation found with id ${id}.`);
+      if (args.json) return printJson({ invitation: toInvitationRecord(row, new Date()) });
+      print(`Revoked invitation ${id}.`);
+    });
+  },
+});
+
+/** The `user invite` command group. */
+export const inviteCommand = defineCommand({
+  meta: { name: 'workspace-hub user invite', description: 'Manage onboarding invitations' },
+  subCommands: { create: createCommand, list: listCommand, revoke: revokeCommand },
+});

@@ -1,0 +1,81 @@
+/**
+ * The `invites` plugin: onboarding invitations (admin API, public preview and redeem) and the
+ * `/join` landing page. Its service is exported for the CLI's `user invite …` commands.
+ */
+import { z } from 'zod';
+import type { Clock } from '../../kernel/clock.ts';
+import { notFound } from '../../kernel/errors.ts';
+import { toUserRecord } from '../../kernel/identity/users.ts';
+import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import { createUserBody } from '../accounts/schemas.ts';
+import { pathId } from '../entities/access.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { publicInviteRoutes } from './public.ts';
+import { createInvitesService, DEFAULT_EXPIRES_IN_HOURS, MAX_EXPIRES_IN_HOURS, type IssuedInvitation, type InvitesService } from './service.ts';
+import { invitationsTable, toInvitationRecord } from './tables.ts';
+
+const expiresInHours = z
+  .number()
+  .int('must be a whole number of hours')
+  .min(1, 'must be at least 1 hour')
+  .max(MAX_EXPIRES_IN_HOURS, `must be at most ${MAX_EXPIRES_IN_HOURS} hours`)
+  .optional();
+
+const invitedUserBody = createUserBody.extend({ expiresInHours });
+const reissueBody = z.object({ expiresInHours });
+
+const NOT_REVOCABLE = 'Invitation not found or not revocable.';
+
+/** Admin invitation routes (`/admin/*` is admin-only in the kernel pipeline). */
+function adminInviteRoutes(service: InvitesService, clock: Clock, defaultHours: () => number) {
+  const issued = ({ user, invitation, secret }: IssuedInvitation) => ({
+    user: toUserRecord(user),
+    invitation: toInvitationRecord(invitation, clock.now()),
+    secret,
+  });
+  return createPluginApp()
+    .post('/admin/invited-users', jsonBody(invitedUserBody), async (c) => {
+      const { expiresInHours: hours, ...input } = c.req.valid('json');
+      return c.json(issued(await service.createInvitedUser(c.var.store, input, hours ?? defaultHours())), 201);
+    })
+    .post('/admin/users/:id/invitations', jsonBody(reissueBody), async (c) => {
+      const id = pathId(c, 'id', 'User not found');
+      return c.json(issued(await service.reissue(c.var.store, id, c.req.valid('json').expiresInHours ?? defaultHours())), 201);
+    })
+    .get('/admin/invitations', async (c) => {
+      const now = clock.now();
+      const rows = await service.list(c.var.store);
+      return c.json({ invitations: rows.map((row) => toInvitationRecord(row, now)) });
+    })
+    .delete('/admin/invitations/:id', async (c) => {
+      const revoked = await service.revoke(c.var.store, pathId(c, 'id', NOT_REVOCABLE));
+      if (!revoked) throw notFound(NOT_REVOCABLE);
+      return c.body(null, 204);
+    });
+}
+
+export const invitesSchema = z
+  .strictObject({
+    /** Lifetime of a new invitation in hours, unless the request says otherwise. @default 24 */
+    expiresInHours: z.coerce.number().int().min(1).max(MAX_EXPIRES_IN_HOURS).default(DEFAULT_EXPIRES_IN_HOURS),
+  })
+  .default({ expiresInHours: DEFAULT_EXPIRES_IN_HOURS });
+
+export type InvitesConfig = z.output<typeof invitesSchema>;
+
+export const invitesPlugin = definePlugin<InvitesConfig>({
+  name: 'invites',
+  config: { section: 'invites', schema: invitesSchema, reloadable: true },
+  tables: [invitationsTable],
+  migrations: [{ id: 'invites/0001-invitations', createTables: [invitationsTable] }],
+  setup(ctx) {
+    const service = createInvitesService({ identity: ctx.identity, clock: ctx.clock });
+    // An invitation outlives nothing: deleting the account deletes its invitations with it.
+    ctx.identity.users.onDelete(async (tx, user) => {
+      await tx.table(invitationsTable).deleteWhere({ userId: user.id });
+    });
+    const routes = createPluginApp();
+    routes.route('/', adminInviteRoutes(service, ctx.clock, () => ctx.config().expiresInHours));
+    return { routes, publicRoutes: publicInviteRoutes(service, ctx.clock, ctx) };
+  },
+});

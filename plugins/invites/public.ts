@@ -1,0 +1,73 @@
+/**
+ * Public invitation routes: the `/join` page, and preview and redeem of a secret. Preview and
+ * redeem are throttled per client address (`{ip}:invitation`) with the bearer-auth policy, so
+ * guessing secrets gets a 429 just as guessing tokens does, and fails closed (503) without Redis.
+ */
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { z } from 'zod';
+import type { Clock } from '../../kernel/clock.ts';
+import { HttpError } from '../../kernel/errors.ts';
+import { toTokenRecord } from '../../kernel/identity/tokens.ts';
+import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { renderJoinPage } from './join-page.ts';
+import type { InvitesService } from './service.ts';
+
+const secret = z
+  .string()
+  .trim()
+  .refine((value) => value.startsWith('hbi_') && value.length > 12 && value.length <= 256, 'Invalid invitation secret format.');
+const previewBody = z.object({ secret });
+const redeemBody = z.object({
+  secret,
+  tokenName: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional(),
+});
+
+export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp'>) {
+  const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;
+  // Blocked clients are refused before their body is even read.
+  const throttled = createMiddleware<KernelEnv>(async (c, next) => {
+    await ctx.throttle.assertNotBlocked(keyOf(c));
+    await next();
+  });
+  /** Counts unknown and unusable secrets (not malformed ones); a success clears the count. */
+  const counted = async <T>(c: Context<KernelEnv>, work: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await work();
+      await ctx.throttle.reset(keyOf(c));
+      return result;
+    } catch (error) {
+      if (error instanceof HttpError && (error.status === 404 || error.status === 410)) await ctx.throttle.recordFailure(keyOf(c));
+      throw error;
+    }
+  };
+
+  return createPluginApp()
+    .get('/join', (c) => {
+      const { html, headers } = renderJoinPage((name) => c.req.query(name), clock.now());
+      return c.html(html, 200, headers);
+    })
+    .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {
+      const { invitation, user } = await counted(c, () => service.preview(c.var.store, c.req.valid('json').secret));
+      return c.json({
+        user: {
+          name: user.name,
+          role: user.role,
+          collectionAccess: user.collectionAccess,
+          environmentAccess: user.environmentAccess,
+          snippetAccess: user.snippetAccess,
+          liveServerAccess: user.liveServerAccess,
+          livePageAccess: user.livePageAccess,
+          llmAccess: user.llmAccess,
+          llmModels: user.llmModels,
+        },
+        expiresAt: invitation.expiresAt,
+      });
+    })
+    .post('/auth/invitations/redeem', throttled, jsonBody(redeemBody), async (c) => {
+      const { secret: code, tokenName } = c.req.valid('json');
+      const { token, secret: tokenSecret } = await counted(c, () => service.redeem(c.var.store, code, tokenName));
+      return c.json({ token: toTokenRecord(token), secret: tokenSecret }, 201);
+    });
+}

@@ -1,0 +1,113 @@
+/**
+ * Invitation rules shared by the admin HTTP API, the public preview/redeem routes and the CLI:
+ * issue (the secret is returned once), list, revoke, preview and redeem. A redeem claims the
+ * invitation with one conditional update inside a transaction, so of two concurrent redeems of
+ * one secret exactly one gets a token.
+ */
+import type { Clock } from '../../kernel/clock.ts';
+import { HttpError, notFound } from '../../kernel/errors.ts';
+import type { Identity } from '../../kernel/identity/identity.ts';
+import { issueSecret, newId, sha256Hex } from '../../kernel/identity/secrets.ts';
+import { usersTable, type ApiTokenRow, type UserRow } from '../../kernel/identity/tables.ts';
+import type { UserInput, Role } from '../../kernel/identity/users.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import { invitationStatus, invitationsTable, type InvitationRow } from './tables.ts';
+
+/** The one message for every unusable secret, so a guesser learns nothing about which it was. */
+export const INVALID_INVITATION = 'Invalid or expired invitation.';
+export const DEFAULT_EXPIRES_IN_HOURS = 24;
+/** A year: longer lifetimes are almost certainly mistakes, and dates stay far from overflow. */
+export const MAX_EXPIRES_IN_HOURS = 8760;
+
+const HOUR_MS = 3_600_000;
+
+export interface IssuedInvitation {
+  user: UserRow;
+  invitation: InvitationRow;
+  /** The `hbi_` secret: shown once, never stored. */
+  secret: string;
+}
+
+export interface InvitesDeps {
+  identity: Identity;
+  clock: Clock;
+}
+
+export function createInvitesService({ identity, clock }: InvitesDeps) {
+  /** Stores a new invitation for a user the caller has checked. Writes only. */
+  async function issue(store: Store, user: UserRow, expiresInHours: number): Promise<IssuedInvitation> {
+    const issued = await issueSecret('hbi');
+    const now = clock.now();
+    const invitation: InvitationRow = {
+      id: newId(),
+      userId: user.id,
+      codeHash: issued.hash,
+      codePrefix: issued.prefix,
+      expiresAt: new Date(now.getTime() + expiresInHours * HOUR_MS).toISOString(),
+      redeemedAt: null,
+      revokedAt: null,
+      createdAt: now.toISOString(),
+    };
+    await store.table(invitationsTable).insert(invitation);
+    return { user, invitation, secret: issued.secret };
+  }
+
+  /** The invitation and its user for a secret; 404 unknown (or user gone), 410 no longer usable. */
+  async function find(store: Store, secret: string): Promise<{ invitation: InvitationRow; user: UserRow }> {
+    const invitation = await store.table(invitationsTable).findOne({ codeHash: await sha256Hex(secret) });
+    const user = invitation ? await store.table(usersTable).get(invitation.userId) : null;
+    if (!invitation || !user || user.system) throw notFound(INVALID_INVITATION);
+    if (invitationStatus(invitation, clock.now()) !== 'pending') throw new HttpError(410, INVALID_INVITATION);
+    return { invitation, user };
+  }
+
+  return {
+    issue,
+
+    /** Creates an account without any token, and its first invitation, together. */
+    createInvitedUser(store: Store, input: UserInput & { name: string; role: Role }, expiresInHours: number): Promise<IssuedInvitation> {
+      return store.transaction(async (tx) => issue(tx, await identity.users.create(tx, input), expiresInHours));
+    },
+
+    /** A fresh invitation for an existing account; earlier ones stay valid until used or expired. */
+    async reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
+      const user = identity.users.assertHuman(await store.table(usersTable).get(userId), userId);
+      return issue(store, user, expiresInHours);
+    },
+
+    /** Every invitation, newest first. */
+    list(store: Store): Promise<InvitationRow[]> {
+      return store.table(invitationsTable).find({ orderBy: [['createdAt', 'desc'], ['id', 'asc']] });
+    },
+
+    /** Revokes a pending, unexpired invitation; null when there is no such invitation. */
+    async revoke(store: Store, id: string): Promise<InvitationRow | null> {
+      const now = clock.iso();
+      const changed = await store.table(invitationsTable).updateWhere(
+        { id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+        { revokedAt: now },
+      );
+      return changed === 0 ? null : store.table(invitationsTable).get(id);
+    },
+
+    /** What the invitee is invited as; does not use the invitation up. */
+    preview: find,
+
+    /** Claims the invitation and issues a normal `hbk_` token named `tokenName` (default: the user's name). */
+    redeem(store: Store, secret: string, tokenName?: string): Promise<{ token: ApiTokenRow; secret: string }> {
+      return store.transaction(async (tx) => {
+        const { invitation, user } = await find(tx, secret);
+        const now = clock.iso();
+        // The condition is the claim: a concurrent redeem that committed first leaves nothing to update.
+        const claimed = await tx.table(invitationsTable).updateWhere(
+          { id: invitation.id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+          { redeemedAt: now },
+        );
+        if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
+        return identity.tokens.issue(tx, user, tokenName ?? user.name);
+      });
+    },
+  };
+}
+
+export type InvitesService = ReturnType<typeof createInvitesService>;

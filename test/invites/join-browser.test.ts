@@ -1,0 +1,111 @@
+/**
+ * The `/join` page in real headless Chromium, served over a real socket: the details render, the
+ * deep link carries the code from the fragment, and no request the page makes contains the code.
+ * Runs when HUB_TEST_CHROMIUM names a browser or `chromium` is on PATH; under CI=true a missing
+ * browser fails the suite instead of skipping it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { joinLink } from '../../plugins/invites/link.ts';
+
+function findChromium(): string | undefined {
+  if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+const executablePath = findChromium();
+const OUTPUT = join(process.cwd(), 'test-output');
+
+describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in headless Chromium', () => {
+  let db: TestDriver;
+  let t: TestHub;
+  let server: ServerType;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
+    db = await openTestDriver('pglite');
+    t = await startTestHub({ driver: db.driver });
+    server = await new Promise<ServerType>((resolve) => {
+      const started = serve({ fetch: t.hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    await mkdir(OUTPUT, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await t?.close();
+    await db?.cleanup();
+  });
+
+  async function open(link: string, viewport = { width: 390, height: 844 }) {
+    const page = await browser.newPage({ viewport });
+    const requests: { url: string; headers: Record<string, string> }[] = [];
+    page.on('request', (request) => requests.push({ url: request.url(), headers: request.headers() }));
+    const errors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    await page.goto(link);
+    return { page, requests, errors };
+  }
+
+  it('renders the invitation, builds the deep link from the fragment and never sends the code', async () => {
+    const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('Zoë'), role: 'user', collectionAccess: ['*'] } });
+    const { user, invitation, secret } = created.body;
+    const link = joinLink({ baseUrl: base, user, expiresAt: invitation.expiresAt, secret, hubName: 'Workspace <Hub>' });
+    const { page, requests, errors } = await open(link);
+
+    await expect.poll(() => page.locator('#open').getAttribute('href')).toMatch(/^harborclient:/);
+    const href = (await page.locator('#open').getAttribute('href'))!;
+    const deep = new URL(href);
+    expect(`${deep.protocol}//${deep.host}${deep.pathname}`).toBe('harborclient://team-hub/join');
+    expect(deep.searchParams.get('code')).toBe(secret);
+    expect(deep.searchParams.get('name')).toBe(user.name);
+    expect(deep.searchParams.get('url')).toBe(base);
+    expect(deep.searchParams.get('exp')).toBe(invitation.expiresAt);
+
+    const text = await page.locator('main').innerText();
+    expect(text).toContain("You're invited to Workspace <Hub>");
+    expect(text).toContain(user.name);
+    expect(text).toContain('user');
+    expect(text).toContain('Collections: all');
+    expect(await page.locator('#code-status').innerText()).toContain('works once');
+    expect(errors).toEqual([]);
+
+    // The one request is the page itself, and neither its URL nor its headers carry the code.
+    expect(requests).toHaveLength(1);
+    for (const request of requests) {
+      expect(request.url).not.toContain(secret);
+      expect(JSON.stringify(request.headers)).not.toContain(secret);
+    }
+    await page.screenshot({ path: join(OUTPUT, 'join-page.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('keeps the button disabled and explains when the code is missing', async () => {
+    const link = `${base}/join?${new URLSearchParams({ url: base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
+    const { page } = await open(link);
+    await expect.poll(() => page.locator('#code-status').innerText()).toContain('missing its invitation code');
+    expect(await page.locator('#open').getAttribute('href')).toBeNull();
+    await page.close();
+  }, 60_000);
+
+  it('shows a friendly page for a malformed link', async () => {
+    const { page } = await open(`${base}/join?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
+    expect(await page.locator('h1').innerText()).toBe('Invalid invite link');
+    await page.screenshot({ path: join(OUTPUT, 'join-page-invalid.png') });
+    await page.close();
+  }, 60_000);
+});

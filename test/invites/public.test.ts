@@ -1,0 +1,95 @@
+/** The public invitation surface: throttling of preview/redeem and the `/join` page as served. */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
+import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+
+const UNKNOWN = `hbi_${'B'.repeat(43)}`;
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
+  let db: TestDriver;
+  let t: TestHub;
+  beforeAll(async () => {
+    db = await openTestDriver(kind);
+    t = await startTestHub({ driver: db.driver, throttle: createMemoryThrottleStore(), config: { redis: { maxFailures: 3, blockSeconds: 300 } }, ip: '198.51.100.9' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.cleanup();
+  });
+  const pub = (path: string, body: unknown, hub = t) => hub.request('POST', path, { token: null, body });
+
+  it('blocks an address after repeated unknown secrets with 429 and Retry-After, not counting malformed ones', async () => {
+    const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName() } });
+    for (let i = 0; i < 5; i++) expect((await pub('/auth/invitations/preview', { secret: 'hbi_bad' })).status).toBe(400);
+    expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
+    expect((await pub('/auth/invitations/redeem', { secret: UNKNOWN })).status).toBe(404);
+    // A success clears the count, so two failures later still do not block.
+    expect((await pub('/auth/invitations/preview', { secret: created.body.secret })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
+    const blocked = await pub('/auth/invitations/redeem', { secret: created.body.secret });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual({ error: 'Too Many Requests' });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(250);
+    // Bearer auth from the same address uses its own keys.
+    expect((await t.request('GET', '/auth/session')).status).toBe(200);
+  });
+
+  it('fails closed with 503 when the configured Redis cannot be reached', async () => {
+    const down = await startTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port: await closedPort(), connectTimeoutMillis: 300 } } });
+    try {
+      const res = await pub('/auth/invitations/preview', { secret: UNKNOWN }, down);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: 'Service Unavailable' });
+    } finally {
+      await down.close();
+    }
+  });
+
+  describe('GET /join', () => {
+    const query = (params: Record<string, string>) => `/join?${new URLSearchParams(params).toString()}`;
+    const valid = { url: 'https://hub.example.com', name: 'Ann <b>Lee</b>', role: 'user', exp: '2999-01-01T00:00:00.000Z', hub: 'Team "A" & co', access: 'Collections: all' };
+
+    it('serves a self-contained page with strict headers and every value escaped', async () => {
+      const res = await t.request('GET', query(valid), { token: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
+      expect(res.text).toContain(`<script nonce="${nonce}">`);
+      expect(res.text).toContain('Ann &lt;b&gt;Lee&lt;/b&gt;');
+      expect(res.text).toContain('Team &quot;A&quot; &amp; co');
+      expect(res.text).not.toContain('<b>Lee');
+      expect(res.text).not.toMatch(/(src|href)="https?:/);
+      const again = await t.request('GET', query(valid), { token: null });
+      expect(again.headers.get('content-security-policy')).not.toBe(csp);
+    });
+
+    it('explains a malformed link with a friendly 200 page', async () => {
+      for (const params of [{}, { ...valid, role: 'owner' }, { ...valid, exp: 'tomorrow' }, { ...valid, url: 'javascript:alert(1)' }, { ...valid, name: ' ' }]) {
+        const res = await t.request('GET', query(params as Record<string, string>), { token: null });
+        expect(res.status).toBe(200);
+        expect(res.text).toContain('Invalid invite link');
+      }
+    });
+
+    it('shows an expired invitation without the button', async () => {
+      const res = await t.request('GET', query({ ...valid, exp: '2000-01-01T00:00:00.000Z' }), { token: null });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('This invitation expired');
+      expect(res.text).not.toContain('id="open"');
+    });
+  });
+});
