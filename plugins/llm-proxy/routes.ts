@@ -1,0 +1,115 @@
+/**
+ * The LLM routes: models (the caller's and the admin's unfiltered list), usage, and one chat step.
+ * Check order, as the desktop client expects: 503 when the `llm` section is absent, 403 without
+ * `llmAccess`, 400 for a bad body, 403 for a model not offered or not allowed, 402 over the cap.
+ */
+import type { Context, Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { Clock } from '../../kernel/clock.ts';
+import { forbidden, serviceUnavailable } from '../../kernel/errors.ts';
+import { hasAccess } from '../../kernel/identity/access.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { capabilitiesOf, offeredModels, type LlmConfig, type ModelEntry } from './config.ts';
+import { chatStepBody, type ChatStepBody } from './schemas.ts';
+import { completeStep, upstreamFailure, type ProviderClients } from './upstream.ts';
+import { admitStep, monthTotal, recordStep, type Admission } from './usage.ts';
+
+export const NOT_CONFIGURED = 'LLM support is not configured on this hub.';
+
+export interface LlmDeps {
+  config(): LlmConfig;
+  clients: ProviderClients;
+  clock: Clock;
+  /** Storage of the live database (not the request's), so a step that outlives a db reload counts there. */
+  storage(tenantId: string): Store;
+}
+
+/** 503 when LLM support is off. Runs before any role check, also on the admin route. */
+export function requireConfigured(deps: LlmDeps) {
+  return createMiddleware<KernelEnv>(async (_c, next) => {
+    if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
+    await next();
+  });
+}
+
+/** 503 when off, then 403 for a caller without `llmAccess`. */
+export function requireLlm(deps: LlmDeps) {
+  return createMiddleware<KernelEnv>(async (c, next) => {
+    if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
+    if (!c.var.auth.user.llmAccess) throw forbidden();
+    await next();
+  });
+}
+
+/** Everything a step needs once the request is accepted. */
+export interface PreparedStep {
+  section: NonNullable<LlmConfig>;
+  model: ModelEntry;
+  isNewTurn: boolean;
+  store: Store;
+  admission: Admission;
+}
+
+/** Resolves the model, checks the user may use it, and admits the step under the monthly cap. */
+export async function prepareStep(deps: LlmDeps, c: Context<KernelEnv>, body: ChatStepBody): Promise<PreparedStep> {
+  // Read once: a reload during the step must not mix two configurations.
+  const section = deps.config();
+  if (!section) throw serviceUnavailable(NOT_CONFIGURED);
+  const user = c.var.auth.user;
+  const model = offeredModels(section).find((entry) => entry.id === body.model);
+  if (!model) throw forbidden('Model is not offered by this hub.');
+  if (!hasAccess(user, 'llmModels', model.id)) throw forbidden('You are not allowed to use this model.');
+  const isNewTurn = body.messages.at(-1)!.role === 'user';
+  const store = deps.storage(c.var.tenant.id);
+  const admission = await admitStep(store, deps.clock, user, { isNewTurn, leaseMs: section.timeoutMs + 5_000, signal: c.req.raw.signal });
+  return { section, model, isNewTurn, store, admission };
+}
+
+function modelsResponse(section: NonNullable<LlmConfig>, visible: (model: ModelEntry) => boolean) {
+  return { models: offeredModels(section).filter(visible), capabilities: capabilitiesOf(section) };
+}
+
+/** Mounts the models, usage and step routes (`/admin/llm/models` also needs the public 503 guard, see index.ts). */
+export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
+  const gate = requireLlm(deps);
+
+  app.get('/llm/models', gate, (c) => {
+    const user = c.var.auth.user;
+    return c.json(modelsResponse(deps.config()!, (model) => hasAccess(user, 'llmModels', model.id)));
+  });
+
+  app.get('/admin/llm/models', requireConfigured(deps), (c) => c.json(modelsResponse(deps.config()!, () => true)));
+
+  app.get('/llm/usage', gate, async (c) => {
+    const user = c.var.auth.user;
+    const { period, totalTokens } = await monthTotal(deps.storage(c.var.tenant.id), deps.clock, user.id);
+    return c.json({ period, totalTokens, limit: user.llmMonthlyTokenLimit });
+  });
+
+  app.post('/llm/chat/step', gate, jsonBody(chatStepBody), async (c) => {
+    const body = c.req.valid('json');
+    const step = await prepareStep(deps, c, body);
+    try {
+      const client = deps.clients.get(step.section, step.model.provider);
+      const answer = await completeStep(client, body, c.req.raw.signal).catch((error: unknown) => {
+        throw upstreamFailure(error, step.model.provider, step.section);
+      });
+      await recordStep(step.store, deps.clock, {
+        user: c.var.auth.user,
+        tokenId: c.var.auth.token.id,
+        model: step.model.id,
+        provider: step.model.provider,
+        usage: answer.usage,
+        isNewTurn: step.isNewTurn,
+        hadToolCalls: answer.toolCalls.length > 0,
+        messageCount: body.messages.length,
+        streamed: false,
+      });
+      return c.json(answer);
+    } finally {
+      await step.admission.release();
+    }
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * `POST /llm/chat/stream`: one chat step as Server-Sent Events (inventory B.6). Every check of the
+ * plain step runs before the headers, so refusals keep their HTTP status; after that, failures are
+ * frames. Each frame is one `data:` line carrying `v: 1`, `turnId` and `stepIndex`. The step is
+ * counted only once it finished; a client that goes away aborts the upstream call and is not metered.
+ */
+import type { Hono } from 'hono';
+import type { KernelEnv } from '../../kernel/plugin.ts';
+import { jsonBody } from '../entities/schemas.ts';
+import { prepareStep, requireLlm, type LlmDeps } from './routes.ts';
+import { chatStreamBody } from './schemas.ts';
+import { streamStep, upstreamFailure } from './upstream.ts';
+import { recordStep } from './usage.ts';
+
+/** The interval the desktop client expects between comments on an idle stream. */
+export const HEARTBEAT_MS = 30_000;
+
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/** Mounts the streaming route. */
+export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { heartbeatMs?: number } = {}): void {
+  app.post('/llm/chat/stream', requireLlm(deps), jsonBody(chatStreamBody), async (c) => {
+    const body = c.req.valid('json');
+    const step = await prepareStep(deps, c, body);
+    const { auth, log } = c.var;
+    const upstream = new AbortController();
+    const clientSignal = c.req.raw.signal;
+    const abort = () => upstream.abort();
+    clientSignal.addEventListener('abort', abort, { once: true });
+    const encoder = new TextEncoder();
+
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let open = true;
+        const write = (text: string) => {
+          if (open) controller.enqueue(encoder.encode(text));
+        };
+        const frame = (type: string, fields: Record<string, unknown> = {}) =>
+          write(`data: ${JSON.stringify({ v: 1, type, turnId: body.turnId, stepIndex: body.stepIndex, ...fields })}\n\n`);
+        const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs ?? HEARTBEAT_MS);
+
+        const run = async () => {
+          write(': connected\n\n');
+          frame('step.start');
+          let answer;
+          try {
+            const client = deps.clients.get(step.section, step.model.provider);
+            answer = await streamStep(client, body, upstream.signal, (chunk) => frame('delta.text', { chunk }));
+          } catch (error) {
+            if (upstream.signal.aborted) frame('turn.cancelled');
+            else frame('turn.error', { message: upstreamFailure(error, step.model.provider, step.section).message });
+            return;
+          }
+          try {
+            // Counted before the last frame: a client that saw step.end was billed for it.
+            await recordStep(step.store, deps.clock, {
+              user: auth.user,
+              tokenId: auth.token.id,
+              model: step.model.id,
+              provider: step.model.provider,
+              usage: answer.usage,
+              isNewTurn: step.isNewTurn,
+              hadToolCalls: answer.toolCalls.length > 0,
+              messageCount: body.messages.length,
+              streamed: true,
+            });
+          } catch (error) {
+            log.error('Could not record LLM usage', { error });
+            frame('turn.error', { message: 'The hub chat step failed.' });
+            return;
+          }
+          for (const call of answer.toolCalls) frame('tool.call', { callId: call.id, name: call.name, owner: 'harbor', arguments: call.arguments });
+          frame('step.end', { content: answer.content, toolCalls: answer.toolCalls, usage: answer.usage });
+        };
+
+        run().finally(async () => {
+          clearInterval(heartbeat);
+          clientSignal.removeEventListener('abort', abort);
+          await step.admission.release().catch(() => undefined);
+          open = false;
+          try {
+            controller.close();
+          } catch {
+            // The client cancelled the stream already.
+          }
+        });
+      },
+      cancel() {
+        upstream.abort();
+      },
+    });
+    return new Response(stream, { status: 200, headers: SSE_HEADERS });
+  });
+}

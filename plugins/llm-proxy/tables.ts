@@ -1,0 +1,65 @@
+/**
+ * The tables of the `llm-proxy` plugin: one running total per user and month, and one log row per
+ * metered step. Neither holds message content — only counts, the model and flags — so the usage
+ * record never becomes a copy of what people asked.
+ */
+import type { Migration } from '../../kernel/storage/contract.ts';
+import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+
+export const llmUsageTable = defineTable({
+  name: 'llm_usage',
+  columns: {
+    /** `<userId>:<YYYY-MM>`: one row per user and UTC month, so a total is one atomic upsert. */
+    id: col.id(),
+    userId: col.id(),
+    period: col.string(7),
+    promptTokens: col.int(),
+    completionTokens: col.int(),
+    totalTokens: col.int(),
+    steps: col.int(),
+    /**
+     * While a capped user's new turn is running, the time its claim expires. A second new turn
+     * waits for it, so concurrent turns cannot all pass the cap check before any of them is counted.
+     * It expires on its own when an instance dies mid-step.
+     */
+    turnLeaseUntil: col.timestampNullable(),
+    updatedAt: col.timestamp(),
+  },
+  indexes: [['userId', 'period'], ['period']],
+});
+
+export const llmUsageLogTable = defineTable({
+  name: 'llm_usage_log',
+  columns: {
+    id: col.id(),
+    userId: col.id(),
+    tokenId: col.idNullable(),
+    period: col.string(7),
+    model: col.string(128),
+    provider: col.string(16),
+    promptTokens: col.int(),
+    completionTokens: col.int(),
+    totalTokens: col.int(),
+    /** The last message was the user's (a new turn), not a tool result. */
+    isNewTurn: col.bool(),
+    hadToolCalls: col.bool(),
+    messageCount: col.int(),
+    streamed: col.bool(),
+    createdAt: col.timestamp(),
+  },
+  indexes: [['userId', 'createdAt'], ['period']],
+});
+
+export type LlmUsageRow = RowOfTable<typeof llmUsageTable>;
+export type LlmUsageLogRow = RowOfTable<typeof llmUsageLogTable>;
+
+export const llmTables = [llmUsageTable, llmUsageLogTable];
+export const llmMigrations: Migration[] = [{ id: 'llm-proxy/0001-usage', createTables: llmTables }];
+
+/** The UTC month of a moment, `YYYY-MM`: the unit the monthly cap counts in. */
+export function periodOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+/** The id of a user's row for a month. */
+export const usageId = (userId: string, period: string) => `${userId}:${period}`;

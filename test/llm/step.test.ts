@@ -1,0 +1,129 @@
+/**
+ * `POST /llm/chat/step`, the models routes and the check order, against a provider played by msw:
+ * text answers, tool calls, the wire format sent upstream, provider failures and timeouts.
+ */
+import { delay, http, HttpResponse } from 'msw';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from './setup.ts';
+
+useProvider();
+
+describe('LLM chat step', () => {
+  let db: TestDriver;
+  let t: TestHub;
+  let off: TestHub;
+  let user: { id: string; token: string };
+  beforeAll(async () => {
+    db = await openTestDriver('pglite');
+    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
+    off = await startTestHub({ driver: db.driver });
+    user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o', 'local-model'] });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await off?.close();
+    await db?.cleanup();
+  });
+
+  it('answers a text step with content, an empty tool call list and the usage', async () => {
+    answerWith(completion({ content: 'Hi there' }));
+    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: { ...userTurn(), systemPrompt: 'Be brief.' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ content: 'Hi there', toolCalls: [], usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 } });
+    expect(received[0]!.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(received[0]!.body.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }]);
+  });
+
+  it('returns tool calls and sends tools and earlier tool traffic upstream in OpenAI format', async () => {
+    const call = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } };
+    answerWith(completion({ content: null, tool_calls: [call] }));
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const messages = [
+      { role: 'user', content: 'Find x' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', name: 'lookup', arguments: '{}' }] },
+      { role: 'tool', tool_call_id: 'call_0', content: 'nothing' },
+    ];
+    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: { model: 'local-model', messages, tools } });
+    expect(res.status).toBe(200);
+    expect(res.body.content).toBe('');
+    expect(res.body.toolCalls).toEqual([{ id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' }]);
+    const sent = received[0]!.body;
+    expect(sent.model).toBe('local-model');
+    expect(sent.tools).toEqual(tools);
+    expect(sent.messages[1]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'lookup', arguments: '{}' } }] });
+    expect(sent.messages[2]).toEqual({ role: 'tool', content: 'nothing', tool_call_id: 'call_0' });
+  });
+
+  it('lists only the models of the caller, while the admin list shows every offered model', async () => {
+    const mine = await t.request('GET', '/llm/models', { token: user.token });
+    expect(mine.body.models.map((m: any) => m.id).sort()).toEqual(['gpt-4o', 'local-model']);
+    expect(mine.body.capabilities).toEqual({ openai: true });
+    const all = await t.request('GET', '/admin/llm/models');
+    expect(all.body.models.map((m: any) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'local-model']);
+    expect(all.body.models[0]).toEqual({ id: 'gpt-4o', label: 'GPT-4o', provider: 'openai' });
+  });
+
+  it('answers 503 on every LLM route when the llm section is absent, even to a user on the admin route', async () => {
+    const plain = await off.createUser({ llmAccess: true });
+    for (const [method, path] of [['GET', '/llm/models'], ['GET', '/llm/usage'], ['POST', '/llm/chat/step'], ['POST', '/llm/chat/stream'], ['GET', '/admin/llm/models']] as const) {
+      const res = await off.request(method, path, { token: plain.token, body: method === 'POST' ? userTurn() : undefined });
+      expect([path, res.status, res.body.error]).toEqual([path, 503, 'LLM support is not configured on this hub.']);
+    }
+  });
+
+  it('refuses users without LLM access, models not offered and models not on the user list with 403', async () => {
+    const noAccess = await t.createUser({ llmAccess: false, llmModels: ['*'] });
+    expect((await t.request('GET', '/llm/models', { token: noAccess.token })).status).toBe(403);
+    expect((await t.request('POST', '/llm/chat/step', { token: noAccess.token, body: userTurn() })).status).toBe(403);
+    const notOffered = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn('hi', 'gemini-1.5-pro') });
+    expect([notOffered.status, notOffered.body.error]).toEqual([403, 'Model is not offered by this hub.']);
+    const notMine = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn('hi', 'gpt-4o-mini') });
+    expect([notMine.status, notMine.body.error]).toEqual([403, 'You are not allowed to use this model.']);
+    expect((await t.request('GET', '/admin/llm/models', { token: user.token })).status).toBe(403);
+    expect(received).toHaveLength(0);
+  });
+
+  it('rejects malformed bodies with a 400 that names the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ messages: [{ role: 'user', content: 'x' }] }, 'model'],
+      [{ model: 'gpt-4o', messages: [] }, 'messages'],
+      [{ model: 'gpt-4o', messages: [{ role: 'robot', content: 'x' }] }, 'messages.0.role'],
+      [{ model: 'gpt-4o', messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.tool_call_id'],
+      [{ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], tools: 'all' }, 'tools'],
+      [{ ...userTurn(), extra: 1 }, 'extra'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request('POST', '/llm/chat/step', { token: user.token, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain(field);
+    }
+    expect((await t.request('POST', '/llm/chat/step', { token: user.token, rawBody: '{"model":' })).status).toBe(400);
+  });
+
+  it('turns a provider error into a 502 that names the provider and never the key, and does not meter it', async () => {
+    answerWith({ error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' } }, 401);
+    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatch(/^The LLM provider \(openai\) answered 401/);
+    expect(res.body.error).not.toContain(API_KEY);
+    server.use(http.post(COMPLETIONS_URL, () => HttpResponse.error()));
+    const down = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    expect([down.status, down.body.error]).toEqual([502, expect.stringMatching(/^Could not reach the LLM provider \(openai\)/)]);
+    const usage = await t.request('GET', '/llm/usage', { token: user.token });
+    const before = usage.body.totalTokens;
+    answerWith({ not: 'a completion' });
+    await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(before);
+  });
+
+  it('answers 502 when the provider does not answer within timeoutMs', async () => {
+    server.use(http.post(COMPLETIONS_URL, async () => {
+      await delay(5000);
+      return HttpResponse.json(completion({ content: 'late' }));
+    }));
+    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    expect([res.status, res.body.error]).toEqual([502, 'The LLM provider (openai) did not answer within 2 s.']);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Reloads that replace connections, on real services (HUB_TEST_PG_URL, HUB_TEST_REDIS_URL):
+ * switching PostgreSQL databases while requests keep coming (none fails, later writes land in the
+ * new database), a database that cannot be opened (the old one keeps serving), and Redis switched
+ * on, failing, and off again with the notice fan-out following. Skipped only outside CI.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { validateConfig } from '../../kernel/config/load.ts';
+import { createHub, type Hub } from '../../kernel/hub.ts';
+import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { silentLogger } from '../../kernel/log.ts';
+import { createDriver } from '../../kernel/storage/create-driver.ts';
+import { runMigrations } from '../../kernel/storage/migrate.ts';
+import { plugins } from '../../plugins/index.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { uniqueName } from '../helpers/hub.ts';
+import { eventually } from '../notices/setup.ts';
+
+const pgUrl = process.env.HUB_TEST_PG_URL;
+const redisUrl = process.env.HUB_TEST_REDIS_URL;
+const ci = process.env.CI === 'true';
+const sections = Object.fromEntries(plugins.flatMap((p) => (p.config ? [[p.config.section, p.config.schema]] : [])));
+
+function redisSection(port?: number) {
+  if (!redisUrl) throw new Error('HUB_TEST_REDIS_URL is not set but CI=true: the reload suite must run in CI.');
+  const url = new URL(redisUrl);
+  return { host: url.hostname, port: port ?? Number(url.port || 6379), keyPrefix: `hubtest:${randomUUID().slice(0, 8)}:`, connectTimeoutMillis: 500 };
+}
+
+describe.skipIf(!ci && (!pgUrl || !redisUrl))('reloads that replace connections (postgres, redis)', () => {
+  let a: TestDatabase;
+  let b: TestDatabase;
+  let dir: string;
+  let file: string;
+  let hub: Hub;
+  let token: string;
+  const base = { logging: { level: 'silent' } };
+  const write = (config: Record<string, unknown>) => writeFile(file, stringify({ ...base, ...config }));
+  const request = (method: string, path: string, body?: unknown) =>
+    hub.app.request(path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const reload = async () => (await (await request('POST', '/admin/config/reload')).json()) as { sections: { section: string; status: string; error?: string }[] };
+  const status = (body: Awaited<ReturnType<typeof reload>>, section: string) => body.sections.find((s) => s.section === section);
+
+  beforeAll(async () => {
+    if (!pgUrl) throw new Error('HUB_TEST_PG_URL is not set but CI=true');
+    [a, b] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('postgres')]);
+    dir = await mkdtemp(join(tmpdir(), 'hub-reload-conn-'));
+    file = join(dir, 'server.yaml');
+    await write({ db: a.config });
+    const config = validateConfig({ ...base, db: a.config }, sections, {});
+    hub = await createHub({ config, configPath: file, plugins, log: silentLogger, migrate: true, clientIp: () => '203.0.113.9' });
+    // The same admin and token in both databases, so requests authenticate before and after the switch.
+    const store = hub.driver().forTenant(DEFAULT_TENANT_ID);
+    const admin = await hub.identity.users.create(store, { name: uniqueName('admin'), role: 'admin' });
+    const issued = await hub.identity.tokens.issue(store, admin, 'reload');
+    token = issued.secret;
+    const other = await createDriver(b.config);
+    await runMigrations(other, hub.migrations);
+    await other.forTenant(DEFAULT_TENANT_ID).table(usersTable).insert(admin);
+    await other.forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).insert(issued.token);
+    await other.close();
+  });
+  afterAll(async () => {
+    await hub?.close();
+    await Promise.all([a?.drop(), b?.drop()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('switches the database while a load of requests runs, and no request fails', async () => {
+    let running = true;
+    const failures: string[] = [];
+    let done = 0;
+    const worker = async () => {
+      while (running) {
+        for (const path of ['/auth/session', '/collections', '/llm/usage']) {
+          const res = await request('GET', path);
+          if (res.status !== 200 && !(path === '/llm/usage' && res.status === 503)) failures.push(`${path} ${res.status} ${await res.text()}`);
+          else done += 1;
+        }
+      }
+    };
+    const workers = Array.from({ length: 6 }, worker);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await write({ db: b.config });
+    const result = await reload();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    running = false;
+    await Promise.all(workers);
+    expect(status(result, 'db')).toEqual({ section: 'db', status: 'reloaded' });
+    expect(failures).toEqual([]);
+    expect(done).toBeGreaterThan(50);
+    expect(hub.config().db).toMatchObject({ database: (b.config as { database: string }).database });
+    // A write after the switch lands in the new database.
+    const created = await (await request('POST', '/admin/users', { name: uniqueName(), role: 'user' })).json();
+    const check = await createDriver(b.config);
+    expect(await check.forTenant(DEFAULT_TENANT_ID).table(usersTable).get(created.user.id)).not.toBeNull();
+    await check.close();
+  });
+
+  it('keeps serving on the old database when the new one cannot be opened', async () => {
+    await write({ db: { ...b.config, database: 'hub_test_does_not_exist' } });
+    const result = await reload();
+    expect(status(result, 'db')).toMatchObject({ status: 'failed', error: expect.stringContaining('hub_test_does_not_exist') });
+    expect((await request('GET', '/auth/session')).status).toBe(200);
+    expect(hub.config().db).toMatchObject({ database: (b.config as { database: string }).database });
+    await write({ db: b.config });
+  });
+
+  it('switches Redis on, keeps the old store when the new one is unreachable, and switches it off', async () => {
+    await write({ db: b.config, redis: redisSection() });
+    expect(status(await reload(), 'redis')).toEqual({ section: 'redis', status: 'reloaded' });
+    // The notice stream now depends on the Redis subscriber, which becomes ready shortly.
+    await eventually(async () => {
+      const res = await request('GET', '/notices/stream');
+      await res.body?.cancel();
+      return res.status === 200;
+    }, 5000);
+    await write({ db: b.config, redis: redisSection(1) });
+    expect(status(await reload(), 'redis')).toMatchObject({ status: 'failed', error: expect.stringMatching(/unavailable/i) });
+    expect((await request('GET', '/auth/session')).status).toBe(200);
+    await write({ db: b.config });
+    expect(status(await reload(), 'redis')).toEqual({ section: 'redis', status: 'reloaded' });
+    expect((await request('GET', '/auth/session')).status).toBe(200);
+  });
+});
