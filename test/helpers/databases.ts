@@ -5,12 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DbConfig } from '../../kernel/storage/config.ts';
+import { createFirestoreTestDatabase, FIRESTORE_HOST_VAR } from './firestore.ts';
 
-export type DriverKind = 'pglite' | 'postgres' | 'mysql';
+export type DriverKind = 'pglite' | 'postgres' | 'mysql' | 'firestore';
 
 export const PGLITE_SNAPSHOT = new URL('../../node_modules/.cache/workspace-hub-test/pglite-snapshot.tar', import.meta.url);
 
-const urls: Record<Exclude<DriverKind, 'pglite'>, string> = { postgres: 'HUB_TEST_PG_URL', mysql: 'HUB_TEST_MYSQL_URL' };
+const urls: Record<Exclude<DriverKind, 'pglite'>, string> = { postgres: 'HUB_TEST_PG_URL', mysql: 'HUB_TEST_MYSQL_URL', firestore: FIRESTORE_HOST_VAR };
 
 /** Whether the driver's service is configured; under CI a missing variable is an error. */
 export function driverAvailable(kind: DriverKind): boolean {
@@ -31,6 +32,7 @@ export interface TestDatabase {
 
 /** A new empty database on a server; `drop()` removes it. */
 export async function createTestDatabase(kind: Exclude<DriverKind, 'pglite'>): Promise<TestDatabase> {
+  if (kind === 'firestore') return createFirestoreTestDatabase();
   const url = new URL(process.env[urls[kind]]!);
   const name = uniqueDbName();
   const common = {

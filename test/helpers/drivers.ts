@@ -13,14 +13,14 @@ export interface TestDriver {
   cleanup(): Promise<void>;
 }
 
-/** The drivers the HTTP suites run on: PGlite, and PostgreSQL when configured. */
+/** The drivers the HTTP suites run on: PGlite, and PostgreSQL and Firestore when configured. */
 export function httpDrivers(): DriverKind[] {
-  return (['pglite', 'postgres'] as const).filter(driverAvailable);
+  return (['pglite', 'postgres', 'firestore'] as const).filter(driverAvailable);
 }
 
-/** Every SQL driver whose service is configured. */
+/** Every driver whose service is configured (Firestore through its emulator). */
 export function allDrivers(): DriverKind[] {
-  return (['pglite', 'postgres', 'mysql'] as const).filter(driverAvailable);
+  return (['pglite', 'postgres', 'mysql', 'firestore'] as const).filter(driverAvailable);
 }
 
 /** An empty database of that kind with a driver on it; `cleanup` closes and drops it. */

@@ -28,7 +28,15 @@ export const server = setupServer();
 
 /** Starts msw for the file; unknown requests fail the test instead of reaching the network. */
 export function useProvider(): void {
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  // Only the provider is mocked: requests to services on this machine (the Firestore emulator's
+  // reset endpoint) go through, anything else unexpected fails the test.
+  beforeAll(() =>
+    server.listen({
+      onUnhandledRequest: (request, print) => {
+        const host = new URL(request.url).hostname;
+        if (host !== '127.0.0.1' && host !== 'localhost') print.error();
+      },
+    }));
   afterEach(() => {
     server.resetHandlers();
     received.length = 0;

@@ -1,0 +1,135 @@
+/**
+ * The `firestore` storage driver: the contract on one Firestore database, versioned migrations
+ * recorded in `hubMigrations`, and a lease in `hubLocks` so two processes never migrate at once.
+ *
+ * Firestore has no DDL: a collection exists once it holds a document. Creating a table records its
+ * declaration in `hubCollections` (what the operator and the index tooling read); adding a column
+ * writes its default into every existing document, so equality filters on it match old rows too.
+ */
+import { Timestamp, type DocumentData, type Firestore } from '@google-cloud/firestore';
+import type { Migration, StorageDriver } from '../contract.ts';
+import type { ColumnSpec, Table } from '../table.ts';
+import { codecFor, collectionName, docId } from './codec.ts';
+import { createLockManager } from './locks.ts';
+import { UNIQUE_KEYS } from './session.ts';
+import { createFirestoreStore, mapFirestoreError } from './store.ts';
+import { createGate, type FirestoreContext } from './table-api.ts';
+
+export const MIGRATIONS = 'hubMigrations';
+const COLLECTIONS = 'hubCollections';
+const LOCKS = 'hubLocks';
+/** A migration lease older than this is taken to belong to a process that died. */
+const LEASE_MS = 120_000;
+const RESERVED = new Set([MIGRATIONS, COLLECTIONS, LOCKS, UNIQUE_KEYS]);
+
+/** What a NOT NULL column added to existing rows holds, as the SQL drivers' column defaults. */
+function addedDefault(spec: ColumnSpec): unknown {
+  if (spec.nullable) return spec.kind === 'json' ? 'null' : null;
+  switch (spec.kind) {
+    case 'int':
+      return 0;
+    case 'bool':
+      return false;
+    case 'timestamp':
+      return Timestamp.now();
+    case 'json':
+      return 'null';
+    default:
+      return '';
+  }
+}
+
+async function recordTable(db: Firestore, table: Table): Promise<void> {
+  const name = collectionName(table.name);
+  if (RESERVED.has(name)) throw new Error(`Table "${table.name}" would use the reserved Firestore collection "${name}"`);
+  const columns = Object.fromEntries(Object.entries(table.columns).map(([column, spec]) => [column, `${spec.kind}${spec.nullable ? '?' : ''}`]));
+  await db.collection(COLLECTIONS).doc(name).set({
+    table: table.name, collection: name, tenantScoped: table.tenantScoped, columns,
+    indexes: table.indexes.map((list) => list.join(',')), unique: table.unique.map((list) => list.join(',')), updatedAt: Timestamp.now(),
+  });
+}
+
+async function backfillColumns(db: Firestore, table: Table, columns: readonly string[]): Promise<void> {
+  const collection = db.collection(codecFor(table).collection);
+  let last: DocumentData | undefined;
+  for (;;) {
+    let page = collection.orderBy('__name__').limit(300);
+    if (last) page = page.startAfter(last);
+    const snap = await page.get();
+    if (snap.empty) return;
+    const batch = db.batch();
+    for (const doc of snap.docs) {
+      const missing = Object.fromEntries(columns.filter((c) => doc.get(c) === undefined).map((c) => [c, addedDefault(table.columns[c]!)]));
+      if (Object.keys(missing).length > 0) batch.update(doc.ref, missing);
+    }
+    await batch.commit();
+    last = snap.docs[snap.docs.length - 1];
+  }
+}
+
+/** Runs `fn` holding the migration lease; waits while another live process holds it. */
+async function withMigrationLease<R>(db: Firestore, fn: () => Promise<R>): Promise<R> {
+  const ref = db.collection(LOCKS).doc('migrate');
+  const holder = crypto.randomUUID();
+  for (const started = Date.now(); ; ) {
+    const taken = await db.runTransaction(async (tx) => {
+      const snap = await tx.get(ref);
+      const expires = snap.exists ? (snap.get('expiresAt') as Timestamp).toMillis() : 0;
+      if (expires > Date.now()) return false;
+      tx.set(ref, { holder, expiresAt: Timestamp.fromMillis(Date.now() + LEASE_MS) });
+      return true;
+    });
+    if (taken) break;
+    if (Date.now() - started > LEASE_MS) throw new Error('Timed out waiting for another process to finish migrating');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    return await fn();
+  } finally {
+    await ref.delete().catch(() => undefined);
+  }
+}
+
+/** A driver on an open Firestore client; `close` terminates the client. */
+export function createFirestoreDriver(db: Firestore): StorageDriver {
+  const ctx: FirestoreContext = { db, locks: createLockManager(), gate: createGate() };
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      return mapFirestoreError(error);
+    }
+  };
+
+  return {
+    kind: 'firestore',
+    forTenant: (tenantId) => createFirestoreStore(ctx, tenantId),
+    unscoped: () => createFirestoreStore(ctx, null),
+    appliedMigrations: () =>
+      guard(async () => {
+        const snap = await db.collection(MIGRATIONS).get();
+        const rows = snap.docs.map((doc) => ({ id: String(doc.get('id')), at: (doc.get('appliedAt') as Timestamp).toMillis() }));
+        return rows.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1)).map((row) => row.id);
+      }),
+    applyMigration: (migration: Migration) =>
+      guard(() =>
+        withMigrationLease(db, async () => {
+          const record = db.collection(MIGRATIONS).doc(docId(migration.id));
+          if ((await record.get()).exists) return;
+          for (const table of migration.createTables ?? []) await recordTable(db, table);
+          for (const { table, columns } of migration.addColumns ?? []) {
+            await recordTable(db, table);
+            await backfillColumns(db, table, columns);
+          }
+          for (const table of migration.addIndexes ?? []) await recordTable(db, table);
+          if (migration.run) await migration.run(createFirestoreStore(ctx, null));
+          await record.set({ id: migration.id, appliedAt: Timestamp.now() });
+        }),
+      ),
+    ping: () => guard(async () => void (await db.collection(MIGRATIONS).limit(1).get())),
+    async close() {
+      await ctx.gate.close();
+      await db.terminate();
+    },
+  };
+}
