@@ -1,8 +1,9 @@
-/** `workspace-hub start`: serve the hub on Node until SIGTERM or SIGINT. */
+/** `workspace-hub start`: serve the hub (on Node, or Deno.serve on Deno) until SIGTERM or SIGINT. */
 import { defineCommand } from 'citty';
 import { systemClock } from '../../kernel/clock.ts';
 import { createHub } from '../../kernel/hub.ts';
 import { ensureFirstAdmin } from '../../kernel/identity/provision.ts';
+import { denoClientIp, handleDenoSignals, onDeno, serveDeno } from '../../kernel/runtime/deno.ts';
 import { handleSignals, nodeClientIp, serveNode } from '../../kernel/runtime/node.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { plugins } from '../../plugins/index.ts';
@@ -40,17 +41,17 @@ export const startCommand = defineCommand({
   async run({ args }) {
     const port = args.port === undefined ? undefined : parsePort(args.port);
     const { config, path } = await loadCliConfig(args);
-    const hub = await createHub({ config, configPath: path, plugins, clientIp: nodeClientIp, ...(args.migrate === undefined ? {} : { migrate: args.migrate }) });
+    const hub = await createHub({ config, configPath: path, plugins, clientIp: onDeno ? denoClientIp : nodeClientIp, ...(args.migrate === undefined ? {} : { migrate: args.migrate }) });
     let running;
     try {
       const first = await ensureFirstAdmin(hub.driver(), hub.identity, systemClock);
       if (first) print(...firstAdminLines(first.user.id, first.secret));
-      running = await serveNode(hub, { ...(args.host ? { host: args.host } : {}), ...(port === undefined ? {} : { port }) });
+      running = await (onDeno ? serveDeno : serveNode)(hub, { ...(args.host ? { host: args.host } : {}), ...(port === undefined ? {} : { port }) });
     } catch (error) {
       await hub.close();
       throw error;
     }
-    handleSignals(running, hub.log);
+    (onDeno ? handleDenoSignals : handleSignals)(running, hub.log);
     print(`workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind})`);
   },
 });
