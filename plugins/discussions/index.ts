@@ -7,7 +7,7 @@ import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
 import { removeDiscussions } from './cleanup.ts';
 import { commentRoutes } from './comments.ts';
-import { discussionMigrations, discussionTables } from './tables.ts';
+import { discussionMigrations, discussionTables, subscriptionsTable } from './tables.ts';
 import { threadRoutes } from './threads.ts';
 import type { DiscussionDeps } from './write.ts';
 
@@ -26,6 +26,10 @@ export const discussionsPlugin = definePlugin({
     };
     const unsubscribe = ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, (event) =>
       removeDiscussions(ctx.storage(event.tenantId), event));
+    // A deleted account watches nothing; its comments stay, shown as by "Unknown user".
+    ctx.identity.users.onDelete(async (tx, user) => {
+      await tx.table(subscriptionsTable).deleteWhere({ userId: user.id });
+    });
     const routes = createPluginApp();
     commentRoutes(routes, deps);
     threadRoutes(routes, deps);

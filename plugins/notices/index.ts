@@ -14,7 +14,7 @@ import { createMemoryFanout, createRedisFanout } from './fanout.ts';
 import { noticeRoutes } from './routes.ts';
 import { createSwitchableFanout } from './switchable.ts';
 import { createStreamRegistry, DEFAULT_HEARTBEAT_MS, streamRoutes, type StreamRegistry } from './stream.ts';
-import { noticeMigrations, noticeTables } from './tables.ts';
+import { noticeMigrations, noticesTable, noticeTables, notificationSettingsTable } from './tables.ts';
 
 export interface NoticesPluginOptions {
   /**
@@ -52,6 +52,11 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
           if (event.changed.includes('redis')) await fanout.replace(transport(event.config.redis));
         }),
       ];
+      // A deleted account's feed and settings go with it, in the deletion's transaction.
+      ctx.identity.users.onDelete(async (tx, user) => {
+        await tx.table(noticesTable).deleteWhere({ recipientUserId: user.id });
+        await tx.table(notificationSettingsTable).delete(user.id);
+      });
       // Open streams would otherwise hold a graceful shutdown until its timeout.
       const endStreams = () => registry.shutdown();
       ctx.signal.addEventListener('abort', endStreams, { once: true });

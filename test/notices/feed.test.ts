@@ -132,6 +132,22 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect((await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
   });
 
+  it('removes the feed, settings and thread subscriptions of a deleted account', async () => {
+    const collection = await f.collection();
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await mention(reader, collection.id, 2);
+    await f.t.request('PUT', '/me/notification-settings', { token: reader.token, body: { level: 'mentions' } });
+    const store = f.t.hub.driver().forTenant('__default__');
+    const { noticesTable, notificationSettingsTable } = await import('../../plugins/notices/tables.ts');
+    const { subscriptionsTable } = await import('../../plugins/discussions/tables.ts');
+    await store.table(subscriptionsTable).insert({ id: `${reader.id}:root`, userId: reader.id, rootCommentId: 'root', entityType: 'collection', entityId: collection.id, createdAt: clock.iso() });
+    expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(2);
+    expect((await f.t.request('DELETE', `/admin/users/${reader.id}`)).status).toBe(204);
+    expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(0);
+    expect(await store.table(notificationSettingsTable).get(reader.id)).toBeNull();
+    expect(await store.table(subscriptionsTable).count({ userId: reader.id })).toBe(0);
+  });
+
   it('needs a bearer token', async () => {
     expect((await f.t.request('GET', '/notices', { token: null })).status).toBe(401);
   });
