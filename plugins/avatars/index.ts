@@ -14,7 +14,7 @@ import { hubPresentation } from '../accounts/session.ts';
 import { pathId } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
 import { decodeBase64 } from './image.ts';
-import { avatarsTable, checkAvatarChange, deleteUserImage, HUB_AVATAR_ID, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
+import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
 
 const NOT_FOUND = 'Avatar image not found';
 
@@ -67,7 +67,7 @@ function avatarRoutes(clock: Clock) {
       if (!user) throw notFound(NOT_FOUND);
       return serveImage(c, await c.var.store.table(avatarsTable).get(userAvatarId(id)));
     })
-    .get('/auth/hub/avatar', async (c) => serveImage(c, await c.var.store.table(avatarsTable).get(HUB_AVATAR_ID)))
+    .get('/auth/hub/avatar', async (c) => serveImage(c, await c.var.store.table(avatarsTable).get(hubAvatarId(c.var.tenant.id))))
     .put('/admin/hub/avatar', jsonBody(avatarBody), async (c) => {
       const change = checkAvatarChange(c.req.valid('json'));
       const tenant = await updateHubAvatar(c.var.store, c.var.tenant.id, change, clock.iso());

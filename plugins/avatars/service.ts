@@ -29,8 +29,11 @@ export type AvatarRow = RowOfTable<typeof avatarsTable>;
 
 /** The row id of a user's image. */
 export const userAvatarId = (userId: string) => `user:${userId}`;
-/** The row id of the hub (tenant) image. */
-export const HUB_AVATAR_ID = 'hub';
+/**
+ * The row id of a hub (tenant) image. Row ids are unique across tenants on every driver, so the
+ * tenant is part of it: a fixed id would let only the first tenant ever store a hub image.
+ */
+export const hubAvatarId = (tenantId: string) => `hub:${tenantId}`;
 
 /** An avatar change as a body gives it; absent fields stay as they are, a null image clears it. */
 export interface AvatarChange {
@@ -105,7 +108,7 @@ export function updateHubAvatar(store: Store, tenantId: string, change: ReturnTy
     const patch: Partial<TenantRow> = { updatedAt: now };
     if (change.initials !== undefined) patch.avatarInitials = change.initials;
     if (change.color !== undefined) patch.avatarColor = change.color;
-    if (change.image !== undefined) patch.avatarImageUpdatedAt = await writeImage(tx, HUB_AVATAR_ID, change.image, now);
+    if (change.image !== undefined) patch.avatarImageUpdatedAt = await writeImage(tx, hubAvatarId(tenantId), change.image, now);
     return (await tx.table(tenantsTable).update(tenantId, patch))!;
   });
 }

@@ -168,5 +168,21 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
       expect(cleared.body).not.toHaveProperty('imageUrl');
       expect((await t.request('GET', '/auth/hub/avatar')).body).toEqual({ error: 'Avatar image not found' });
     });
+
+    it('keeps one hub image per tenant', async () => {
+      const multi = await startTestHub({ driver: db.driver, config: { multitenancy: { enabled: true } } });
+      try {
+        const tenant = `t${Math.random().toString(36).slice(2, 8)}`;
+        await multi.hub.identity.tenants.create(tenant, 'Other team');
+        const otherAdmin = await multi.createUser({ role: 'admin' }, tenant);
+        const here = await multi.request('PUT', '/admin/hub/avatar', { body: { imageDataUrl: dataUrl('image/png', PNG) } });
+        const there = await multi.request('PUT', '/admin/hub/avatar', { token: otherAdmin.token, tenant, body: { imageDataUrl: dataUrl('image/webp', WEBP) } });
+        expect([here.status, there.status]).toEqual([200, 200]);
+        expect((await multi.request('GET', '/auth/hub/avatar')).headers.get('content-type')).toBe('image/png');
+        expect((await multi.request('GET', '/auth/hub/avatar', { token: otherAdmin.token, tenant })).headers.get('content-type')).toBe('image/webp');
+      } finally {
+        await multi.close();
+      }
+    });
   });
 });

@@ -127,6 +127,16 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         expect(await a.table(things).get(row.id)).toEqual({ ...row, rank: 7 });
       });
 
+      it('keeps a transaction usable after a put or insert hits a unique key', async () => {
+        const existing = await a.table(things).insert(thing());
+        const other = thing();
+        await a.transaction(async (tx) => {
+          await expect(tx.table(things).put(thing({ name: existing.name }))).rejects.toMatchObject({ code: 'unique' });
+          await tx.table(things).insert(other);
+        });
+        expect(await a.table(things).get(other.id)).toEqual(other);
+      });
+
       it('refuses a NUL character in a value and finds nothing by one', async () => {
         await expect(a.table(things).insert(thing({ name: 'a\u0000b' }))).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining('name') });
         expect(await a.table(things).get('x\u0000')).toBeNull();

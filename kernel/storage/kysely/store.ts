@@ -3,7 +3,7 @@
  * MySQL/MariaDB. A store is bound to a tenant (or unscoped, for the kernel) and to an executor:
  * the pool, or an open transaction.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
@@ -65,6 +65,24 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     return values;
   };
 
+  /**
+   * Runs an insert that may hit a unique key. Inside a PostgreSQL transaction a failed statement
+   * aborts the whole transaction, so the insert gets a savepoint to roll back to and the caller can
+   * go on (update instead, say); MySQL only fails the statement.
+   */
+  const tryInsert = async (row: Row): Promise<Row> => {
+    if (!inTransaction || dialect.flavor === 'mysql') return api.insert(row);
+    await sql`SAVEPOINT hub_insert`.execute(db);
+    try {
+      const inserted = await api.insert(row);
+      await sql`RELEASE SAVEPOINT hub_insert`.execute(db);
+      return inserted;
+    } catch (error) {
+      await sql`ROLLBACK TO SAVEPOINT hub_insert`.execute(db);
+      throw error;
+    }
+  };
+
   const api: TableApi<Row> = {
     get: (id) => api.findOne({ id }),
     getForUpdate(id) {
@@ -110,7 +128,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       // Update first so a put can never take over another tenant's row with the same id.
       if (await api.update(id as string, rest)) return row;
       try {
-        return await api.insert(row);
+        return await tryInsert(row);
       } catch (error) {
         if (error instanceof StorageError && error.code === 'unique' && (await api.update(id as string, rest))) return row;
         throw error;
@@ -152,7 +170,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       const seeded: Row = { ...init, id };
       for (const [column, delta] of entries) seeded[column] = Number(seeded[column] ?? 0) + delta;
       try {
-        await api.insert(seeded);
+        await tryInsert(seeded);
         return api.get(id);
       } catch (error) {
         // Someone else inserted the row first: add to theirs.
