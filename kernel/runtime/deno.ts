@@ -65,14 +65,8 @@ export async function serveDeno(hub: Hub, options: { host?: string; port?: numbe
     })();
     return stopping;
   };
-  // hub.reload arrives with the config-reload work; until then SIGHUP only logs.
-  const reload = async (): Promise<unknown> => {
-    if (typeof hub.reload === 'function') return hub.reload();
-    hub.log.warn('This version cannot reload its configuration; restart to apply changes');
-    return undefined;
-  };
   const address = { address: server.addr.hostname, family: server.addr.hostname.includes(':') ? 'IPv6' : 'IPv4', port: server.addr.port };
-  return { address, url: `http://${displayHost(host)}:${server.addr.port}`, stop, reload };
+  return { address, url: `http://${displayHost(host)}:${server.addr.port}`, stop, reload: () => hub.reload() };
 }
 
 /**
