@@ -40,7 +40,7 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
 
       const routes = createPluginApp();
       llmRoutes(routes, deps);
-      llmStreamRoutes(routes, deps, options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
+      llmStreamRoutes(routes, deps, { shutdown: ctx.signal, ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }) });
       // The kernel checks the admin role on /admin/* before plugin routes run; the desktop probes
       // LLM support with this route, so "not configured" must win over the role check (and, this
       // being before authentication, over a missing token too — it reveals nothing else).

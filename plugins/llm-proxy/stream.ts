@@ -3,6 +3,8 @@
  * plain step runs before the headers, so refusals keep their HTTP status; after that, failures are
  * frames. Each frame is one `data:` line carrying `v: 1`, `turnId` and `stepIndex`. The step is
  * counted only once it finished; a client that goes away aborts the upstream call and is not metered.
+ * Hub shutdown (the plugin's `signal`) aborts the upstream call too and ends the stream with a
+ * `turn.error` frame, so graceful shutdown never waits for a long answer.
  */
 import type { Hono } from 'hono';
 import type { KernelEnv } from '../../kernel/plugin.ts';
@@ -23,7 +25,8 @@ const SSE_HEADERS = {
 };
 
 /** Mounts the streaming route. */
-export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { heartbeatMs?: number } = {}): void {
+export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { heartbeatMs?: number; shutdown?: AbortSignal } = {}): void {
+  const shutdown = options.shutdown;
   app.post('/llm/chat/stream', requireLlm(deps), jsonBody(chatStreamBody), async (c) => {
     const body = c.req.valid('json');
     const step = await prepareStep(deps, c, body);
@@ -32,13 +35,28 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
     const clientSignal = c.req.raw.signal;
     const abort = () => upstream.abort();
     clientSignal.addEventListener('abort', abort, { once: true });
+    let shuttingDown = false;
+    const onShutdown = () => {
+      shuttingDown = true;
+      upstream.abort();
+    };
+    shutdown?.addEventListener('abort', onShutdown, { once: true });
+    if (shutdown?.aborted) onShutdown();
     const encoder = new TextEncoder();
+    // False once the stream was closed by us or cancelled by the client: nothing may be enqueued
+    // after that (enqueue would throw ERR_INVALID_STATE).
+    let open = true;
 
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        let open = true;
         const write = (text: string) => {
-          if (open) controller.enqueue(encoder.encode(text));
+          if (!open) return;
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            // The client went away between the check and the write.
+            open = false;
+          }
         };
         const frame = (type: string, fields: Record<string, unknown> = {}) =>
           write(`data: ${JSON.stringify({ v: 1, type, turnId: body.turnId, stepIndex: body.stepIndex, ...fields })}\n\n`);
@@ -52,7 +70,8 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
             const client = deps.clients.get(step.section, step.model.provider);
             answer = await streamStep(client, body, upstream.signal, (chunk) => frame('delta.text', { chunk }));
           } catch (error) {
-            if (upstream.signal.aborted) frame('turn.cancelled');
+            if (shuttingDown) frame('turn.error', { message: 'The hub is shutting down; try again shortly.' });
+            else if (upstream.signal.aborted) frame('turn.cancelled');
             else frame('turn.error', { message: upstreamFailure(error, step.model.provider, step.section).message });
             return;
           }
@@ -78,19 +97,25 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
           frame('step.end', { content: answer.content, toolCalls: answer.toolCalls, usage: answer.usage });
         };
 
-        run().finally(async () => {
-          clearInterval(heartbeat);
-          clientSignal.removeEventListener('abort', abort);
-          await step.admission.release().catch(() => undefined);
-          open = false;
-          try {
-            controller.close();
-          } catch {
-            // The client cancelled the stream already.
-          }
-        });
+        run()
+          .catch((error: unknown) => log.error('LLM chat stream failed', { error }))
+          .finally(async () => {
+            clearInterval(heartbeat);
+            clientSignal.removeEventListener('abort', abort);
+            shutdown?.removeEventListener('abort', onShutdown);
+            await step.admission.release().catch(() => undefined);
+            if (!open) return;
+            open = false;
+            try {
+              controller.close();
+            } catch {
+              // The client cancelled the stream already.
+            }
+          })
+          .catch((error: unknown) => log.error('LLM chat stream failed to close', { error }));
       },
       cancel() {
+        open = false;
         upstream.abort();
       },
     });

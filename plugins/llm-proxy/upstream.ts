@@ -82,9 +82,26 @@ export function upstreamRequest(body: ChatStepBody) {
   };
 }
 
-function usageOf(usage: OpenAI.CompletionUsage | null | undefined): StepUsage {
+/**
+ * A token count from the provider as a whole number in [0, Number.MAX_SAFE_INTEGER]: missing, negative
+ * or non-numeric counts become 0, fractions round up (the provider did the work), huge ones are capped.
+ */
+export function tokenCount(value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) return 0;
+  return Math.min(Math.ceil(value), Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * The step's usage. The provider is not trusted: each count is clamped by {@link tokenCount}, and the
+ * total is at least prompt + completion, so a provider cannot under-report the total that the monthly
+ * cap counts (a larger reported total, e.g. with reasoning tokens, is kept).
+ */
+export function usageOf(usage: OpenAI.CompletionUsage | null | undefined): StepUsage {
   // Some local servers report no usage; the step then counts as zero rather than failing.
-  return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0, totalTokens: usage?.total_tokens ?? 0 };
+  const promptTokens = tokenCount(usage?.prompt_tokens);
+  const completionTokens = tokenCount(usage?.completion_tokens);
+  const totalTokens = Math.min(Math.max(tokenCount(usage?.total_tokens), promptTokens + completionTokens), Number.MAX_SAFE_INTEGER);
+  return { promptTokens, completionTokens, totalTokens };
 }
 
 /** Runs one completion and returns the answer. */
@@ -95,27 +112,54 @@ export async function completeStep(client: OpenAI, body: ChatStepBody, signal: A
   return { content: message?.content ?? '', toolCalls, usage: usageOf(completion.usage) };
 }
 
-/** Runs one streamed completion, handing each text chunk to `onText`; resolves with the whole answer. */
+/**
+ * Runs one streamed completion, handing each text chunk to `onText`; resolves with the whole answer.
+ * Rejects as soon as `signal` aborts, even while waiting for the next chunk.
+ */
 export async function streamStep(client: OpenAI, body: ChatStepBody, signal: AbortSignal, onText: (chunk: string) => void): Promise<StepAnswer> {
   const stream = await client.chat.completions.create({ ...upstreamRequest(body), stream: true, stream_options: { include_usage: true } }, { signal });
+  // The `openai` stream ends quietly (no error) when its signal aborts, and a body that does not
+  // notice the abort keeps the next read waiting: race every read against the signal instead.
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason ?? new Error('The request was aborted.'));
+  });
+  aborted.catch(() => undefined);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const iterator = stream[Symbol.asyncIterator]();
   let content = '';
   let usage: OpenAI.CompletionUsage | null | undefined;
   // Tool calls arrive in fragments keyed by index: the id and name once, the arguments in pieces.
   const calls = new Map<number, ToolCall>();
-  for await (const chunk of stream) {
-    if (chunk.usage) usage = chunk.usage;
-    const delta = chunk.choices[0]?.delta;
-    if (delta?.content) {
-      content += delta.content;
-      onText(delta.content);
+  try {
+    for (;;) {
+      const read = iterator.next();
+      read.catch(() => undefined);
+      const next = await Promise.race([read, aborted]);
+      signal.throwIfAborted();
+      if (next.done) break;
+      const chunk = next.value;
+      if (chunk.usage) usage = chunk.usage;
+      const delta = chunk.choices[0]?.delta;
+      if (delta?.content) {
+        content += delta.content;
+        onText(delta.content);
+      }
+      for (const part of delta?.tool_calls ?? []) {
+        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name += part.function.name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+        calls.set(part.index, call);
+      }
     }
-    for (const part of delta?.tool_calls ?? []) {
-      const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
-      if (part.id) call.id = part.id;
-      if (part.function?.name) call.name += part.function.name;
-      if (part.function?.arguments) call.arguments += part.function.arguments;
-      calls.set(part.index, call);
-    }
+  } catch (error) {
+    // Stop reading the provider's body; the pending read settles on its own.
+    stream.controller.abort();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
   return { content, toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), usage: usageOf(usage) };
 }

@@ -86,30 +86,38 @@ export async function admitStep(store: Store, clock: Clock, user: UserRow, optio
   }
 }
 
-/** Counts a finished step: the month total (atomically) and one log row without message content. */
+/**
+ * Counts a finished step: the month total (an atomic upsert) and one log row without message
+ * content, in one transaction so a step is either fully counted and logged or not at all.
+ */
 export async function recordStep(store: Store, clock: Clock, record: StepRecord): Promise<void> {
   const period = periodOf(clock.now());
   const now = clock.iso();
   const { promptTokens, completionTokens, totalTokens } = record.usage;
-  await store.table(llmUsageTable).increment(
-    usageId(record.user.id, period),
-    { promptTokens, completionTokens, totalTokens, steps: 1 },
-    emptyRow(record.user.id, period, now),
-  );
-  await store.table(llmUsageLogTable).insert({
-    id: newId(),
-    userId: record.user.id,
-    tokenId: record.tokenId,
-    period,
-    model: record.model,
-    provider: record.provider,
-    promptTokens,
-    completionTokens,
-    totalTokens,
-    isNewTurn: record.isNewTurn,
-    hadToolCalls: record.hadToolCalls,
-    messageCount: record.messageCount,
-    streamed: record.streamed,
-    createdAt: now,
+  // Both are writes with no read before them; the id is generated outside so a retried
+  // transaction inserts the same log row.
+  const logId = newId();
+  await store.transaction(async (tx) => {
+    await tx.table(llmUsageTable).increment(
+      usageId(record.user.id, period),
+      { promptTokens, completionTokens, totalTokens, steps: 1 },
+      emptyRow(record.user.id, period, now),
+    );
+    await tx.table(llmUsageLogTable).insert({
+      id: logId,
+      userId: record.user.id,
+      tokenId: record.tokenId,
+      period,
+      model: record.model,
+      provider: record.provider,
+      promptTokens,
+      completionTokens,
+      totalTokens,
+      isNewTurn: record.isNewTurn,
+      hadToolCalls: record.hadToolCalls,
+      messageCount: record.messageCount,
+      streamed: record.streamed,
+      createdAt: now,
+    });
   });
 }

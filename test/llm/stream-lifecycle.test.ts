@@ -1,0 +1,170 @@
+/**
+ * `POST /llm/chat/stream` when the stream ends early: a client that cancels its reader while the
+ * provider is still streaming must not crash the process (no enqueue on a cancelled stream, no
+ * unhandled rejection), and hub shutdown must abort the upstream call and end open streams.
+ */
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { eventually } from '../notices/setup.ts';
+import { chunk, COMPLETIONS_URL, llmSection, server, streamWith, useProvider, userTurn } from './setup.ts';
+
+useProvider();
+
+/**
+ * A provider that sends one text chunk, then holds the stream open until `release()` is called
+ * (or the hub aborts the request), then finishes with usage and `[DONE]`.
+ */
+function heldProvider() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const state = { aborted: false, release };
+  server.use(
+    http.post(COMPLETIONS_URL, ({ request }) => {
+      request.signal.addEventListener('abort', () => void (state.aborted = true));
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({ role: 'assistant', content: 'partial' }))}\n\n`));
+          void gate.then(() => {
+            try {
+              controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({ content: ' rest' }))}\n\n`));
+              controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({}, { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))}\n\n`));
+              controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+              controller.close();
+            } catch {
+              // The hub cancelled the upstream response already.
+            }
+          });
+        },
+        cancel() {
+          state.aborted = true;
+        },
+      });
+      return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream' } });
+    }),
+  );
+  return state;
+}
+
+/** Reads from `reader` until the decoded text contains `pattern`; returns all text so far. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, pattern: string, text = ''): Promise<string> {
+  const decoder = new TextDecoder();
+  while (!text.includes(pattern)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`Stream ended before ${pattern}; got ${JSON.stringify(text)}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
+
+/** Reads to the end of the stream; returns all text. */
+async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, text = ''): Promise<string> {
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+const framesOf = (text: string) => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
+
+function opener(t: () => TestHub, token: () => string) {
+  return (body: unknown) =>
+    t().hub.app.request('/llm/chat/stream', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+}
+
+describe('LLM chat stream: client cancels mid-stream', () => {
+  let db: TestDriver;
+  let t: TestHub;
+  let user: { id: string; token: string };
+  const rejections = vi.fn();
+  beforeAll(async () => {
+    db = await openTestDriver('pglite');
+    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
+    // Capped, so every new turn takes (and must give back) the user's turn lease.
+    user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.cleanup();
+  });
+  beforeEach(() => {
+    rejections.mockClear();
+    process.on('unhandledRejection', rejections);
+  });
+  afterEach(() => {
+    process.off('unhandledRejection', rejections);
+  });
+
+  const open = opener(() => t, () => user.token);
+  const usage = async () => (await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens as number;
+
+  it('survives a reader cancelled while the provider is still streaming and keeps answering', async () => {
+    const provider = heldProvider();
+    const before = await usage();
+    const res = await open({ ...userTurn(), turnId: 'cancel-1', stepIndex: 0 });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const first = await readUntil(reader, 'partial');
+    expect(framesOf(first)[0].type).toBe('step.start');
+    await reader.cancel();
+    await eventually(() => provider.aborted);
+    provider.release();
+
+    // The hub still answers a whole stream for the same capped user: that needs the turn lease the
+    // cancelled step gave back, so the cancelled step has run to its end by now.
+    streamWith([chunk({ role: 'assistant', content: 'fine' }), chunk({}, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })]);
+    const next = await open({ ...userTurn(), turnId: 'cancel-2', stepIndex: 0 });
+    expect(next.status).toBe(200);
+    expect(framesOf(await next.text()).map((f) => f.type)).toEqual(['step.start', 'delta.text', 'step.end']);
+    expect(await t.request('GET', '/llm/models', { token: user.token }).then((r) => r.status)).toBe(200);
+    // The cancelled step was not metered; the finished one was.
+    expect(await usage()).toBe(before + 3);
+    expect(rejections).not.toHaveBeenCalled();
+  });
+});
+
+describe('LLM chat stream: hub shutdown', () => {
+  let db: TestDriver;
+  let t: TestHub;
+  let user: { id: string; token: string };
+  beforeAll(async () => {
+    db = await openTestDriver('pglite');
+    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
+    user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.cleanup();
+  });
+
+  const open = opener(() => t, () => user.token);
+
+  it('aborts the upstream call and ends an open stream when the hub begins shutting down', async () => {
+    const provider = heldProvider();
+    try {
+      const res = await open({ ...userTurn(), turnId: 'shutdown-1', stepIndex: 0 });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const first = await readUntil(reader, 'partial');
+      t.hub.beginShutdown();
+      // Ends although the provider never finishes its answer.
+      const text = await readToEnd(reader, first);
+      const frames = framesOf(text);
+      expect(frames.map((f) => f.type)).toEqual(['step.start', 'delta.text', 'turn.error']);
+      expect(frames[2].message).toBe('The hub is shutting down; try again shortly.');
+      await eventually(() => provider.aborted);
+      // Not metered.
+      expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(0);
+    } finally {
+      provider.release();
+    }
+  });
+});
