@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../storage/contract.ts';
 import { issueSecret, newId, sha256Hex } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
+import { CONTROL } from './users.ts';
 
 export interface TokenRecord {
   id: string;
@@ -31,6 +32,7 @@ export function normalizeTokenName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest('name: Token name must not be empty.');
   if ([...name].length > 255) throw badRequest('name: Token name must be at most 255 characters.');
+  if (CONTROL.test(name)) throw badRequest('name: Token name must not contain control characters.');
   return name;
 }
 

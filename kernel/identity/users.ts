@@ -78,7 +78,8 @@ export function toUserRecord(row: UserRow): UserRecord {
 }
 
 // Control characters would make names unreadable in lists and logs.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Control characters: never part of a name a person reads (users, tokens). */
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export function normalizeUserName(raw: string): string {
   const name = raw.trim();
