@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
+import { CONTROL } from '../../kernel/identity/users.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
 import { jsonBody } from '../entities/schemas.ts';
 import { renderJoinPage } from './join-page.ts';
@@ -19,10 +20,17 @@ const secret = z
   .trim()
   .refine((value) => value.startsWith('hbi_') && value.length > 12 && value.length <= 256, 'Invalid invitation secret format.');
 const previewBody = z.object({ secret });
-const redeemBody = z.object({
-  secret,
-  tokenName: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').optional(),
-});
+/**
+ * The kernel's token-name rule (`normalizeTokenName`: trimmed, 1 to 255 code points, no control
+ * characters), checked here so a bad name is a 400 naming `tokenName` before the secret is spent.
+ */
+const tokenName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .refine((value) => [...value].length <= 255, 'must be at most 255 characters')
+  .refine((value) => !CONTROL.test(value), 'must not contain control characters');
+const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 
 export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp'>) {
   const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;

@@ -78,6 +78,20 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect((await pub('/auth/invitations/redeem', { secret: `hbi_${'A'.repeat(43)}`, tokenName: ' ' })).body).toEqual({ error: 'tokenName: must not be empty' });
   });
 
+  it('refuses a tokenName with control characters with 400 naming tokenName, and keeps the invitation usable', async () => {
+    const { user, secret } = await invite();
+    for (const tokenName of ['a\u0001b', 'tab\there', 'del\u007f', 'line\nbreak']) {
+      const res = await pub('/auth/invitations/redeem', { secret, tokenName });
+      expect(res.status, JSON.stringify(tokenName)).toBe(400);
+      expect(res.body.error).toBe('tokenName: must not contain control characters');
+    }
+    const long = await pub('/auth/invitations/redeem', { secret, tokenName: 'x'.repeat(256) });
+    expect(long.body).toEqual({ error: 'tokenName: must be at most 255 characters' });
+    const ok = await pub('/auth/invitations/redeem', { secret, tokenName: `  ${'\u{1F600}'.repeat(255)}  ` });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.token).toMatchObject({ userId: user.id, name: '\u{1F600}'.repeat(255) });
+  });
+
   it('lets exactly one of two concurrent redeems of one secret succeed', async () => {
     const { user, secret } = await invite();
     const results = await Promise.all([pub('/auth/invitations/redeem', { secret }), pub('/auth/invitations/redeem', { secret })]);
