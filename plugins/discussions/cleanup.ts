@@ -17,16 +17,19 @@ const KINDS: readonly (readonly [DeletedKind, DiscussionEntityType])[] = [
 /** Ids per statement: keeps `IN (...)` lists well under every driver's parameter limit. */
 const CHUNK = 500;
 
-/** Deletes the discussions of every removed target in the event. */
+/**
+ * Deletes the discussions of every removed target in the event, in one transaction: a failure
+ * part-way leaves every discussion in place instead of some.
+ */
 export async function removeDiscussions(store: Store, event: EntitiesDeletedEvent): Promise<void> {
-  for (const [kind, entityType] of KINDS) {
-    const ids = event.removed[kind] ?? [];
-    for (let start = 0; start < ids.length; start += CHUNK) {
-      const where = { entityType, entityId: { in: ids.slice(start, start + CHUNK) } };
-      await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
+    for (const [kind, entityType] of KINDS) {
+      const ids = event.removed[kind] ?? [];
+      for (let start = 0; start < ids.length; start += CHUNK) {
+        const where = { entityType, entityId: { in: ids.slice(start, start + CHUNK) } };
         await tx.table(subscriptionsTable).deleteWhere(where);
         await tx.table(commentsTable).deleteWhere(where);
-      });
+      }
     }
-  }
+  });
 }

@@ -79,11 +79,23 @@ export async function requireTarget(store: Store, user: UserRow, entityType: Dis
 /** `thread:<entityType>:<entityId>`, the MLS group id convention of the desktop client. */
 const GROUP_ID = /^thread:(request|collection|folder|runresult):(.+)$/i;
 
+export interface ParsedGroupId {
+  entityType: DiscussionEntityType;
+  entityId: string;
+  /**
+   * The one spelling of the group id, `thread:<entityType>:<entityId>` with the entity type as in
+   * DISCUSSION_ENTITY_TYPES: the prefix matches in any case, so this is what the relay stores and
+   * compares, lest `THREAD:collection:x` and `thread:collection:x` become two groups.
+   */
+  mlsGroupId: string;
+}
+
 /** Parses an MLS group id into its target, or null when it does not follow the convention. */
-export function parseGroupId(mlsGroupId: string): { entityType: DiscussionEntityType; entityId: string } | null {
+export function parseGroupId(mlsGroupId: string): ParsedGroupId | null {
   const match = GROUP_ID.exec(mlsGroupId.trim());
   if (!match) return null;
   const kind = match[1]!.toLowerCase();
   const entityType = (kind === 'runresult' ? 'runResult' : kind) as DiscussionEntityType;
-  return { entityType, entityId: match[2]! };
+  const entityId = match[2]!;
+  return { entityType, entityId, mlsGroupId: `thread:${entityType}:${entityId}` };
 }

@@ -1,7 +1,8 @@
 /**
  * The MLS relay: the hub stores commits and welcomes for devices that are offline and hands them
  * out again, without ever reading them. It orders commits by epoch (one commit per epoch and
- * group) and remembers the highest epoch it has seen per group.
+ * group) and remembers the highest epoch it has seen per group. Group ids are stored, compared and
+ * returned in their canonical spelling (`thread:<entityType>:<entityId>`), whatever case was sent.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
@@ -10,6 +11,7 @@ import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { isUniqueViolation, type Store } from '../../kernel/storage/contract.ts';
 import { validate } from '../../kernel/validate.ts';
+import { encodeCursor } from '../discussions/paging.ts';
 import { inTransaction } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
 import { findActiveDevice } from './devices.ts';
@@ -56,8 +58,8 @@ export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kernel
   app.post('/discussion-mls/commits', gate, jsonBody(commitBody), async (c) => {
     const body = c.req.valid('json');
     const user = c.var.auth.user;
-    await requireGroupTarget(c.var.store, user, body.mlsGroupId);
-    const row: MlsCommitRow = { id: newId(), ...body, createdAt: clock.iso() };
+    const { mlsGroupId } = await requireGroupTarget(c.var.store, user, body.mlsGroupId);
+    const row: MlsCommitRow = { id: newId(), ...body, mlsGroupId, createdAt: clock.iso() };
     for (let attempt = 1; ; attempt++) {
       try {
         await storeCommit(c.var.store, row, user.id);
@@ -76,8 +78,8 @@ export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kernel
   });
 
   app.get('/discussion-mls/commits', gate, validate('query', commitsQuery), async (c) => {
-    const { mlsGroupId, cursor, limit } = c.req.valid('query');
-    await requireGroupTarget(c.var.store, c.var.auth.user, mlsGroupId);
+    const { cursor, limit, ...query } = c.req.valid('query');
+    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, query.mlsGroupId);
     // One row more than the page tells whether another page follows.
     const rows = await c.var.store.table(mlsCommitsTable).find({
       where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
@@ -91,27 +93,32 @@ export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kernel
 
   app.post('/discussion-mls/welcomes', gate, jsonBody(welcomeBody), async (c) => {
     const body = c.req.valid('json');
-    await requireGroupTarget(c.var.store, c.var.auth.user, body.mlsGroupId);
-    const row: MlsWelcomeRow = { id: newId(), ...body, createdAt: clock.iso() };
+    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, body.mlsGroupId);
+    const row: MlsWelcomeRow = { id: newId(), ...body, mlsGroupId, createdAt: clock.iso() };
     await c.var.store.table(mlsWelcomesTable).insert(row);
     return c.json(toWelcomeRecord(row), 201);
   });
 
   app.get('/discussion-mls/welcomes', gate, validate('query', welcomesQuery), async (c) => {
-    const { mlsGroupId, recipientDeviceId } = c.req.valid('query');
-    await requireGroupTarget(c.var.store, c.var.auth.user, mlsGroupId);
+    const { recipientDeviceId, cursor, limit, ...query } = c.req.valid('query');
+    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, query.mlsGroupId);
+    // One row more than the page tells whether another page follows.
     const rows = await c.var.store.table(mlsWelcomesTable).find({
       where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
       orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+      limit: limit + 1,
+      ...(cursor ? { after: cursor } : {}),
     });
-    return c.json({ welcomes: rows.map(toWelcomeRecord) });
+    const page = rows.slice(0, limit);
+    const more = rows.length > limit;
+    return c.json({ welcomes: page.map(toWelcomeRecord), ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) });
   });
 
   app.get('/discussion-mls/group-state/:mlsGroupId', gate, async (c) => {
     const parsed = groupIdSchema.safeParse(c.req.param('mlsGroupId'));
     if (!parsed.success) throw badRequest(INVALID_GROUP_ID);
-    await requireGroupTarget(c.var.store, c.var.auth.user, parsed.data);
-    const state = await c.var.store.table(mlsGroupStateTable).findOne({ mlsGroupId: parsed.data });
+    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, parsed.data);
+    const state = await c.var.store.table(mlsGroupStateTable).findOne({ mlsGroupId });
     if (!state) throw notFound('MLS group state not found');
     return c.json(toGroupStateRecord(state));
   });

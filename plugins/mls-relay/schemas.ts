@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { notFound } from '../../kernel/errors.ts';
 import { factory } from '../../kernel/plugin.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
+import { cursorQuery, limitQuery, MAX_LIMIT } from '../discussions/paging.ts';
 
 /** The exact message the desktop client probes for to learn that the E2EE device flow is off. */
 export const E2EE_OFF = 'Device enrollment is only available on Team Hubs with discussion E2EE enabled.';
@@ -100,15 +101,13 @@ const epochText = z
 export const commitsQuery = z.object({
   mlsGroupId: groupIdSchema,
   cursor: epochText.optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'must be an integer from 1 to 100')
-    .transform(Number)
-    .refine((value) => value >= 1 && value <= 100, 'must be an integer from 1 to 100')
-    .default(100),
+  limit: limitQuery(MAX_LIMIT),
 });
 
+/** Welcomes page by (createdAt, id) with the shared keyset cursor. */
 export const welcomesQuery = z.object({
   mlsGroupId: groupIdSchema,
   recipientDeviceId: deviceIdSchema.optional(),
+  cursor: cursorQuery('welcome list'),
+  limit: limitQuery(MAX_LIMIT),
 });

@@ -15,17 +15,22 @@ const chunks = <T>(items: readonly T[]): T[][] =>
 
 const TARGET_KINDS: readonly DiscussionEntityType[] = ['collection', 'folder', 'request', 'runResult'];
 
-/** Deletes every notice about a removed target, or about anything inside a removed collection. */
+/**
+ * Deletes every notice about a removed target, or about anything inside a removed collection, in one
+ * transaction: a failure part-way leaves every notice in place instead of some.
+ */
 export async function deleteNoticesOfRemoved(store: Store, event: EntitiesDeletedEvent): Promise<number> {
-  const notices = store.table(noticesTable);
-  let deleted = 0;
-  for (const kind of TARGET_KINDS) {
-    for (const ids of chunks(event.removed[kind] ?? [])) {
-      deleted += await notices.deleteWhere({ entityType: kind, entityId: { in: ids } });
+  return store.transaction(async (tx) => {
+    const notices = tx.table(noticesTable);
+    let deleted = 0;
+    for (const kind of TARGET_KINDS) {
+      for (const ids of chunks(event.removed[kind] ?? [])) {
+        deleted += await notices.deleteWhere({ entityType: kind, entityId: { in: ids } });
+      }
     }
-  }
-  for (const ids of chunks(event.removed.collection ?? [])) {
-    deleted += await notices.deleteWhere({ collectionId: { in: ids } });
-  }
-  return deleted;
+    for (const ids of chunks(event.removed.collection ?? [])) {
+      deleted += await notices.deleteWhere({ collectionId: { in: ids } });
+    }
+    return deleted;
+  });
 }

@@ -72,7 +72,7 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
 
   it('refuses a bad limit with a 400 naming limit', async () => {
     const col = await h.collection();
-    for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?limit=2.5', '?limit=-1', '?limit=', '?limit=1&limit=2', '?limit=99999999999999999999']) {
+    for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?limit=2.5', '?limit=-1', '?limit=', '?limit=1&limit=2', '?limit=99999999999999999999', '?limit=0x10', '?limit=1e1']) {
       const res = await h.list(`/collections/${col.id}`, query);
       expect(res.status, query).toBe(400);
       expect(res.body.error, query).toMatch(/^limit: /);
@@ -88,6 +88,7 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
     const bad = [
       'not a cursor', '%%%', '', b64('nothing'), b64('2026-01-01T00:00:00.000Z|'), b64('2026-02-30T00:00:00.000Z|abc'),
       b64('yesterday|abc'), b64('2026-01-01T00:00:00.000Z|' + 'x'.repeat(200)), b64('2026-01-01T00:00:00.000Z|a\u0000b'),
+      Buffer.concat([Buffer.from('2026-01-01T00:00:00.000Z|a'), Buffer.from([0xff])]).toString('base64url'),
       'A'.repeat(5000), b64('99999-01-01T00:00:00.000Z|a'), '2026-01-01T00:00:00.000Z',
     ];
     for (const cursor of bad) {

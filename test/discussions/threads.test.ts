@@ -3,10 +3,12 @@
  * cleanup of discussions when their targets are deleted.
  */
 import { describe, expect, it } from 'vitest';
+import { removeDiscussions } from '../../plugins/discussions/cleanup.ts';
 import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../../plugins/discussions/events.ts';
 import { commentsTable, subscriptionsTable } from '../../plugins/discussions/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName } from '../helpers/hub.ts';
+import { failingDeletes } from '../notices/setup.ts';
 import { useDiscussionHub } from './setup.ts';
 
 describe.each(httpDrivers())('discussion threads on %s', (driver) => {
@@ -102,5 +104,21 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     expect(await store.table(subscriptionsTable).count({ entityId: { in: ids } })).toBe(0);
     expect(await store.table(commentsTable).get(kept.id)).not.toBeNull();
     expect((await subscription(kept.id)).subscribed).toBe(true);
+  });
+
+  it('removes the discussions of a deletion all together or not at all', async () => {
+    const col = await h.collection();
+    const req = await h.request(col.id);
+    for (const target of [`/requests/${req.id}`, `/collections/${col.id}`]) await h.comment(target);
+    const ids = [col.id, req.id];
+    const store = h.store();
+    const event = { tenantId: '__default__', removed: { request: [req.id], collection: [col.id] } };
+    // The request's deletes succeed; the collection's subscription delete (the third call) fails.
+    await expect(removeDiscussions(failingDeletes(store, 3), event)).rejects.toThrow('failed on purpose');
+    expect(await store.table(commentsTable).count({ entityId: { in: ids } })).toBe(2);
+    expect(await store.table(subscriptionsTable).count({ entityId: { in: ids } })).toBe(2);
+    await removeDiscussions(store, event);
+    expect(await store.table(commentsTable).count({ entityId: { in: ids } })).toBe(0);
+    expect(await store.table(subscriptionsTable).count({ entityId: { in: ids } })).toBe(0);
   });
 });

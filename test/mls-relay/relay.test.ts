@@ -79,6 +79,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   it.each([
     ['cursor=abc', /^cursor: /], ['cursor=-1', /^cursor: /], ['cursor=1.5', /^cursor: /], ['cursor=99999999999999999', /^cursor: /],
     ['limit=0', /^limit: /], ['limit=101', /^limit: /], ['limit=ten', /^limit: /], ['limit=1&limit=2', /^limit: /],
+    ['limit=0x10', /^limit: /],
   ])('answers 400 for a commit list with %s', async (query, message) => {
     const group = await h.group();
     const res = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}&${query}`);
@@ -104,6 +105,65 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const bad = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=nope`);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^recipientDeviceId: /);
+  });
+
+  it('treats every spelling of a group id as one group, stored and returned canonically', async () => {
+    const device = await h.enroll();
+    const col = await h.collection();
+    const canonical = `thread:collection:${col.id}`;
+    const upper = `THREAD:COLLECTION:${col.id}`;
+    const first = await h.commit({ mlsGroupId: canonical, epoch: 1, senderDeviceId: device.deviceId, ciphertext: 'first' });
+    expect(first.status).toBe(201);
+    const dup = await h.commit({ mlsGroupId: upper, epoch: 1, senderDeviceId: device.deviceId, ciphertext: 'second' });
+    expect(dup.status).toBe(409);
+    const next = await h.commit({ mlsGroupId: ` Thread:Collection:${col.id} `, epoch: 2, senderDeviceId: device.deviceId });
+    expect(next.status).toBe(201);
+    expect(next.body.mlsGroupId).toBe(canonical);
+    for (const spelling of [canonical, upper]) {
+      const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(spelling)}`);
+      expect(list.body.commits.map((c: any) => [c.mlsGroupId, c.epoch, c.ciphertext])).toEqual([[canonical, 1, 'first'], [canonical, 2, 'Y2lwaGVy']]);
+      expect((await state(spelling)).body).toMatchObject({ mlsGroupId: canonical, currentEpoch: 2 });
+    }
+    const run = await h.t.request('POST', '/run-results', {
+      body: { payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] } },
+    });
+    const welcome = await h.t.request('POST', '/discussion-mls/welcomes', {
+      body: { mlsGroupId: `THREAD:RUNRESULT:${run.body.id}`, recipientDeviceId: device.deviceId, ciphertext: 'w', ratchetTree: 't' },
+    });
+    expect(welcome.body.mlsGroupId).toBe(`thread:runResult:${run.body.id}`);
+    const welcomes = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=thread:runresult:${run.body.id}`);
+    expect(welcomes.body.welcomes.map((w: any) => w.id)).toEqual([welcome.body.id]);
+  });
+
+  it('pages welcomes with limit and an opaque cursor', async () => {
+    const group = await h.group();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', { body: { mlsGroupId: group, recipientDeviceId: crypto.randomUUID(), ciphertext: 'w', ratchetTree: 't' } });
+      ids.push(res.body.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const res = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.welcomes.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.welcomes.map((w: any) => w.id));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect([...seen].sort()).toEqual([...ids].sort());
+    const all = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}`);
+    expect(all.body.welcomes.map((w: any) => w.id)).toEqual(seen);
+    expect(all.body.nextCursor).toBeUndefined();
+    for (const [query, message] of [['limit=0', /^limit: /], ['limit=101', /^limit: /], ['limit=0x10', /^limit: /], ['cursor=%%%', /^cursor: /],
+      [`cursor=${Buffer.from('2026-01-01T00:00:00.000Z|a\u0000b').toString('base64url')}`, /^cursor: /]] as const) {
+      const res = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error).toMatch(message);
+    }
   });
 
   it('answers 404 MLS group state not found for a group without commits', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
-import { useNoticesHub, type Account } from './setup.ts';
+import { failingDeletes, useNoticesHub, type Account } from './setup.ts';
 
 describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -74,7 +74,56 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect(res.body.error).toMatch(/^cursor: /);
   });
 
-  it.each(['0', '101', 'ten'])('rejects limit=%s with 400 naming limit', async (limit) => {
+  it.each([
+    ['a NUL in the id', '2026-03-01T10:00:00.000Z|a\u0000b'],
+    ['bytes that are not UTF-8 in the id', Buffer.concat([Buffer.from('2026-03-01T10:00:00.000Z|a'), Buffer.from([0xff, 0xfe])])],
+    ['an empty id', '2026-03-01T10:00:00.000Z|'],
+    ['an impossible date', '2026-02-30T10:00:00.000Z|a'],
+  ])('rejects a cursor with %s with 400 naming cursor, never a storage error', async (_, text) => {
+    const cursor = Buffer.from(text).toString('base64url');
+    const res = await f.t.request('GET', `/notices?cursor=${cursor}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('cursor: Invalid notice list cursor');
+  });
+
+  it('bounds the scan past unreadable notices and hands out a cursor that reaches the readable one', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await mention(reader, collection.id, 1);
+    const [readable] = (await f.notices(reader.token)).notices;
+    // Newer than the readable notice: far more hidden notices than one request may read with limit=1.
+    const store = f.t.hub.driver().forTenant('__default__');
+    const { noticesTable } = await import('../../plugins/notices/tables.ts');
+    const { MAX_BATCHES_PER_PAGE } = await import('../../plugins/notices/feed.ts');
+    const hidden = MAX_BATCHES_PER_PAGE * 20 + 30;
+    const base = Date.parse(readable.createdAt);
+    for (let i = 1; i <= hidden; i++) {
+      await store.table(noticesTable).insert({
+        id: `hidden-${reader.id}-${String(i).padStart(4, '0')}`, recipientUserId: reader.id, eventType: 'mention',
+        entityType: 'collection', entityId: `gone-${i}`, requestId: null, collectionId: `gone-${i}`, folderId: null,
+        runResultId: null, discussionThreadId: null, discussionCommentId: null, actorUserId: null,
+        displayMetadata: { actorName: 'x', targetLabel: 'gone' }, createdAt: new Date(base + i).toISOString(), readAt: null,
+      });
+    }
+    const first = await f.notices(reader.token, '?limit=1');
+    expect(first.notices).toEqual([]);
+    expect(typeof first.nextCursor).toBe('string');
+    const seen: any[] = [];
+    let cursor = first.nextCursor;
+    let requests = 1;
+    while (cursor) {
+      const page = await f.notices(reader.token, `?limit=1&cursor=${cursor}`);
+      seen.push(...page.notices);
+      cursor = page.nextCursor;
+      requests += 1;
+      expect(requests).toBeLessThan(10);
+    }
+    expect(seen.map((n) => n.id)).toEqual([readable.id]);
+    expect(requests).toBe(2);
+  });
+
+  it.each(['0', '101', 'ten', '0x10', '1e1', ' 5'])('rejects limit=%s with 400 naming limit', async (limit) => {
     const res = await f.t.request('GET', `/notices?limit=${limit}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^limit: /);
@@ -146,6 +195,25 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(0);
     expect(await store.table(notificationSettingsTable).get(reader.id)).toBeNull();
     expect(await store.table(subscriptionsTable).count({ userId: reader.id })).toBe(0);
+  });
+
+  it('deletes the notices of a deletion all together or not at all', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const [gone, other] = [await f.collection(owner.token), await f.collection(owner.token)];
+    const request = await f.request(other.id, owner.token);
+    const reader = await f.user({ collectionAccess: ['*'] });
+    await mention(reader, gone.id, 1);
+    const actor = await f.user({ collectionAccess: ['*'] });
+    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: request.id, mentionedUserIds: [reader.id] });
+    const store = f.t.hub.driver().forTenant('__default__');
+    const { noticesTable } = await import('../../plugins/notices/tables.ts');
+    const { deleteNoticesOfRemoved } = await import('../../plugins/notices/cleanup.ts');
+    const event = { tenantId: '__default__', removed: { collection: [gone.id], request: [request.id] } };
+    // The first delete (the collection's notices) succeeds, the second (the request's) fails.
+    await expect(deleteNoticesOfRemoved(failingDeletes(store, 2), event)).rejects.toThrow('failed on purpose');
+    expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(2);
+    await deleteNoticesOfRemoved(store, event);
+    expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(0);
   });
 
   it('needs a bearer token', async () => {

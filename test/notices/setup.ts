@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { UserInput } from '../../kernel/identity/users.ts';
 import type { PluginDefinition } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { DiscussionCommentCreatedEvent } from '../../plugins/discussions/events.ts';
 import { loadTarget } from '../../plugins/discussions/targets.ts';
@@ -140,4 +141,37 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     if (Date.now() > deadline) throw new Error('Condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * `store`, except that the `failOn`-th `deleteWhere` call (counted across the store and every
+ * transaction it opens) throws: shows whether earlier deletes of the same operation survive.
+ */
+export function failingDeletes(store: Store, failOn: number): Store {
+  let calls = 0;
+  const bind = (target: object, prop: string | symbol) => {
+    const value = Reflect.get(target, prop);
+    return typeof value === 'function' ? value.bind(target) : value;
+  };
+  const wrap = (inner: Store): Store =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'transaction') return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(wrap(tx)));
+        if (prop === 'table') {
+          return (table: Parameters<Store['table']>[0]) =>
+            new Proxy(target.table(table), {
+              get(handle, key) {
+                if (key !== 'deleteWhere') return bind(handle, key);
+                return async (where: never) => {
+                  calls += 1;
+                  if (calls === failOn) throw new Error(`deleteWhere call ${calls} failed on purpose`);
+                  return handle.deleteWhere(where);
+                };
+              },
+            });
+        }
+        return bind(target, prop);
+      },
+    });
+  return wrap(store);
 }
