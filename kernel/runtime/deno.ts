@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { Hub } from '../hub.ts';
 import type { KernelEnv } from '../plugin.ts';
-import { displayHost, type RunningServer } from './node.ts';
+import { displayHost, handleServerSignals, type RunningServer } from './signals.ts';
 
 /** The little of Deno's API we use; Node's type checker has no `Deno` global. */
 interface DenoServer {
@@ -74,26 +74,10 @@ export async function serveDeno(hub: Hub, options: { host?: string; port?: numbe
  * the config file. Returns a function that removes the handlers.
  */
 export function handleDenoSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => deno().exit(code)): () => void {
-  let received = false;
-  const handlers = (['SIGTERM', 'SIGINT'] as const).map((signal) => {
-    const handler = () => {
-      if (received) return exit(1);
-      received = true;
-      log.info(`Received ${signal}; shutting down`);
-      running.stop().then(
-        () => exit(0),
-        (error) => {
-          log.error('Shutdown failed', { error });
-          exit(1);
-        },
-      );
-    };
-    return [signal, handler] as const;
-  });
-  // The reload logs its own one-line outcome and never throws.
-  const all = [...handlers, ['SIGHUP', () => void running.reload()] as const];
-  for (const [signal, handler] of all) deno().addSignalListener(signal, handler);
-  return () => {
-    for (const [signal, handler] of all) deno().removeSignalListener(signal, handler);
-  };
+  return handleServerSignals(
+    { on: (signal, handler) => deno().addSignalListener(signal, handler), off: (signal, handler) => deno().removeSignalListener(signal, handler) },
+    running,
+    log,
+    exit,
+  );
 }

@@ -8,28 +8,15 @@ import type { Context } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Hub } from '../hub.ts';
+import { displayHost, handleServerSignals, type RunningServer } from './signals.ts';
+
+export { displayHost, type RunningServer } from './signals.ts';
 import type { KernelEnv } from '../plugin.ts';
 
 /** The peer address of a request served by @hono/node-server. */
 export function nodeClientIp(c: Context<KernelEnv>): string | undefined {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   return incoming?.socket?.remoteAddress ?? undefined;
-}
-
-export interface RunningServer {
-  /** The bound address (the port is real even when 0 was asked for). */
-  address: AddressInfo;
-  url: string;
-  /** Stops accepting, waits for requests in flight (up to the timeout), then closes the hub. */
-  stop(): Promise<void>;
-  /** Re-reads and applies the config file (what SIGHUP does); the hub logs the outcome. */
-  reload(): Promise<unknown>;
-}
-
-/** `0.0.0.0` and `::` bind everywhere; people reach them on loopback. */
-export function displayHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function serveNode(hub: Hub, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
@@ -71,27 +58,5 @@ export async function serveNode(hub: Hub, options: { host?: string; port?: numbe
  * the config file. Returns a function that removes the handlers.
  */
 export function handleSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => process.exit(code)): () => void {
-  let received = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (received) return exit(1);
-    received = true;
-    log.info(`Received ${signal}; shutting down`);
-    running.stop().then(
-      () => exit(0),
-      (error) => {
-        log.error('Shutdown failed', { error });
-        exit(1);
-      },
-    );
-  };
-  // The reload logs its own one-line outcome and never throws.
-  const onHangup = () => void running.reload();
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGHUP', onHangup);
-  return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    process.off('SIGHUP', onHangup);
-  };
+  return handleServerSignals({ on: (signal, handler) => process.on(signal, handler), off: (signal, handler) => process.off(signal, handler) }, running, log, exit);
 }
