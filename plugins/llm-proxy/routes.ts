@@ -14,7 +14,7 @@ import { jsonBody } from '../entities/schemas.ts';
 import { capabilitiesOf, offeredModels, type LlmConfig, type ModelEntry } from './config.ts';
 import { chatStepBody, type ChatStepBody } from './schemas.ts';
 import { completeStep, upstreamFailure, type ProviderClients } from './upstream.ts';
-import { admitStep, monthTotal, recordStep, type Admission } from './usage.ts';
+import { admitStep, monthTotal, recordStep, type Admission, type StepUsage } from './usage.ts';
 
 export const NOT_CONFIGURED = 'LLM support is not configured on this hub.';
 
@@ -50,6 +50,8 @@ export interface PreparedStep {
   isNewTurn: boolean;
   store: Store;
   admission: Admission;
+  /** Counts the step's usage against the caller's month and logs it (both step routes use this). */
+  count(answer: { usage: StepUsage; toolCalls: readonly unknown[] }, streamed: boolean): Promise<void>;
 }
 
 /** Resolves the model, checks the user may use it, and admits the step under the monthly cap. */
@@ -64,7 +66,14 @@ export async function prepareStep(deps: LlmDeps, c: Context<KernelEnv>, body: Ch
   const isNewTurn = body.messages.at(-1)!.role === 'user';
   const store = deps.storage(c.var.tenant.id);
   const admission = await admitStep(store, deps.clock, user, { isNewTurn, leaseMs: section.timeoutMs + 5_000, signal: c.req.raw.signal });
-  return { section, model, isNewTurn, store, admission };
+  const tokenId = c.var.auth.token.id;
+  const messageCount = body.messages.length;
+  const count: PreparedStep['count'] = (answer, streamed) =>
+    recordStep(store, deps.clock, {
+      user, tokenId, model: model.id, provider: model.provider, usage: answer.usage, isNewTurn,
+      hadToolCalls: answer.toolCalls.length > 0, messageCount, streamed,
+    });
+  return { section, model, isNewTurn, store, admission, count };
 }
 
 function modelsResponse(section: NonNullable<LlmConfig>, visible: (model: ModelEntry) => boolean) {
@@ -96,17 +105,7 @@ export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
       const answer = await completeStep(client, body, c.req.raw.signal).catch((error: unknown) => {
         throw upstreamFailure(error, step.model.provider, step.section);
       });
-      await recordStep(step.store, deps.clock, {
-        user: c.var.auth.user,
-        tokenId: c.var.auth.token.id,
-        model: step.model.id,
-        provider: step.model.provider,
-        usage: answer.usage,
-        isNewTurn: step.isNewTurn,
-        hadToolCalls: answer.toolCalls.length > 0,
-        messageCount: body.messages.length,
-        streamed: false,
-      });
+      await step.count(answer, false);
       return c.json(answer);
     } finally {
       await step.admission.release();

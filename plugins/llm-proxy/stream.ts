@@ -12,7 +12,6 @@ import { jsonBody } from '../entities/schemas.ts';
 import { prepareStep, requireLlm, type LlmDeps } from './routes.ts';
 import { chatStreamBody } from './schemas.ts';
 import { streamStep, upstreamFailure } from './upstream.ts';
-import { recordStep } from './usage.ts';
 
 /** The interval the desktop client expects between comments on an idle stream. */
 export const HEARTBEAT_MS = 30_000;
@@ -30,7 +29,7 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
   app.post('/llm/chat/stream', requireLlm(deps), jsonBody(chatStreamBody), async (c) => {
     const body = c.req.valid('json');
     const step = await prepareStep(deps, c, body);
-    const { auth, log } = c.var;
+    const { log } = c.var;
     const upstream = new AbortController();
     const clientSignal = c.req.raw.signal;
     const abort = () => upstream.abort();
@@ -77,17 +76,7 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
           }
           try {
             // Counted before the last frame: a client that saw step.end was billed for it.
-            await recordStep(step.store, deps.clock, {
-              user: auth.user,
-              tokenId: auth.token.id,
-              model: step.model.id,
-              provider: step.model.provider,
-              usage: answer.usage,
-              isNewTurn: step.isNewTurn,
-              hadToolCalls: answer.toolCalls.length > 0,
-              messageCount: body.messages.length,
-              streamed: true,
-            });
+            await step.count(answer, true);
           } catch (error) {
             log.error('Could not record LLM usage', { error });
             frame('turn.error', { message: 'The hub chat step failed.' });
