@@ -26,6 +26,17 @@ const networkDb = {
   ssl: sslOption,
   /** Milliseconds to wait for a connection. @default 10000 */
   connectionTimeoutMillis: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Milliseconds a request waits for a pooled connection (a free one, or a new one) before it gets
+   * 503. @default 5000
+   */
+  acquireTimeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
+  /**
+   * Milliseconds one statement may take before the request gets 503; the connection is then
+   * discarded, and PostgreSQL's `statement_timeout` stops the statement on the server. Migrations
+   * are not bounded. @default 5000
+   */
+  queryTimeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
 };
 
 export const pgliteDbSchema = z.strictObject({
