@@ -62,6 +62,12 @@ export const firestoreDbSchema = z.strictObject({
   projectId: z.string().min(1),
   keyFilename: z.string().min(1).optional(),
   databaseId: z.string().min(1).optional(),
+  /**
+   * Milliseconds one storage call (or one whole transaction) may take before the request gets 503;
+   * the client's own deadlines and retries can otherwise hold it for minutes. A migration as a
+   * whole is not bounded. @default 10000
+   */
+  timeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
 });
 
 export const dbSchema = z
