@@ -6,7 +6,9 @@
  * the same hub serves 200s without a restart. Skipped only when the variable is unset outside CI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StorageDriver } from '../../kernel/storage/contract.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { usersTable } from '../../kernel/identity/tables.ts';
+import { StorageError, type StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
@@ -99,6 +101,45 @@ for (const kind of ['postgres', 'mysql'] as const) {
         expect(res.status).toBe(200);
         const got = (res.body.collections ?? res.body).map((c: { name: string }) => c.name);
         expect(got).toEqual(expect.arrayContaining(names));
+      }
+      expect(crashes.errors).toEqual([]);
+    });
+
+    it.runIf(kind === 'postgres')('fails a statement stuck on a lock after the bound, and the server stops waiting too', async () => {
+      const store = driver.forTenant(DEFAULT_TENANT_ID);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = store.transaction(async (tx) => {
+        await tx.table(usersTable).getForUpdate(t.adminId);
+        locked();
+        await held;
+      });
+      await isLocked;
+      try {
+        const start = Date.now();
+        const error = await store.transaction((tx) => tx.table(usersTable).getForUpdate(t.adminId)).then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(StorageError);
+        expect((error as StorageError).code).toBe('unavailable');
+        expect(Date.now() - start).toBeLessThan(BOUND_MS * 4);
+        // statement_timeout ended the wait on the server; a dropped socket alone would leave the
+        // backend queued on the lock until the holder commits.
+        const { default: pg } = await import('pg');
+        const admin = new pg.Client({ connectionString: process.env.HUB_TEST_PG_URL });
+        await admin.connect();
+        try {
+          const name = (database.config as { database: string }).database;
+          await eventually(async () => {
+            const waiting = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [name]);
+            return waiting.rows[0].n === 0;
+          }, 3000, 'no backend waiting on the lock');
+        } finally {
+          await admin.end();
+        }
+      } finally {
+        release();
+        await holder;
       }
       expect(crashes.errors).toEqual([]);
     });

@@ -73,10 +73,14 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     database: config.database,
     max: config.max,
     connectionTimeoutMillis: config.connectionTimeoutMillis,
-    // The server gives up on a statement too (a lock wait, a slow plan), so it does not keep working
-    // for a request that already got its 503. Migrations lift it with SET LOCAL.
-    statement_timeout: bounds.queryTimeoutMillis,
     ...(ssl ? { ssl } : {}),
+  });
+  // The server gives up on a statement too (a lock wait, a slow plan), so it does not keep working
+  // for a request that already got its 503; migrations lift it with SET LOCAL. A SET rather than a
+  // startup parameter, which PgBouncer refuses unless told to ignore it. Queued before any other
+  // statement on the new connection; if it fails, the connection's next statement fails too.
+  pool.on('connect', (client) => {
+    client.query(`SET statement_timeout = ${bounds.queryTimeoutMillis}`).catch(() => undefined);
   });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
