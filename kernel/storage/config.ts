@@ -24,7 +24,7 @@ const networkDb = {
   /** Connection pool size. @default 10 */
   max: z.coerce.number().int().min(1).max(1000).default(10),
   ssl: sslOption,
-  /** Milliseconds to wait for a connection. @default 10000 */
+  /** Milliseconds to open one new connection (PostgreSQL: also the longest wait in the pool's queue). @default 10000 */
   connectionTimeoutMillis: z.coerce.number().int().min(0).default(10_000),
   /**
    * Milliseconds a request waits for a pooled connection (a free one, or a new one) before it gets
