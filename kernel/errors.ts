@@ -27,4 +27,6 @@ export const unauthorized = (message = 'Unauthorized') =>
 export const forbidden = (message = 'Forbidden') => new HttpError(403, message);
 export const notFound = (message = 'Not Found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
-export const serviceUnavailable = (message = 'Service Unavailable') => new HttpError(503, message);
+/** The one message of a 503 for a dependency that is down (database, Redis, the notice fan-out). */
+export const UNAVAILABLE = 'Service Unavailable';
+export const serviceUnavailable = (message = UNAVAILABLE) => new HttpError(503, message);

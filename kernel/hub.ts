@@ -20,6 +20,7 @@ import { createTenantCache, resolveTenant, type TenantCache } from './http/tenan
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { kernelMigrations, kernelTables, provision } from './identity/provision.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createOutageLog } from './outage.ts';
 import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
 import { assertNoRouteClashes, orderPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
@@ -224,7 +225,13 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     app.post('/admin/config/reload', reloadHandler(reload));
     for (const { instance } of instances) if (instance.routes) app.route('/', instance.routes);
     app.notFound((c) => c.json({ error: 'Not Found' }, 404));
-    app.onError((error, c) => serializeError(error, c));
+    // A dependency outage is logged once (and counted), not once per failed request.
+    const outages = createOutageLog(log, { probes: { Database: () => driver.ping(), Redis: () => throttle.ping() } });
+    closers.push(async () => outages.close());
+    app.onError((error, c) => {
+      outages.note(error);
+      return serializeError(error, c);
+    });
 
     let closed = false;
     return {

@@ -6,11 +6,12 @@
  * counted per `{ip}:*` with a higher limit (`redis.maxFailuresPerIp`, 0 turns it off).
  */
 import { createMiddleware } from 'hono/factory';
-import { HttpError, serviceUnavailable, unauthorized } from '../errors.ts';
+import { HttpError, unauthorized } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
+import { unavailableDependency } from '../outage.ts';
 import type { Identity } from '../identity/identity.ts';
 import { sha256Hex } from '../identity/secrets.ts';
-import { ThrottleUnavailableError, type ThrottlePolicy, type ThrottleStore } from '../throttle/contract.ts';
+import { type ThrottlePolicy, type ThrottleStore } from '../throttle/contract.ts';
 
 export interface AuthPolicy extends ThrottlePolicy {
   /** Failures from one address across all tokens before it is blocked; 0 disables. */
@@ -28,15 +29,11 @@ function tooManyRequests(seconds: number): HttpError {
   return new HttpError(429, 'Too Many Requests', { headers: { 'Retry-After': String(Math.max(1, seconds)) } });
 }
 
-/** Runs a throttle-store call; an unreachable store fails closed. */
-async function guarded<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof ThrottleUnavailableError) throw serviceUnavailable();
-    throw error;
-  }
-}
+/**
+ * Runs a throttle-store call. An unreachable store fails closed: the ThrottleUnavailableError goes
+ * on to the error serializer (503) and to the outage log, which needs to know Redis is the cause.
+ */
+const guarded = <T>(call: () => Promise<T>): Promise<T> => call();
 
 export interface AuthDeps {
   identity: Identity;
@@ -78,7 +75,10 @@ export function bearerAuth(deps: AuthDeps) {
     await guarded(() => throttle.reset(key));
     c.set('auth', found);
     // Recording use must never fail or slow the request.
-    deps.identity.tokens.touch(c.var.store, found.token).catch((error) => c.var.log.warn('Could not record token use', { error: String(error) }));
+    // A database outage is not logged here per request: kernel/outage.ts logs it once.
+    deps.identity.tokens.touch(c.var.store, found.token).catch((error) => {
+      if (!unavailableDependency(error)) c.var.log.warn('Could not record token use', { error: String(error) });
+    });
     await next();
   });
 }

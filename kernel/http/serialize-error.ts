@@ -5,10 +5,10 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { HttpError } from '../errors.ts';
+import { HttpError, UNAVAILABLE } from '../errors.ts';
+import { unavailableDependency } from '../outage.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { StorageError } from '../storage/contract.ts';
-import { ThrottleUnavailableError } from '../throttle/contract.ts';
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
 
@@ -21,12 +21,10 @@ export function serializeError(error: Error, c: Context<KernelEnv>): Response {
     const status = error.status as ContentfulStatusCode;
     return c.json({ error: error.message || STATUS_TEXT[status] || 'Request failed' }, status);
   }
-  if (error instanceof ThrottleUnavailableError) return c.json({ error: 'Service Unavailable' }, 503);
+  // A dependency (database, Redis) is down: one wording for all of them, as `serviceUnavailable()`.
+  // Not logged per request; kernel/outage.ts logs the outage once, with its cause.
+  if (unavailableDependency(error)) return c.json({ error: UNAVAILABLE }, 503);
   const log = c.var.log;
-  if (error instanceof StorageError && error.code === 'unavailable') {
-    log?.error('Database unavailable', { error: error.message });
-    return c.json({ error: 'Database unavailable' }, 503);
-  }
   // A value no database can store (a NUL character); the message names the column.
   if (error instanceof StorageError && error.code === 'invalid') return c.json({ error: error.message }, 400);
   if (error instanceof StorageError && error.code === 'conflict') {

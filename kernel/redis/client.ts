@@ -60,17 +60,18 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisC
   });
 
   const where = { purpose, address: `${config.host}:${config.port}` };
-  let down = false;
+  let downSince: number | null = null;
   client.on('error', (error: Error) => {
     // Every failed reconnection emits an error; one line per outage is enough.
-    if (down) return;
-    down = true;
+    if (downSince !== null) return;
+    downSince = Date.now();
     options.log?.error('Redis is unavailable; retrying in the background', { ...where, error: redact(error.message, config.password) });
   });
   client.on('ready', () => {
-    if (!down) return;
-    down = false;
-    options.log?.info('Redis is reachable again', where);
+    if (downSince === null) return;
+    const downForMs = Date.now() - downSince;
+    downSince = null;
+    options.log?.info(`Redis is reachable again after ${(downForMs / 1000).toFixed(1)} s`, { ...where, downForMs });
   });
   // The rejection is already reported through the `error` event, and retryStrategy keeps trying.
   client.connect().catch(() => undefined);

@@ -24,8 +24,19 @@ const networkDb = {
   /** Connection pool size. @default 10 */
   max: z.coerce.number().int().min(1).max(1000).default(10),
   ssl: sslOption,
-  /** Milliseconds to wait for a connection. @default 10000 */
+  /** Milliseconds to open one new connection (PostgreSQL: also the longest wait in the pool's queue). @default 10000 */
   connectionTimeoutMillis: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Milliseconds a request waits for a pooled connection (a free one, or a new one) before it gets
+   * 503. @default 5000
+   */
+  acquireTimeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
+  /**
+   * Milliseconds one statement may take before the request gets 503; the connection is then
+   * discarded, and PostgreSQL's `statement_timeout` stops the statement on the server. Migrations
+   * are not bounded. @default 5000
+   */
+  queryTimeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
 };
 
 export const pgliteDbSchema = z.strictObject({
@@ -51,6 +62,12 @@ export const firestoreDbSchema = z.strictObject({
   projectId: z.string().min(1),
   keyFilename: z.string().min(1).optional(),
   databaseId: z.string().min(1).optional(),
+  /**
+   * Milliseconds one storage call (or one whole transaction) may take before the request gets 503;
+   * the client's own deadlines and retries can otherwise hold it for minutes. A migration as a
+   * whole is not bounded. @default 10000
+   */
+  timeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
 });
 
 export const dbSchema = z

@@ -13,7 +13,7 @@ import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
 import { UNIQUE_KEYS } from './session.ts';
 import { createFirestoreStore, mapFirestoreError } from './store.ts';
-import { createGate, type FirestoreContext } from './table-api.ts';
+import { createGate, withDeadline, type FirestoreContext } from './table-api.ts';
 
 export const MIGRATIONS = 'hubMigrations';
 const COLLECTIONS = 'hubCollections';
@@ -91,8 +91,16 @@ async function withMigrationLease<R>(db: Firestore, fn: () => Promise<R>): Promi
 }
 
 /** A driver on an open Firestore client; `close` terminates the client. */
-export function createFirestoreDriver(db: Firestore): StorageDriver {
-  const ctx: FirestoreContext = { db, locks: createLockManager(), gate: createGate() };
+export interface FirestoreDriverOptions {
+  /**
+   * Milliseconds a top-level call or a whole transaction may take before it fails as
+   * `unavailable` (503). Migrations as a whole are not bounded (each of their calls is). None when absent.
+   */
+  timeoutMillis?: number;
+}
+
+export function createFirestoreDriver(db: Firestore, options: FirestoreDriverOptions = {}): StorageDriver {
+  const ctx: FirestoreContext = { db, locks: createLockManager(), gate: createGate(options.timeoutMillis) };
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -126,7 +134,10 @@ export function createFirestoreDriver(db: Firestore): StorageDriver {
           await record.set({ id: migration.id, appliedAt: Timestamp.now() });
         }),
       ),
-    ping: () => guard(async () => void (await db.collection(MIGRATIONS).limit(1).get())),
+    ping: () => {
+      const ping = guard(async () => void (await db.collection(MIGRATIONS).limit(1).get()));
+      return options.timeoutMillis ? withDeadline(ping, options.timeoutMillis) : ping;
+    },
     async close() {
       await ctx.gate.close();
       await db.terminate();

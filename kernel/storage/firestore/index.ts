@@ -11,6 +11,9 @@ import type { StorageDriver } from '../contract.ts';
 import type { FirestoreDbConfig } from '../config.ts';
 import { createFirestoreDriver } from './driver.ts';
 
+/** Default of `db.timeoutMillis` for Firestore (see kernel/storage/config.ts). */
+export const DEFAULT_FIRESTORE_TIMEOUT_MS = 10_000;
+
 export { compositeIndexes, indexCommands, indexFile, tablesOf } from './indexes.ts';
 
 export function openFirestore(config: FirestoreDbConfig): StorageDriver {
@@ -22,5 +25,5 @@ export function openFirestore(config: FirestoreDbConfig): StorageDriver {
     // for a GCE metadata server (and warning that there is none) before the first call.
     ...(process.env.FIRESTORE_EMULATOR_HOST ? { universeDomain: 'googleapis.com' } : {}),
   });
-  return createFirestoreDriver(db);
+  return createFirestoreDriver(db, { timeoutMillis: config.timeoutMillis ?? DEFAULT_FIRESTORE_TIMEOUT_MS });
 }

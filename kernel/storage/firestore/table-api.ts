@@ -29,11 +29,34 @@ export interface Gate {
 }
 
 /**
+ * Answers `unavailable` once `ms` pass: the client's own deadlines and retries can hold a call for
+ * minutes when the backend stalls. The call itself goes on (the gate still counts it, and its late
+ * failure is dropped here, not left unhandled).
+ */
+export function withDeadline<T>(running: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new StorageError('unavailable', `The database did not answer within ${ms} ms`));
+    }, ms);
+    running.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * The Firestore client neither waits for calls in flight when terminated nor fails them cleanly (a
  * transaction started on a terminated client hangs and leaks a rejection), so the driver keeps
  * its own count: the contract's close() waits for in-flight work, and later calls fail at once.
  */
-export function createGate(): Gate {
+export function createGate(timeoutMillis?: number): Gate {
   let active = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -41,12 +64,15 @@ export function createGate(): Gate {
     async run(call) {
       if (closing) throw new StorageError('unavailable', 'The database connection is closed');
       active += 1;
-      try {
-        return await call();
-      } finally {
-        active -= 1;
-        if (active === 0) drained?.();
-      }
+      const running = (async () => {
+        try {
+          return await call();
+        } finally {
+          active -= 1;
+          if (active === 0) drained?.();
+        }
+      })();
+      return timeoutMillis ? withDeadline(running, timeoutMillis) : running;
     },
     async close() {
       closing = true;

@@ -7,6 +7,18 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
 import { lockDataDir } from './pglite-lock.ts';
 import type { SqlDialect } from './dialect.ts';
+import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
+
+/** Defaults of `db.acquireTimeoutMillis` and `db.queryTimeoutMillis` (see kernel/storage/config.ts). */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
+export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
+
+function poolBounds(config: PostgresDbConfig | MysqlDbConfig): PoolBounds {
+  return {
+    acquireTimeoutMillis: config.acquireTimeoutMillis ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    queryTimeoutMillis: config.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MS,
+  };
+}
 
 /** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
 export async function pgliteDialect(pglite: PGlite, onClose: () => void = () => {}): Promise<SqlDialect> {
@@ -52,6 +64,7 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   // than a Date per value on large listings (other session time zones take the slower exact path).
   pg.types.setTypeParser(1184, (value) => value);
   const ssl = sslOption(config.ssl);
+  const bounds = poolBounds(config);
   const pool = new pg.Pool({
     host: config.host,
     port: config.port,
@@ -62,10 +75,17 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     connectionTimeoutMillis: config.connectionTimeoutMillis,
     ...(ssl ? { ssl } : {}),
   });
+  // The server gives up on a statement too (a lock wait, a slow plan), so it does not keep working
+  // for a request that already got its 503; migrations lift it with SET LOCAL. A SET rather than a
+  // startup parameter, which PgBouncer refuses unless told to ignore it. Queued before any other
+  // statement on the new connection; if it fails, the connection's next statement fails too.
+  pool.on('connect', (client) => {
+    client.query(`SET statement_timeout = ${bounds.queryTimeoutMillis}`).catch(() => undefined);
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }) });
   return { kind: 'postgres', flavor: 'postgres', db, close: () => db.destroy() };
 }
 
@@ -87,6 +107,6 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     charset: 'utf8mb4',
     ...(ssl ? { ssl: ssl as object } : {}),
   });
-  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool: boundedMysqlPool(pool as any, poolBounds(config)) }) });
   return { kind: 'mysql', flavor: 'mysql', db, close: () => db.destroy() };
 }

@@ -68,13 +68,20 @@ export function isConflictError(error: unknown): boolean {
   return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205;
 }
 
+/**
+ * The database cannot answer: unreachable, restarted, our connection killed (`pg_terminate_backend`,
+ * MariaDB `KILL`), or too slow (our own bounds in bounded-pool.ts, PostgreSQL's statement_timeout
+ * 57014, MySQL's max_execution_time 3024).
+ */
 const OUTAGE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
-  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'HUB_DB_TIMEOUT',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_CONNECTION_KILLED', 'ER_SERVER_SHUTDOWN',
+  'ER_QUERY_INTERRUPTED', 'ER_QUERY_TIMEOUT',
+  '57014', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300',
 ]);
 
 export function isOutageError(error: unknown): boolean {
   const e = error as DbError;
   if (e?.code && OUTAGE_CODES.has(e.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state/i.test(e?.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost/i.test(e?.message ?? '');
 }

@@ -7,6 +7,7 @@ import type { Migration, StorageDriver } from '../contract.ts';
 import type { SqlDialect } from './dialect.ts';
 import { addColumns, createIndexes, createTable, ensureMigrationsTable, MIGRATIONS_TABLE } from './schema.ts';
 import { createSqlStore, mapError } from './store.ts';
+import { withoutQueryTimeout } from './bounded-pool.ts';
 
 /** Any fixed number: every workspace-hub process agrees on it. */
 const MIGRATION_LOCK_KEY = 72_716_031;
@@ -23,6 +24,8 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   async function applyPostgres(migration: Migration): Promise<void> {
     await db.transaction().execute(async (trx) => {
+      // A migration may take longer than a request's statement is allowed to (db.queryTimeoutMillis).
+      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
       await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
       const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(trx);
       if (done.rows.length > 0) return;
@@ -72,7 +75,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     async applyMigration(migration) {
       await ensureTable();
       try {
-        await (flavor === 'mysql' ? applyMysql(migration) : applyPostgres(migration));
+        await withoutQueryTimeout(() => (flavor === 'mysql' ? applyMysql(migration) : applyPostgres(migration)));
       } catch (error) {
         return mapError(error);
       }

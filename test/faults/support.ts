@@ -1,0 +1,202 @@
+/**
+ * Tools for the fault suites: a TCP proxy that can stall or cut a database connection, a private
+ * `redis-server` child, a recorder of uncaught exceptions, a log capture, and ways to kill the
+ * hub's own database connections. The shared services themselves are never stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { createLogger, type Logger } from '../../kernel/log.ts';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it is truthy, or throws after `timeoutMs`. Returns how long it took. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - start;
+    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Records every uncaught exception and unhandled rejection of this process while installed. */
+export function recordCrashes(): { errors: unknown[]; dispose(): void } {
+  const errors: unknown[] = [];
+  const onError = (error: unknown) => void errors.push(error);
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
+  return {
+    errors,
+    dispose() {
+      process.off('uncaughtException', onError);
+      process.off('unhandledRejection', onError);
+    },
+  };
+}
+
+/** A real hub logger (JSON lines) whose output the test can read. */
+export function captureLog(): { log: Logger; entries(): Array<Record<string, any>> } {
+  const lines: string[] = [];
+  return {
+    log: createLogger({ level: 'info', format: 'json', write: (line) => void lines.push(line) }),
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, any>),
+  };
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface FaultProxy {
+  port: number;
+  /** Stops forwarding in both directions; bytes are held (new connections too) until `resume`. */
+  pause(): void;
+  /** Forwards everything held, and from now on. */
+  resume(): void;
+  /** Drops every connection and refuses new ones until `restore` (an unreachable database). */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy in front of `host:port` that a test can stall or cut. */
+export async function startFaultProxy(host: string, port: number): Promise<FaultProxy> {
+  let paused = false;
+  let cut = false;
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket; held: Array<[net.Socket, Buffer]> }>();
+  const server = net.createServer((client) => {
+    if (cut) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(port, host);
+    const pair = { client, upstream, held: [] as Array<[net.Socket, Buffer]> };
+    pairs.add(pair);
+    const forward = (to: net.Socket) => (chunk: Buffer) => {
+      if (paused) pair.held.push([to, chunk]);
+      else to.write(chunk);
+    };
+    client.on('data', forward(upstream));
+    upstream.on('data', forward(client));
+    const close = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('error', close);
+      socket.on('close', close);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    pause: () => void (paused = true),
+    resume() {
+      paused = false;
+      for (const pair of pairs) {
+        for (const [to, chunk] of pair.held.splice(0)) if (!to.destroyed) to.write(chunk);
+      }
+    },
+    cut() {
+      cut = true;
+      for (const pair of [...pairs]) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+      pairs.clear();
+    },
+    restore: () => void (cut = false),
+    async close() {
+      for (const pair of pairs) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Ends every PostgreSQL backend connected to `database` (the hub's own), from an admin connection. */
+export async function terminatePgBackends(adminUrl: string, database: string): Promise<number> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const result = await admin.query(
+      'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return result.rows.filter((row) => row.ok).length;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** `KILL`s every MariaDB/MySQL connection using `database` (the hub's own). */
+export async function killMysqlConnections(adminUrl: string, database: string): Promise<number> {
+  const mysql = await import('mysql2/promise');
+  const url = new URL(adminUrl);
+  const admin = await mysql.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username) || 'root',
+    password: decodeURIComponent(url.password),
+  });
+  try {
+    const [rows] = await admin.query('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [database]);
+    let killed = 0;
+    for (const { id } of rows as Array<{ id: number }>) {
+      try {
+        await admin.query(`KILL ${Number(id)}`);
+        killed += 1;
+      } catch {
+        // Already gone.
+      }
+    }
+    return killed;
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface RedisChild {
+  port: number;
+  start(): Promise<void>;
+  /** SIGKILL: the server dies without closing its connections politely. */
+  kill(): Promise<void>;
+}
+
+/** A private `redis-server` on a free port, nothing saved to disk. */
+export async function privateRedis(): Promise<RedisChild> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+  const reachable = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  return {
+    port,
+    async start() {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      await eventually(reachable, 10_000, 'redis-server to listen');
+    },
+    async kill() {
+      const running = child;
+      child = null;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
