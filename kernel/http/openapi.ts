@@ -65,6 +65,7 @@ function guards(pattern: string, path: string): boolean {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request: a field is missing or malformed, or the tenant header is not usable',
   401: 'Missing, unknown or revoked bearer token',
+  402: 'The monthly LLM token allowance is used up',
   403: 'The token is valid but may not do this',
   404: 'Not found (the resource, or the tenant named by the tenant header)',
   405: 'Method not allowed on this path',
@@ -145,28 +146,33 @@ function operationId(method: string, path: string): string {
     .replace(/[^A-Za-z0-9]+(.)?/g, (_all, next?: string) => (next ? next.toUpperCase() : ''));
 }
 
-/** Converts zod schemas, hoisting `$defs` and self references into `components.schemas`. */
+/**
+ * Converts zod schemas. Schemas named with `.meta({ id })` become `components.schemas.<id>` and are
+ * referenced wherever they are used; other `$defs` and self references (recursive schemas) are
+ * hoisted under a generated name, because `#` inside an OpenAPI document means the document.
+ */
 function schemaConverter(components: Record<string, unknown>) {
   let counter = 0;
-  return (schema: z.ZodType): Record<string, unknown> => {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return (schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> => {
+    // Requests are described as clients may send them (`input`), responses as the hub sends them.
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
     delete json.$schema;
-    const text = JSON.stringify(json);
-    if (!text.includes('"$ref":"#')) return json;
-    // A document-relative `#` would point at the OpenAPI document itself: give the schema a name.
-    counter += 1;
-    const name = `Schema${counter}`;
     const defs = (json.$defs ?? {}) as Record<string, unknown>;
     delete json.$defs;
+    if (!JSON.stringify(json).includes('"$ref":"#') && Object.keys(defs).length === 0) return json;
+    const prefix = `Schema${++counter}`;
+    const nameOf = (def: string) => (def.startsWith('__') ? `${prefix}${def}` : def);
     const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value), (key, inner) => {
       if (key !== '$ref' || typeof inner !== 'string') return inner;
-      if (inner === '#') return `#/components/schemas/${name}`;
+      if (inner === '#') return `#/components/schemas/${prefix}`;
       const def = inner.match(/^#\/\$defs\/(.+)$/);
-      return def ? `#/components/schemas/${name}_${def[1]}` : inner;
+      return def ? `#/components/schemas/${nameOf(def[1]!)}` : inner;
     });
-    components[name] = rewrite(json);
-    for (const [defName, def] of Object.entries(defs)) components[`${name}_${defName}`] = rewrite(def);
-    return { $ref: `#/components/schemas/${name}` };
+    for (const [def, value] of Object.entries(defs)) components[nameOf(def)] = rewrite(value);
+    const root = rewrite(json) as Record<string, unknown>;
+    if (!JSON.stringify(json).includes('"$ref":"#"')) return root;
+    components[prefix] = root;
+    return { $ref: `#/components/schemas/${prefix}` };
   };
 }
 
@@ -230,9 +236,9 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
     const errors = new Set(operation.errors);
     // Every request passes tenant resolution (400 bad header, 404 unknown tenant, 503 database).
     for (const status of [400, 404, 503]) errors.add(status);
+    // Every write may carry a body (413, 415) and may keep losing a race to concurrent writes (409).
     if (operation.method !== 'GET' && operation.method !== 'HEAD') {
-      errors.add(413);
-      errors.add(415);
+      for (const status of [409, 413, 415]) errors.add(status);
     }
     for (const status of doc.errors ?? []) errors.add(status);
 
@@ -240,7 +246,7 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
     for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() })) {
       if (response === null) responses[status] = { description: 'No content' };
       else if (response instanceof z.ZodType) {
-        responses[status] = { description: Number(status) === 201 ? 'Created' : 'Success', content: { 'application/json': { schema: convert(response) } } };
+        responses[status] = { description: Number(status) === 201 ? 'Created' : 'Success', content: { 'application/json': { schema: convert(response, 'output') } } };
       } else {
         responses[status] = {
           description: response.description ?? 'Success',
