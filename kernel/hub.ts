@@ -16,7 +16,7 @@ import { HttpError, notFound } from './errors.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './http/api-docs.ts';
 import { bearerAuth, requireAdmin, throttleGuard, type AuthPolicy } from './http/auth.ts';
-import { buildOpenApiDocument, describeMiddleware } from './http/openapi.ts';
+import { describeMiddleware } from './http/openapi.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
@@ -32,7 +32,6 @@ import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
 import { redisSchema } from './redis/config.ts';
 import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
-import { HUB_VERSION } from './version.ts';
 
 /** Throttle numbers when there is no redis section: the schema's own defaults. */
 const THROTTLE_DEFAULTS: AuthPolicy = (({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
@@ -216,12 +215,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       await next();
     });
     app.use('*', resolveTenant({ multitenancy: () => config.multitenancy.enabled, cache: tenants, driver: () => driver }));
-    // Built from the route table on first request, when every route below is mounted.
-    let openApi: Record<string, unknown> | undefined;
-    app.route('/', apiDocsRoutes(() => (openApi ??= buildOpenApiDocument(app, [
-      { tag: 'kernel', routes: kernelRouteDocs },
-      ...plugins.map((plugin) => ({ tag: plugin.name, routes: plugin.api ?? {} })),
-    ], { title: 'workspace-hub', version: HUB_VERSION }))));
+    // The document is built from `app`'s route table on first request, when every route is mounted.
+    app.route('/', apiDocsRoutes(app, [{ tag: 'kernel', routes: kernelRouteDocs }, ...plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} }))]));
     for (const { instance } of instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
     // Unknown routes answer 404 before authentication, so probing paths never counts as a failure.
     app.use('*', async (c, next) => {

@@ -39,9 +39,12 @@ export interface MiddlewareDoc {
 
 const MIDDLEWARE_DOC = Symbol.for('workspace-hub.middleware-doc');
 
-/** Attaches documentation to a middleware; returns the same function. */
+/**
+ * Attaches documentation to a middleware; returns the same function. A shared middleware (such as
+ * `requireAdmin`) is described again by every hub created in the process, hence `configurable`.
+ */
 export function describeMiddleware<T extends Function>(middleware: T, doc: MiddlewareDoc): T {
-  Object.defineProperty(middleware, MIDDLEWARE_DOC, { value: doc, enumerable: false });
+  Object.defineProperty(middleware, MIDDLEWARE_DOC, { value: doc, enumerable: false, configurable: true });
   return middleware;
 }
 

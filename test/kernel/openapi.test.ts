@@ -3,6 +3,8 @@
  * own route table, so a route added later without docs fails here), and derived from the zod
  * schemas that validate requests rather than written separately.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { compileErrors, validate as validateOpenApi } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -119,6 +121,50 @@ describe('GET /openapi.json', () => {
     expect(session.properties).toEqual(expect.objectContaining({ user: expect.anything(), token: expect.anything(), capabilities: expect.anything() }));
     expect(doc.paths['/admin/users'].post.responses['201']).toBeDefined();
     expect(doc.paths['/collections/{id}'].delete.responses['204']).toEqual({ description: 'No content' });
+  });
+});
+
+describe('GET /docs', () => {
+  let db: TestDriver;
+  let t: TestHub;
+
+  beforeAll(async () => {
+    db = await openTestDriver(httpDrivers()[0]!);
+    t = await startTestHub({ driver: db.driver });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await db?.cleanup();
+  });
+
+  it('serves the page without a token, under a CSP that names no other origin', async () => {
+    const page = await t.request('GET', '/docs', { token: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
+    expect(csp).not.toMatch(/https?:|\*/);
+    // Every script the page loads is the hub's own; the inline one carries the nonce.
+    const nonce = csp.match(/'nonce-([^']+)'/)![1];
+    const scripts = [...page.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
+    expect(scripts).toEqual([' src="/docs/redoc.standalone.js"', ` nonce="${nonce}"`]);
+    expect(page.text).toContain("Redoc.init('/openapi.json'");
+    expect(page.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    // A fresh nonce per response.
+    const again = await t.request('GET', '/docs', { token: null });
+    expect(again.headers.get('content-security-policy')).not.toBe(csp);
+  });
+
+  it('serves the installed Redoc bundle from the hub, with its one vendor-hosted image removed', async () => {
+    const bundle = await t.request('GET', '/docs/redoc.standalone.js', { token: null });
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const installed = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    expect(installed).toContain('https://cdn.redoc.ly/redoc/logo-mini.svg');
+    expect(bundle.text).not.toContain('cdn.redoc.ly/redoc/logo-mini.svg');
+    expect(bundle.text.length).toBe(installed.length - 'https://cdn.redoc.ly/redoc/logo-mini.svg'.length + 'data:,'.length);
   });
 });
 
