@@ -213,6 +213,7 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
 
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
+  const usedErrors = new Set<number>();
   for (const operation of collectOperations(app)) {
     const key = `${operation.method} ${operation.path}`;
     const found = byKey.get(key);
@@ -257,7 +258,10 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
         };
       }
     }
-    for (const status of [...errors].sort((a, b) => a - b)) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+    for (const status of [...errors].sort((a, b) => a - b)) {
+      usedErrors.add(status);
+      responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+    }
 
     const description = [doc.description, ...operation.notes].filter(Boolean).join('\n\n');
     (paths[path] ??= {})[operation.method.toLowerCase()] = {
@@ -272,9 +276,9 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
     };
   }
 
-  const errorResponses = Object.fromEntries(Object.entries(STATUS_TEXT).map(([status, text]) => [
+  const errorResponses = Object.fromEntries([...usedErrors].sort((a, b) => a - b).map((status) => [
     `E${status}`,
-    { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    { description: STATUS_TEXT[status] ?? `Error ${status}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
   ]));
   return {
     openapi: '3.1.1',

@@ -9,7 +9,7 @@ import { compileErrors, validate as validateOpenApi } from '@readme/openapi-pars
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { kernelRouteDocs } from '../../kernel/http/api-docs.ts';
-import { buildOpenApiDocument } from '../../kernel/http/openapi.ts';
+import { buildOpenApiDocument, describeMiddleware } from '../../kernel/http/openapi.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { validate } from '../../kernel/validate.ts';
 import { plugins } from '../../plugins/index.ts';
@@ -192,6 +192,27 @@ describe('buildOpenApiDocument', () => {
     const result = await validateOpenApi(structuredClone(doc) as any);
     if (!result.valid) throw new Error(compileErrors(result));
     expect(JSON.stringify(doc.paths)).toContain('#/components/schemas/');
+  });
+
+  it('applies a described middleware to the routes registered after it that match its path', async () => {
+    const app = createPluginApp();
+    app.get('/open', (c) => c.json({}));
+    app.use('*', describeMiddleware(async (_c, next) => next(), { authenticates: true, errors: [401] }));
+    app.get('/mine', (c) => c.json({}));
+    app.use('/staff/*', describeMiddleware(async (_c, next) => next(), { errors: [403], note: 'Staff only.' }));
+    app.get('/staff/list', (c) => c.json({}));
+    app.get('/other', (c) => c.json({}));
+    const doc = buildOpenApiDocument(app, [{ tag: 'x', routes: { 'GET /other': { summary: 'Other', errors: [422] } } }], { title: 't', version: '1' });
+    expect(doc.paths['/open'].get.security).toEqual([]);
+    expect(doc.paths['/mine'].get.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(doc.paths['/mine'].get.responses)).toContain('401');
+    expect(Object.keys(doc.paths['/mine'].get.responses)).not.toContain('403');
+    expect(doc.paths['/staff/list'].get.description).toBe('Staff only.');
+    expect(Object.keys(doc.paths['/staff/list'].get.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    // A status without a stock description still gets a response component, so the ref resolves.
+    expect(doc.components.responses.E422.description).toBe('Error 422');
+    const result = await validateOpenApi(structuredClone(doc) as any);
+    if (!result.valid) throw new Error(compileErrors(result));
   });
 
   it('ignores plugins that are not mounted', () => {
