@@ -14,7 +14,9 @@ import { createReloader, pluginReloadTargets, reloadHandler, type ReloadOutcome 
 import { kernelSections } from './config/sections.ts';
 import { HttpError, notFound } from './errors.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
+import { apiDocsRoutes, kernelRouteDocs } from './http/api-docs.ts';
 import { bearerAuth, requireAdmin, throttleGuard, type AuthPolicy } from './http/auth.ts';
+import { describeMiddleware } from './http/openapi.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
@@ -214,14 +216,16 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       await next();
     });
     app.use('*', resolveTenant({ multitenancy: () => config.multitenancy.enabled, cache: tenants, driver: () => driver }));
+    // The document is built from `app`'s route table on first request, when every route is mounted.
+    app.route('/', apiDocsRoutes(app, [{ tag: 'kernel', routes: kernelRouteDocs }, ...plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} }))]));
     for (const { instance } of instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
     // Unknown routes answer 404 before authentication, so probing paths never counts as a failure.
     app.use('*', async (c, next) => {
       if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) throw notFound('Not Found');
       await next();
     });
-    app.use('*', bearerAuth({ identity, throttle: () => throttle, policy, clientIp }));
-    app.use('/admin/*', requireAdmin);
+    app.use('*', describeMiddleware(bearerAuth({ identity, throttle: () => throttle, policy, clientIp }), { authenticates: true, errors: [401, 429, 503] }));
+    app.use('/admin/*', describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }));
     app.post('/admin/config/reload', reloadHandler(reload));
     for (const { instance } of instances) if (instance.routes) app.route('/', instance.routes);
     app.notFound((c) => c.json({ error: 'Not Found' }, 404));

@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono';
 import { createFactory } from 'hono/factory';
 import type { z } from 'zod';
 import type { Clock } from './clock.ts';
+import type { RouteDocs } from './http/openapi.ts';
 import type { HubConfig } from './config/load.ts';
 import type { EventBus } from './events.ts';
 import type { ThrottleGuard } from './http/auth.ts';
@@ -85,6 +86,12 @@ export interface PluginDefinition<Section = unknown> {
   tables?: Table[];
   /** Versioned schema steps; ids must start with `<plugin name>/`. */
   migrations?: Migration[];
+  /**
+   * Summaries, success responses and handler errors of the plugin's routes, keyed `METHOD /path`
+   * as declared; request bodies and parameters come from the routes' validators (see
+   * kernel/http/openapi.ts). Every mounted route needs an entry (test/kernel/openapi.test.ts).
+   */
+  api?: RouteDocs;
   setup(ctx: PluginContext<Section>): PluginInstance<Section> | Promise<PluginInstance<Section>>;
 }
 

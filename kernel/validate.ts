@@ -18,9 +18,29 @@ export function formatIssues(error: z.ZodError, target?: string): string {
   return issue.message;
 }
 
-/** `validate('json', schema)`: validates the target and exposes it through `c.req.valid(target)`. */
-export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
-  return zValidator(target, schema, (result) => {
+const VALIDATION = Symbol.for('workspace-hub.validation');
+
+/** What a `validate()` middleware checks; the OpenAPI document is built from it. */
+export interface ValidationInfo {
+  target: keyof ValidationTargets;
+  schema: z.ZodType;
+}
+
+/**
+ * `validate('json', schema)`: validates the target and exposes it through `c.req.valid(target)`.
+ * The middleware remembers its target and schema, so the API document describes exactly what is
+ * validated; `documented` names the schema to describe when `schema` wraps it (see `jsonBody`).
+ */
+export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T, documented: z.ZodType = schema) {
+  const middleware = zValidator(target, schema, (result) => {
     if (!result.success) throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
   });
+  const info: ValidationInfo = { target, schema: documented };
+  Object.defineProperty(middleware, VALIDATION, { value: info, enumerable: false });
+  return middleware;
+}
+
+/** The target and schema of a `validate()` middleware, or undefined for any other handler. */
+export function validationOf(handler: Function): ValidationInfo | undefined {
+  return (handler as unknown as Record<symbol, ValidationInfo | undefined>)[VALIDATION];
 }

@@ -3,6 +3,7 @@
  * themselves live in the kernel's identity service, which the CLI shares.
  */
 import { definePlugin, createPluginApp } from '../../kernel/plugin.ts';
+import { accountsApi } from './api.ts';
 import { adminUserRoutes } from './admin-users.ts';
 import { healthRoutes, sessionRoutes } from './session.ts';
 
@@ -10,6 +11,7 @@ export const accountsPlugin = definePlugin({
   name: 'accounts',
   // `PUT /admin/users/:id` stores `imageDataUrl` in the avatars plugin's table.
   dependencies: ['avatars'],
+  api: accountsApi,
   setup(ctx) {
     const routes = createPluginApp();
     routes.route('/', sessionRoutes(ctx.hubConfig));

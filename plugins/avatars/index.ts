@@ -13,6 +13,7 @@ import { createPluginApp, definePlugin, type KernelEnv } from '../../kernel/plug
 import { hubPresentation } from '../accounts/session.ts';
 import { pathId } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
+import { avatarsApi } from './api.ts';
 import { decodeBase64 } from './image.ts';
 import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
 
@@ -77,6 +78,7 @@ function avatarRoutes(clock: Clock) {
 
 export const avatarsPlugin = definePlugin({
   name: 'avatars',
+  api: avatarsApi,
   tables: [avatarsTable],
   migrations: [{ id: 'avatars/0001-avatars', createTables: [avatarsTable] }],
   setup(ctx) {

@@ -4,6 +4,7 @@
  * turns into notices. On E2EE hubs (`collaboration.e2ee`) bodies are ciphertext the hub never reads.
  */
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import { discussionsApi } from './api.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
 import { removeDiscussions } from './cleanup.ts';
 import { commentRoutes } from './comments.ts';
@@ -13,6 +14,7 @@ import type { DiscussionDeps } from './write.ts';
 
 export const discussionsPlugin = definePlugin({
   name: 'discussions',
+  api: discussionsApi,
   // mls-relay owns the device keys that sign encrypted comments.
   dependencies: ['entities', 'mls-relay'],
   tables: discussionTables,

@@ -8,6 +8,7 @@ import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import type { EntityDeps } from './access.ts';
+import { entitiesApi } from './api.ts';
 import { collectionsKind } from './collections.ts';
 import { documentsKind } from './documents.ts';
 import { environmentsKind } from './environments.ts';
@@ -26,6 +27,7 @@ export const entitiesPlugin = definePlugin({
   name: 'entities',
   tables: entityTables,
   migrations: entityMigrations,
+  api: entitiesApi(topLevelKinds),
   setup(ctx) {
     for (const kind of topLevelKinds) {
       const table: Table = kind.table;

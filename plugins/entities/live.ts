@@ -17,7 +17,7 @@ const list = <T extends z.ZodType>(item: T) => listOf(item).default(() => []);
 /** The desktop keeps these as strings; a number is accepted and stored as its text. */
 const stringish = z.union([z.string(), z.number()]).transform(String);
 
-const liveServerConfig = z.object({
+export const liveServerConfig = z.object({
   root: str(),
   port: z.number().int().min(1).max(65535).nullable().default(null),
   aliases: list(z.looseObject({ path: z.string(), target: z.string() })),
@@ -53,7 +53,7 @@ const liveServerConfig = z.object({
   sortOrder: z.number().int().optional(),
 });
 
-const livePageConfig = z.object({
+export const livePageConfig = z.object({
   url: str(),
   homeUrl: str(),
   faviconDataUrl: z.string().nullable().default(null),

@@ -89,7 +89,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
     const problem = findProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
   });
-  return validate('json', guarded.pipe(schema));
+  return validate('json', guarded.pipe(schema), schema);
 }
 
 /** Drops keys whose value is undefined, so a partial update only touches what the client sent. */

@@ -10,6 +10,7 @@ import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { createUserBody } from '../accounts/schemas.ts';
 import { pathId } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
+import { invitesApi } from './api.ts';
 import { publicInviteRoutes } from './public.ts';
 import { createInvitesService, DEFAULT_EXPIRES_IN_HOURS, MAX_EXPIRES_IN_HOURS, type IssuedInvitation, type InvitesService } from './service.ts';
 import { invitationsTable, toInvitationRecord } from './tables.ts';
@@ -65,6 +66,7 @@ export type InvitesConfig = z.output<typeof invitesSchema>;
 
 export const invitesPlugin = definePlugin<InvitesConfig>({
   name: 'invites',
+  api: invitesApi,
   config: { section: 'invites', schema: invitesSchema, reloadable: true },
   tables: [invitationsTable],
   migrations: [{ id: 'invites/0001-invitations', createTables: [invitationsTable] }],

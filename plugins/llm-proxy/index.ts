@@ -4,6 +4,7 @@
  * `openai` (through upstream.ts). Without an `llm` section every route answers 503.
  */
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
+import { llmProxyApi } from './api.ts';
 import { llmSchema, offeredModels, type LlmConfig } from './config.ts';
 import { llmRoutes, requireConfigured, type LlmDeps } from './routes.ts';
 import { llmStreamRoutes } from './stream.ts';
@@ -19,6 +20,7 @@ export interface LlmPluginOptions {
 export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefinition<LlmConfig> {
   return definePlugin<LlmConfig>({
     name: 'llm-proxy',
+    api: llmProxyApi,
     config: { section: 'llm', schema: llmSchema, reloadable: true },
     tables: llmTables,
     migrations: llmMigrations,

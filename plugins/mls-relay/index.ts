@@ -4,6 +4,7 @@
  * route answers 404 with the message the desktop client uses to detect that.
  */
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import { mlsRelayApi } from './api.ts';
 import { deviceRoutes } from './devices.ts';
 import { relayRoutes } from './relay.ts';
 import { requireE2ee } from './schemas.ts';
@@ -11,6 +12,7 @@ import { mlsMigrations, mlsTables } from './tables.ts';
 
 export const mlsRelayPlugin = definePlugin({
   name: 'mls-relay',
+  api: mlsRelayApi,
   // Group ids name discussion targets, which are entities.
   dependencies: ['entities'],
   tables: mlsTables,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../kernel/errors.ts';
+import { describeMiddleware } from '../../kernel/http/openapi.ts';
 import { factory } from '../../kernel/plugin.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { cursorQuery, limitQuery, MAX_LIMIT } from '../discussions/paging.ts';
@@ -17,10 +18,10 @@ export const E2EE_OFF = 'Device enrollment is only available on Team Hubs with d
  * may switch it without re-mounting routes.
  */
 export const requireE2ee = (hubConfig: () => HubConfig) =>
-  factory.createMiddleware(async (_c, next) => {
+  describeMiddleware(factory.createMiddleware(async (_c, next) => {
     if (!hubConfig().collaboration.e2ee) throw notFound(E2EE_OFF);
     await next();
-  });
+  }), { errors: [404], note: 'Only on hubs with `collaboration.e2ee: true`; 404 otherwise.' });
 
 /** Longest MLS group id: the relay tables store it in a 255-character column. */
 export const GROUP_ID_MAX = 255;

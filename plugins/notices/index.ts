@@ -6,6 +6,7 @@
 import { CONFIG_RELOADED, type ConfigReloadedEvent } from '../../kernel/config/reload.ts';
 import type { RedisConfig } from '../../kernel/redis/config.ts';
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
+import { noticesApi } from './api.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
 import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/events.ts';
 import { deleteNoticesOfRemoved } from './cleanup.ts';
@@ -30,6 +31,7 @@ export interface NoticesPluginOptions {
 export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginDefinition<undefined> {
   return definePlugin({
     name: 'notices',
+    api: noticesApi,
     dependencies: ['discussions'],
     tables: noticeTables,
     migrations: noticeMigrations,

@@ -24,6 +24,12 @@ export type PluginSourcesConfig = z.output<typeof pluginSourcesSchema>;
 export const pluginSourcesPlugin = definePlugin<PluginSourcesConfig>({
   name: 'plugin-sources',
   config: { section: 'plugins', schema: pluginSourcesSchema, reloadable: true },
+  api: {
+    'GET /plugins/sources': {
+      summary: 'Plugin catalogs and trusted publishers (from the `plugins` section)',
+      responses: { 200: z.object({ catalogs: z.array(z.string()), trusted: z.array(z.string()) }) },
+    },
+  },
   setup(ctx) {
     const routes = createPluginApp();
     routes.get('/plugins/sources', (c) => {

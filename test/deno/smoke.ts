@@ -76,6 +76,10 @@ async function smoke(label: string, db: string): Promise<void> {
     };
 
     check((await call('GET', '/health', undefined, null)).status === 200, `${label}: /health answers 200`);
+    const openapi = await call('GET', '/openapi.json', undefined, null);
+    check(openapi.status === 200 && openapi.body?.paths?.['/collections']?.get, `${label}: serves /openapi.json`);
+    const script = await fetch(`${base}/docs/redoc.standalone.js`);
+    check(script.status === 200 && (await script.text()).includes('Redoc'), `${label}: serves the /docs script from the installed package`);
     const session = await call('GET', '/auth/session');
     check(session.status === 200 && session.body?.user?.name === 'admin', `${label}: /auth/session knows the admin`);
     const created = await call('POST', '/collections', { name: 'smoke collection' });

@@ -1,0 +1,91 @@
+/** API docs of the accounts routes; request bodies come from ./schemas.ts through the validators. */
+import { z } from 'zod';
+import type { RouteDocs } from '../../kernel/http/openapi.ts';
+
+const accessList = z.array(z.string()).describe('Ids the user may use, or `["*"]` for all');
+
+export const userRecordSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(['user', 'admin']),
+  avatarInitials: z.string(),
+  avatarColor: z.string(),
+  avatarImageUrl: z.string().optional(),
+  collectionAccess: accessList,
+  environmentAccess: accessList,
+  snippetAccess: accessList,
+  liveServerAccess: accessList,
+  livePageAccess: accessList,
+  llmAccess: z.boolean(),
+  llmModels: accessList,
+  llmMonthlyTokenLimit: z.number().int().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).meta({ id: 'User' });
+
+export const tokenRecordSchema = z.object({
+  id: z.string(),
+  userId: z.string().nullable(),
+  name: z.string(),
+  tokenPrefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+}).meta({ id: 'Token' });
+
+/** A token's secret, shown once. */
+const secret = z.string().describe('The token secret (`hbk_…`); shown only in this response');
+
+export const hubPresentationSchema = z.object({
+  name: z.string(),
+  initials: z.string(),
+  color: z.string(),
+  imageUrl: z.string().optional(),
+}).meta({ id: 'Hub' });
+
+export const accountsApi: RouteDocs = {
+  'GET /health': {
+    summary: 'Liveness and version',
+    responses: { 200: z.object({ status: z.literal('ok'), version: z.string() }) },
+  },
+  'GET /auth/session': {
+    summary: 'The calling token, its user, what it may do, and the hub',
+    responses: {
+      200: z.object({
+        user: userRecordSchema.pick({ id: true, name: true, role: true, avatarInitials: true, avatarColor: true, avatarImageUrl: true }),
+        token: z.object({ id: z.string(), prefix: z.string() }),
+        capabilities: z.object({ dataApi: z.boolean(), managementApi: z.boolean(), llm: z.boolean(), communication: z.boolean(), discussionE2ee: z.boolean() }),
+        tenantId: z.string(),
+        hub: hubPresentationSchema,
+      }),
+    },
+  },
+  'GET /admin/users': {
+    summary: 'List users, with warnings about access-list ids that no longer exist',
+    responses: { 200: z.object({ users: z.array(userRecordSchema.extend({ warnings: z.array(z.string()) })) }) },
+  },
+  'POST /admin/users': {
+    summary: 'Create a user and its first token',
+    responses: { 201: z.object({ user: userRecordSchema, token: tokenRecordSchema, secret }) },
+  },
+  'PUT /admin/users/:id': {
+    summary: 'Update a user (fields given only; `imageDataUrl` sets or removes the avatar image)',
+    responses: { 200: userRecordSchema },
+  },
+  'DELETE /admin/users/:id': {
+    summary: 'Delete a user, its tokens and what plugins keep about it',
+    responses: { 204: null },
+  },
+  'POST /admin/users/:id/tokens': {
+    summary: 'Issue another token for a user',
+    responses: { 201: z.object({ token: tokenRecordSchema, secret }) },
+  },
+  'GET /admin/tokens': {
+    summary: 'List tokens (never their secrets)',
+    responses: { 200: z.object({ tokens: z.array(tokenRecordSchema) }) },
+  },
+  'DELETE /admin/tokens/:id': {
+    summary: 'Revoke a token',
+    responses: { 204: null },
+  },
+};
