@@ -113,6 +113,17 @@ function assertHuman(row: UserRow | null, id: string): UserRow {
   return row;
 }
 
+/**
+ * The user, locked until `tx` ends (404 when gone, 403 for the system account). Everything that
+ * adds a row belonging to a user (token, invitation, device) takes this lock first, as deletion
+ * does: the two take turns, so a deletion either sees the new row and removes it, or the addition
+ * runs after it and finds no user. Without it a token issued while the user was being deleted
+ * outlived its owner.
+ */
+export async function lockHuman(tx: Store, id: string): Promise<UserRow> {
+  return assertHuman(await tx.table(usersTable).getForUpdate(id), id);
+}
+
 export interface UsersServiceDeps {
   access: AccessRegistry;
   clock: Clock;
@@ -221,7 +232,8 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
     async delete(store: Store, id: string, actorId?: string): Promise<UserRow> {
       if (actorId === id) throw forbidden('You cannot delete your own account.');
       return store.transaction(async (tx) => {
-        const user = assertHuman(await tx.table(usersTable).get(id), id);
+        // Locked first, so concurrent token issues and invitation redeems wait (see lockHuman).
+        const user = await lockHuman(tx, id);
         await tx.table(apiTokensTable).deleteWhere({ userId: id });
         for (const hook of deleteHooks) await hook(tx, user);
         await tx.table(usersTable).delete(id);
@@ -243,6 +255,7 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
 
     warnings: (store: Store, users: readonly UserRow[]) => access.warnings(store, users),
     assertHuman,
+    lockHuman,
   };
 }
 
