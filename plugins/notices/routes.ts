@@ -11,7 +11,7 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { validate } from '../../kernel/validate.ts';
 import { pathId } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
-import { feedQuery, readFeed } from './feed.ts';
+import { countUnread, feedQuery, readFeed } from './feed.ts';
 import { toNoticeRecords } from './records.ts';
 import { NOTIFICATION_LEVELS, noticesTable, notificationSettingsTable, type NotificationLevel } from './tables.ts';
 
@@ -32,8 +32,7 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
   });
 
   app.get('/notices/unread-count', async (c) => {
-    const count = await c.var.store.table(noticesTable).count({ recipientUserId: c.var.auth.user.id, readAt: null });
-    return c.json({ count });
+    return c.json({ count: await countUnread(c.var.store, c.var.auth.user) });
   });
 
   app.post('/notices/read-all', async (c) => {
