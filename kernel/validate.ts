@@ -18,9 +18,23 @@ export function formatIssues(error: z.ZodError, target?: string): string {
   return issue.message;
 }
 
-/** `validate('json', schema)`: validates the target and exposes it through `c.req.valid(target)`. */
+/**
+ * `validate('json', schema)`: validates the target and exposes it through `c.req.valid(target)`.
+ * For `json`, a body sent without any Content-Type is a 415 like a wrong type (the pipeline
+ * refuses those for every route): the validator would otherwise ignore it and blame a missing
+ * field. Without a body, the schema decides (a required field is then a 400 naming it).
+ */
 export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
-  return zValidator(target, schema, (result) => {
+  const validator = zValidator(target, schema, (result) => {
     if (!result.success) throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
   });
+  if (target !== 'json') return validator;
+  const guarded: typeof validator = async (c, next) => {
+    // The text is cached by the request, so the validator can still read the body after this.
+    if (!c.req.header('content-type') && (await c.req.text()).length > 0) {
+      throw new HttpError(415, 'Content-Type must be application/json (the request sent a body without a Content-Type).');
+    }
+    return validator(c, next);
+  };
+  return guarded;
 }
