@@ -2,7 +2,7 @@
  * User accounts: the rules shared by the admin HTTP API and the CLI. Validation failures throw
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import { ACCESS_FIELDS, ENTITY_ACCESS_FIELDS, normalizeAccessList, type AccessField, type AccessRegistry } from './access.ts';
@@ -122,6 +122,17 @@ function assertHuman(row: UserRow | null, id: string): UserRow {
  */
 export async function lockHuman(tx: Store, id: string): Promise<UserRow> {
   return assertHuman(await tx.table(usersTable).getForUpdate(id), id);
+}
+
+/**
+ * The authenticated caller's own row, locked like {@link lockHuman}, for what a user adds about
+ * themselves (a device key, a thread subscription, notification settings). A caller deleted
+ * while the request ran is 401: the token it authenticated with is gone too.
+ */
+export async function lockCaller(tx: Store, id: string): Promise<UserRow> {
+  const row = await tx.table(usersTable).getForUpdate(id);
+  if (!row) throw unauthorized();
+  return row;
 }
 
 export interface UsersServiceDeps {

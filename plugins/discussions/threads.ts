@@ -8,6 +8,7 @@
 import type { Hono } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { inTransaction, pathId } from '../entities/access.ts';
@@ -42,7 +43,11 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
     const { store, auth: { user } } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     const root = await requireThreadComment(store, user, rootCommentId, true);
-    await inTransaction(store, async (tx) => addSubscriptions(tx, await missingSubscriptions(tx, [user.id], root, deps.clock.iso())));
+    await inTransaction(store, async (tx) => {
+      // Under the caller's row lock, so a subscription cannot outlive its deleted account.
+      await lockCaller(tx, user.id);
+      await addSubscriptions(tx, await missingSubscriptions(tx, [user.id], root, deps.clock.iso()));
+    });
     return c.json({ subscribed: true, rootCommentId });
   });
 

@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { notFound } from '../../kernel/errors.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { validate } from '../../kernel/validate.ts';
 import { pathId } from '../entities/access.ts';
@@ -60,9 +61,11 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
 
   app.put('/me/notification-settings', jsonBody(settingsBody), async (c) => {
     const { level } = c.req.valid('json');
-    const row = await c.var.store
-      .table(notificationSettingsTable)
-      .put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+    // Under the caller's row lock, so the settings cannot outlive a deletion running meanwhile.
+    const row = await c.var.store.transaction(async (tx) => {
+      await lockCaller(tx, c.var.auth.user.id);
+      return tx.table(notificationSettingsTable).put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+    });
     return c.json({ level: row.level, updatedAt: row.updatedAt });
   });
 }
