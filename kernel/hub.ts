@@ -24,7 +24,7 @@ import { kernelMigrations, kernelTables, provision } from './identity/provision.
 import { createLogger, type Logger } from './log.ts';
 import { createOutageLog } from './outage.ts';
 import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
-import { assertNoRouteClashes, orderPlugins } from './registry.ts';
+import { allowedMethods, assertNoRouteClashes, orderPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
 import { createDriver } from './storage/create-driver.ts';
 import { runMigrations } from './storage/migrate.ts';
@@ -219,9 +219,15 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     // The document is built from `app`'s route table on first request, when every route is mounted.
     app.route('/', apiDocsRoutes(app, [{ tag: 'kernel', routes: kernelRouteDocs }, ...plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} }))]));
     for (const { instance } of instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
-    // Unknown routes answer 404 before authentication, so probing paths never counts as a failure.
+    // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,
+    // both before authentication, so probing paths or methods never counts as a failure.
+    const methodsOf = allowedMethods(() => app.routes);
     app.use('*', async (c, next) => {
-      if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) throw notFound('Not Found');
+      if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) {
+        const allowed = methodsOf(c.req.path);
+        if (allowed.length === 0) throw notFound('Not Found');
+        throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: allowed.join(', ') } });
+      }
       await next();
     });
     app.use('*', describeMiddleware(bearerAuth({ identity, throttle: () => throttle, policy, clientIp }), { authenticates: true, errors: [401, 429, 503] }));

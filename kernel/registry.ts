@@ -4,6 +4,7 @@
  * collide, migration ids outside the plugin's namespace, and (after setup) clashing routes.
  */
 import type { Hono } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { KernelEnv, PluginDefinition, PluginInstance } from './plugin.ts';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,63}$/;
@@ -74,4 +75,26 @@ export function assertNoRouteClashes(instances: readonly { name: string; instanc
       owners.set(route, name);
     }
   }
+}
+
+/** The order methods are listed in an `Allow` header. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * For a path, the methods some endpoint declares on it (HEAD wherever GET is, as the router
+ * answers HEAD with the GET handler), for the `Allow` header of a 405. Empty for an unknown path.
+ * Built from the endpoints once, on first use, when every route is mounted.
+ */
+export function allowedMethods(routes: () => readonly { method: string; path: string }[]): (path: string) => string[] {
+  let router: TrieRouter<string> | null = null;
+  return (path) => {
+    if (!router) {
+      router = new TrieRouter<string>();
+      for (const route of routes()) if (route.method !== 'ALL') router.add('ALL', route.path, route.method.toUpperCase());
+    }
+    const methods = new Set(router.match('GET', path)[0].map(([method]) => method));
+    if (methods.has('GET')) methods.add('HEAD');
+    const rank = (method: string) => (METHOD_ORDER.includes(method) ? METHOD_ORDER.indexOf(method) : METHOD_ORDER.length);
+    return [...methods].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  };
 }

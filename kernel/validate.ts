@@ -30,11 +30,24 @@ export interface ValidationInfo {
  * `validate('json', schema)`: validates the target and exposes it through `c.req.valid(target)`.
  * The middleware remembers its target and schema, so the API document describes exactly what is
  * validated; `documented` names the schema to describe when `schema` wraps it (see `jsonBody`).
+ * For `json`, a body sent without any Content-Type is a 415 like a wrong type: the validator would
+ * otherwise ignore it and blame a missing field. Without a body, the schema decides (a required
+ * field is then a 400 naming it).
  */
 export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T, documented: z.ZodType = schema) {
-  const middleware = zValidator(target, schema, (result) => {
+  const validator = zValidator(target, schema, (result) => {
     if (!result.success) throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
   });
+  let middleware: typeof validator = validator;
+  if (target === 'json') {
+    middleware = async (c, next) => {
+      // The text is cached by the request, so the validator can still read the body after this.
+      if (!c.req.header('content-type') && (await c.req.text()).length > 0) {
+        throw new HttpError(415, 'Content-Type must be application/json (the request sent a body without a Content-Type).');
+      }
+      return validator(c, next);
+    };
+  }
   const info: ValidationInfo = { target, schema: documented };
   Object.defineProperty(middleware, VALIDATION, { value: info, enumerable: false });
   return middleware;

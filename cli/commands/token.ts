@@ -1,6 +1,5 @@
 /** `workspace-hub user token …`: issue, list and revoke API tokens. */
 import { defineCommand } from 'citty';
-import { usersTable } from '../../kernel/identity/tables.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { withTenant } from '../context.ts';
@@ -18,10 +17,10 @@ const createCommand = defineCommand({
   },
   async run({ args }) {
     await withTenant(args, async ({ hub, store }) => {
-      const { users, tokens } = hub.identity;
-      // assertHuman refuses the internal system account, as POST /admin/users/:id/tokens does.
-      const user = await withUserId(args.user, async () => users.assertHuman(await store.table(usersTable).get(args.user), args.user));
-      const { token, secret } = await tokens.issue(store, user, args.name);
+      const { tokens } = hub.identity;
+      // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the
+      // user's row lock so a concurrent deletion cannot leave the new token behind.
+      const { user, token, secret } = await withUserId(args.user, () => tokens.issueFor(store, args.user, args.name));
       if (args.json) return printJson({ token: toTokenRecord(token), secret });
       print(
         `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../storage/contract.ts';
 import { issueSecret, newId, sha256Hex } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
-import { CONTROL } from './users.ts';
+import { CONTROL, lockHuman } from './users.ts';
 
 export interface TokenRecord {
   id: string;
@@ -45,22 +45,38 @@ export interface Authenticated {
 }
 
 export function createTokensService({ clock }: { clock: Clock }) {
+  /** Issues a token for a user the caller has already checked; returns the secret once. */
+  async function issue(store: Store, user: UserRow, name: string): Promise<{ token: ApiTokenRow; secret: string }> {
+    const issued = await issueSecret('hbk');
+    const row: ApiTokenRow = {
+      id: newId(),
+      userId: user.id,
+      name: normalizeTokenName(name),
+      tokenHash: issued.hash,
+      tokenPrefix: issued.prefix,
+      createdAt: clock.iso(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await store.table(apiTokensTable).insert(row);
+    return { token: row, secret: issued.secret };
+  }
+
   return {
-    /** Issues a token for a user the caller has already checked; returns the secret once. */
-    async issue(store: Store, user: UserRow, name: string): Promise<{ token: ApiTokenRow; secret: string }> {
-      const issued = await issueSecret('hbk');
-      const row: ApiTokenRow = {
-        id: newId(),
-        userId: user.id,
-        name: normalizeTokenName(name),
-        tokenHash: issued.hash,
-        tokenPrefix: issued.prefix,
-        createdAt: clock.iso(),
-        lastUsedAt: null,
-        revokedAt: null,
-      };
-      await store.table(apiTokensTable).insert(row);
-      return { token: row, secret: issued.secret };
+    issue,
+
+    /**
+     * Issues a token for the user with this id (404 unknown, 403 system account), in a transaction
+     * that holds the user's row lock, so it cannot interleave with the user's deletion. The HTTP
+     * route and the CLI both issue through here.
+     */
+    async issueFor(store: Store, userId: string, name: string): Promise<{ user: UserRow; token: ApiTokenRow; secret: string }> {
+      // The name is checked before the transaction so a bad name never waits on the lock.
+      const checked = normalizeTokenName(name);
+      return store.transaction(async (tx) => {
+        const user = await lockHuman(tx, userId);
+        return { user, ...(await issue(tx, user, checked)) };
+      });
     },
 
     /** Tokens (never secrets), newest first, optionally of one user. */

@@ -2,7 +2,7 @@
  * User accounts: the rules shared by the admin HTTP API and the CLI. Validation failures throw
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import { ACCESS_FIELDS, ENTITY_ACCESS_FIELDS, normalizeAccessList, type AccessField, type AccessRegistry } from './access.ts';
@@ -110,6 +110,28 @@ export function normalizeColor(raw: string): string {
 function assertHuman(row: UserRow | null, id: string): UserRow {
   if (!row) throw notFound('User not found');
   if (row.system) throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
+  return row;
+}
+
+/**
+ * The user, locked until `tx` ends (404 when gone, 403 for the system account). Everything that
+ * adds a row belonging to a user (token, invitation, device) takes this lock first, as deletion
+ * does: the two take turns, so a deletion either sees the new row and removes it, or the addition
+ * runs after it and finds no user. Without it a token issued while the user was being deleted
+ * outlived its owner.
+ */
+export async function lockHuman(tx: Store, id: string): Promise<UserRow> {
+  return assertHuman(await tx.table(usersTable).getForUpdate(id), id);
+}
+
+/**
+ * The authenticated caller's own row, locked like {@link lockHuman}, for what a user adds about
+ * themselves (a device key, a thread subscription, notification settings). A caller deleted
+ * while the request ran is 401: the token it authenticated with is gone too.
+ */
+export async function lockCaller(tx: Store, id: string): Promise<UserRow> {
+  const row = await tx.table(usersTable).getForUpdate(id);
+  if (!row) throw unauthorized();
   return row;
 }
 
@@ -221,7 +243,8 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
     async delete(store: Store, id: string, actorId?: string): Promise<UserRow> {
       if (actorId === id) throw forbidden('You cannot delete your own account.');
       return store.transaction(async (tx) => {
-        const user = assertHuman(await tx.table(usersTable).get(id), id);
+        // Locked first, so concurrent token issues and invitation redeems wait (see lockHuman).
+        const user = await lockHuman(tx, id);
         await tx.table(apiTokensTable).deleteWhere({ userId: id });
         for (const hook of deleteHooks) await hook(tx, user);
         await tx.table(usersTable).delete(id);
@@ -243,6 +266,7 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
 
     warnings: (store: Store, users: readonly UserRow[]) => access.warnings(store, users),
     assertHuman,
+    lockHuman,
   };
 }
 

@@ -24,7 +24,6 @@ const TARGET_PATHS: readonly (readonly [string, DiscussionEntityType])[] = [
   ['run-results', 'runResult'],
 ];
 
-export const EDIT_OTHERS_REFUSED = 'You can only edit your own comments';
 export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
 
 /** Mounts every comment route on `app`. */
@@ -68,7 +67,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     if (comment.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
-    if (comment.authorUserId !== user.id) throw forbidden(EDIT_OTHERS_REFUSED);
+    // The spec's error table: "not the creator or author" is a plain 403 Forbidden.
+    if (comment.authorUserId !== user.id) throw forbidden();
     const e2ee = deps.e2ee();
     const body = await parseBody(store, user, c.req.valid('json'), e2ee);
     const row = await inTransaction(store, async (tx) => {

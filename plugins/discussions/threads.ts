@@ -1,40 +1,61 @@
 /**
- * Thread watches. A thread is its root comment. Subscribing checks that the id is a root the caller
- * can read (anything else is "not found", so ids of other people's threads stay unknown); reading
- * and removing one's own subscription need no such check, as they reveal nothing about the thread.
+ * Thread watches. A thread is its root comment. Every thread route checks the thread as the
+ * comment routes check a comment: an id that is no comment of this tenant (or whose target is
+ * gone) is 404 `Discussion thread not found`, and a thread whose target the caller may not use is
+ * 403, so an access list that no longer (or never) covered a thread gives no way to read or change
+ * anything about it. Subscribing also needs the id to be a root comment (404 otherwise).
  */
 import type { Hono } from 'hono';
-import { notFound } from '../../kernel/errors.ts';
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { inTransaction, pathId } from '../entities/access.ts';
-import { commentsTable, subscriptionId, subscriptionsTable, type DiscussionEntityType } from './tables.ts';
+import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type DiscussionEntityType } from './tables.ts';
 import { canAccessTarget, loadTarget } from './targets.ts';
 import { addSubscriptions, missingSubscriptions, type DiscussionDeps } from './write.ts';
 
 export const THREAD_NOT_FOUND = 'Discussion thread not found';
 
+/** The comment `:id` names, after checking it exists (404) and the caller may use its target (403). */
+async function requireThreadComment(store: Store, user: UserRow, id: string, rootOnly: boolean): Promise<CommentRow> {
+  const comment = await store.table(commentsTable).get(id);
+  if (!comment) throw notFound(THREAD_NOT_FOUND);
+  if (rootOnly && (comment.parentCommentId !== null || comment.rootCommentId !== comment.id)) throw notFound(THREAD_NOT_FOUND);
+  const target = await loadTarget(store, comment.entityType as DiscussionEntityType, comment.entityId);
+  if (!target) throw notFound(THREAD_NOT_FOUND);
+  if (!canAccessTarget(user, target)) throw forbidden();
+  return comment;
+}
+
 /** Mounts the thread subscription routes on `app`. */
 export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   app.get('/discussion-threads/:id/subscription', async (c) => {
+    const { store, auth: { user } } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
-    const row = await c.var.store.table(subscriptionsTable).get(subscriptionId(c.var.auth.user.id, rootCommentId));
+    await requireThreadComment(store, user, rootCommentId, false);
+    const row = await store.table(subscriptionsTable).get(subscriptionId(user.id, rootCommentId));
     return c.json({ subscribed: row !== null, rootCommentId });
   });
 
   app.post('/discussion-threads/:id/subscribe', async (c) => {
     const { store, auth: { user } } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
-    const root = await store.table(commentsTable).get(rootCommentId);
-    if (!root || root.parentCommentId !== null || root.rootCommentId !== root.id) throw notFound(THREAD_NOT_FOUND);
-    const target = await loadTarget(store, root.entityType as DiscussionEntityType, root.entityId);
-    if (!target || !canAccessTarget(user, target)) throw notFound(THREAD_NOT_FOUND);
-    await inTransaction(store, async (tx) => addSubscriptions(tx, await missingSubscriptions(tx, [user.id], root, deps.clock.iso())));
+    const root = await requireThreadComment(store, user, rootCommentId, true);
+    await inTransaction(store, async (tx) => {
+      // Under the caller's row lock, so a subscription cannot outlive its deleted account.
+      await lockCaller(tx, user.id);
+      await addSubscriptions(tx, await missingSubscriptions(tx, [user.id], root, deps.clock.iso()));
+    });
     return c.json({ subscribed: true, rootCommentId });
   });
 
   app.post('/discussion-threads/:id/unsubscribe', async (c) => {
+    const { store, auth: { user } } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
-    await c.var.store.table(subscriptionsTable).delete(subscriptionId(c.var.auth.user.id, rootCommentId));
+    await requireThreadComment(store, user, rootCommentId, false);
+    await store.table(subscriptionsTable).delete(subscriptionId(user.id, rootCommentId));
     return c.json({ subscribed: false, rootCommentId });
   });
 }

@@ -19,7 +19,8 @@ import { definedOnly, idSchema, jsonBody, listOf, markerSchema, nameSchema } fro
 import { collectionsTable, documentsTable, foldersTable, requestsTable, type FolderRow } from './tables.ts';
 
 const createBody = z.object({ name: nameSchema, parentFolderId: idSchema.nullable().optional(), marker: markerSchema.optional() });
-const renameBody = z.object({ name: nameSchema.optional(), marker: markerSchema.optional() });
+// The spec's body is {name}: a rename without a name is a 400 naming the field, not a silent no-op.
+const renameBody = z.object({ name: nameSchema, marker: markerSchema.optional() });
 const moveBody = z.object({
   parentFolderId: idSchema.nullable(),
   /** Position among the new siblings; omitted means last. */
@@ -129,11 +130,12 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       } else {
         if (orderedFolderIds.length === 0) return;
         const first = all.find((f) => f.id === orderedFolderIds[0]);
-        if (!first) throw badRequest(`orderedFolderIds: ${orderedFolderIds[0]} is not in this folder.`);
+        if (!first) throw notFound(`${FOLDER_NOT_FOUND}: ${orderedFolderIds[0]}`);
         parent = first.parentFolderId;
       }
       const siblings = all.filter((f) => f.parentFolderId === parent);
-      const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds');
+      const inCollection = new Set(all.map((f) => f.id));
+      const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds', { inCollection, notFound: FOLDER_NOT_FOUND });
       const patches = new Map<string, Partial<FolderRow>>();
       addSortOrders(patches, renumber(order));
       await writeChanges(tx.table(foldersTable), patches);

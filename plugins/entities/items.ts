@@ -136,12 +136,18 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
         // The spec's body names the folder; without it, the listed items' own folder is meant.
         if (ids.length === 0) return;
         const first = await rows(tx).get(ids[0]!);
-        if (!first || first.collectionId !== collectionId) throw badRequest(`${kind.idsKey}: ${ids[0]} is not in this folder.`);
+        if (!first || first.collectionId !== collectionId) throw notFound(`${kind.notFound}: ${ids[0]}`);
         folderId = first.folderId;
       }
       const siblings = await inContainer(tx, collectionId, folderId);
+      // Listed ids outside the folder: those of this collection are a 400, the rest a 404.
+      const sibling = new Set(siblings.map((row) => row.id));
+      const outside = [...new Set(ids.filter((id) => !sibling.has(id)))];
+      const inCollection = new Set(
+        (outside.length > 0 ? await rows(tx).getMany(outside) : []).filter((row) => row.collectionId === collectionId).map((row) => row.id),
+      );
       const patches = new Map<string, Partial<Row>>();
-      addSortOrders(patches, renumber(planReorder(siblings, ids, kind.idsKey)));
+      addSortOrders(patches, renumber(planReorder(siblings, ids, kind.idsKey, { inCollection, notFound: kind.notFound })));
       await writeChanges(rows(tx), patches);
     });
     return c.body(null, 204);

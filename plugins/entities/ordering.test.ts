@@ -23,16 +23,22 @@ describe('sibling ordering', () => {
 describe('planReorder', () => {
   const siblings = [row('a', 0), row('b', 1), row('c', 2), row('d', 3)];
 
+  const scope = { inCollection: new Set(['a', 'b', 'c', 'd', 'e']), notFound: 'Request not found' };
+
   it('puts listed ids first and keeps unlisted siblings after them in their current order', () => {
-    expect(planReorder(siblings, ['c', 'a'], 'ids')).toEqual(['c', 'a', 'b', 'd']);
+    expect(planReorder(siblings, ['c', 'a'], 'ids', scope)).toEqual(['c', 'a', 'b', 'd']);
   });
 
-  it('rejects an id that is not a sibling, naming the field', () => {
-    expect(() => planReorder(siblings, ['a', 'x'], 'orderedRequestIds')).toThrow('orderedRequestIds: x is not in this folder.');
+  it('rejects an id of the collection that is not a sibling with a 400 naming the field', () => {
+    expect(() => planReorder(siblings, ['a', 'e'], 'orderedRequestIds', scope)).toThrow(expect.objectContaining({ status: 400, message: 'orderedRequestIds: e is not in this folder.' }));
+  });
+
+  it('rejects an id the collection does not hold with a 404', () => {
+    expect(() => planReorder(siblings, ['a', 'x'], 'orderedRequestIds', scope)).toThrow(expect.objectContaining({ status: 404, message: 'Request not found: x' }));
   });
 
   it('rejects an id listed twice', () => {
-    expect(() => planReorder(siblings, ['a', 'b', 'a'], 'ids')).toThrow('ids: a is listed more than once.');
+    expect(() => planReorder(siblings, ['a', 'b', 'a'], 'ids', scope)).toThrow('ids: a is listed more than once.');
   });
 });
 

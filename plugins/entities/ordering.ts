@@ -4,7 +4,7 @@
  * Reorders and moves are planned here as pure functions and written by the caller in one
  * transaction.
  */
-import { badRequest } from '../../kernel/errors.ts';
+import { badRequest, notFound } from '../../kernel/errors.ts';
 import type { TableApi } from '../../kernel/storage/contract.ts';
 
 export interface Sortable {
@@ -36,17 +36,30 @@ export function nextSortOrder(siblings: readonly Pick<Sortable, 'sortOrder'>[]):
   return siblings.reduce((max, row) => Math.max(max, row.sortOrder + 1), 0);
 }
 
+/** How a reorder tells ids of the collection (in another container) from ids it does not hold. */
+export interface ReorderScope {
+  /** Ids of rows of this kind anywhere in the collection. */
+  inCollection: ReadonlySet<string>;
+  /** The 404 message for an id the collection does not hold, e.g. `Folder not found`. */
+  notFound: string;
+}
+
 /**
  * The full new order of a container after a reorder: the listed ids first, in the given order,
  * then any sibling the client did not list, in its current order (so a sibling created while the
- * client was dragging is kept, not lost). Unknown, foreign or repeated ids are a 400.
+ * client was dragging is kept, not lost). An id listed twice, or one of the collection that sits
+ * in another container, is a 400 naming the field; an id the collection does not hold (unknown,
+ * or in another collection) is a 404, as for any entity that is not there.
  */
-export function planReorder(siblings: readonly Sortable[], orderedIds: readonly string[], field: string): string[] {
+export function planReorder(siblings: readonly Sortable[], orderedIds: readonly string[], field: string, scope: ReorderScope): string[] {
   const known = new Set(siblings.map((row) => row.id));
   const seen = new Set<string>();
   for (const id of orderedIds) {
     if (seen.has(id)) throw badRequest(`${field}: ${id} is listed more than once.`);
-    if (!known.has(id)) throw badRequest(`${field}: ${id} is not in this folder.`);
+    if (!known.has(id)) {
+      if (!scope.inCollection.has(id)) throw notFound(`${scope.notFound}: ${id}`);
+      throw badRequest(`${field}: ${id} is not in this folder.`);
+    }
     seen.add(id);
   }
   const rest = sortSiblings(siblings).filter((row) => !seen.has(row.id)).map((row) => row.id);

@@ -70,9 +70,9 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     },
 
     /** A fresh invitation for an existing account; earlier ones stay valid until used or expired. */
-    async reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
-      const user = identity.users.assertHuman(await store.table(usersTable).get(userId), userId);
-      return issue(store, user, expiresInHours);
+    reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
+      // Under the user's row lock, so a deletion running at the same time cannot leave it behind.
+      return store.transaction(async (tx) => issue(tx, await identity.users.lockHuman(tx, userId), expiresInHours));
     },
 
     /** Every invitation, newest first. */
@@ -96,7 +96,12 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     /** Claims the invitation and issues a normal `hbk_` token named `tokenName` (default: the user's name). */
     redeem(store: Store, secret: string, tokenName?: string): Promise<{ token: ApiTokenRow; secret: string }> {
       return store.transaction(async (tx) => {
-        const { invitation, user } = await find(tx, secret);
+        const { invitation } = await find(tx, secret);
+        // The invitee's row lock, as user deletion takes it: a redeem that interleaved with the
+        // deletion would otherwise commit a token of a user who no longer exists. A user deleted
+        // meanwhile reads as the unknown secret it now is.
+        const user = await tx.table(usersTable).getForUpdate(invitation.userId);
+        if (!user || user.system) throw notFound(INVALID_INVITATION);
         const now = clock.iso();
         // The condition is the claim: a concurrent redeem that committed first leaves nothing to update.
         const claimed = await tx.table(invitationsTable).updateWhere(

@@ -43,15 +43,8 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
       const routes = createPluginApp();
       llmRoutes(routes, deps);
       llmStreamRoutes(routes, deps, { shutdown: ctx.signal, ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }) });
-      // The kernel checks the admin role on /admin/* before plugin routes run; the desktop probes
-      // LLM support with this route, so "not configured" must win over the role check (and, this
-      // being before authentication, over a missing token too — it reveals nothing else).
-      const publicRoutes = createPluginApp();
-      publicRoutes.use('/admin/llm/models', requireConfigured(deps));
-
       return {
         routes,
-        publicRoutes,
         async reload() {
           // Keys, base URLs or timeouts may have changed; clients are rebuilt on next use. Steps in
           // flight keep the client (and section) they started with.

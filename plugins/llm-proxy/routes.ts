@@ -26,7 +26,10 @@ export interface LlmDeps {
   storage(tenantId: string): Store;
 }
 
-/** 503 when LLM support is off. Runs before any role check, also on the admin route. */
+/**
+ * 503 when LLM support is off. On `/admin/llm/models` it runs after authentication and the admin
+ * role check (401 and 403 first), so the probe tells nothing to a caller without an admin token.
+ */
 export function requireConfigured(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (_c, next) => {
     if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
@@ -80,7 +83,7 @@ function modelsResponse(section: NonNullable<LlmConfig>, visible: (model: ModelE
   return { models: offeredModels(section).filter(visible), capabilities: capabilitiesOf(section) };
 }
 
-/** Mounts the models, usage and step routes (`/admin/llm/models` also needs the public 503 guard, see index.ts). */
+/** Mounts the models, usage and step routes. */
 export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
   const gate = requireLlm(deps);
 

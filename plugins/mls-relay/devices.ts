@@ -2,13 +2,14 @@
  * Device keys: each user enrolls the public identity key of every device that takes part in
  * encrypted discussions, and may revoke it. Admins see and revoke every device of the tenant.
  * A revoked device stays listed (so users can see what was cut off) until the same device id is
- * enrolled again, which replaces the revoked record.
+ * enrolled again, which replaces the revoked record. Deleting an account deletes its devices.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { conflict, notFound } from '../../kernel/errors.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { newId, sha256Hex } from '../../kernel/identity/secrets.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { isUniqueViolation, type Store } from '../../kernel/storage/contract.ts';
 import { inTransaction, pathId } from '../entities/access.ts';
@@ -65,6 +66,10 @@ export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kerne
     };
     try {
       await inTransaction(c.var.store, async (tx) => {
+        // The owner's row lock, as user deletion takes it (kernel/identity/users.ts): an
+        // enrollment racing the deletion either lands first and is removed with the account, or
+        // finds the account gone, and with it the token this request authenticated with.
+        await lockCaller(tx, user.id);
         const devices = tx.table(deviceKeysTable);
         const existing = await devices.findOne({ userId: user.id, deviceId: body.deviceId });
         if (existing && existing.revokedAt === null) throw conflict(ALREADY_ENROLLED);

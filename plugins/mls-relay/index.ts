@@ -8,7 +8,7 @@ import { mlsRelayApi } from './api.ts';
 import { deviceRoutes } from './devices.ts';
 import { relayRoutes } from './relay.ts';
 import { requireE2ee } from './schemas.ts';
-import { mlsMigrations, mlsTables } from './tables.ts';
+import { deviceKeysTable, mlsMigrations, mlsTables } from './tables.ts';
 
 export const mlsRelayPlugin = definePlugin({
   name: 'mls-relay',
@@ -18,6 +18,10 @@ export const mlsRelayPlugin = definePlugin({
   tables: mlsTables,
   migrations: mlsMigrations,
   setup(ctx) {
+    // Device keys belong to their account: they go with it, in the deletion's transaction.
+    ctx.identity.users.onDelete(async (tx, user) => {
+      await tx.table(deviceKeysTable).deleteWhere({ userId: user.id });
+    });
     const routes = createPluginApp();
     const gate = requireE2ee(ctx.hubConfig);
     deviceRoutes(routes, gate, ctx.clock);

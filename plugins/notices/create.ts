@@ -9,6 +9,7 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { DiscussionCommentCreatedEvent } from '../discussions/events.ts';
 import type { NoticeFanout } from './fanout.ts';
+import { countUnread } from './feed.ts';
 import { previewText } from './records.ts';
 import { resolveRecipients } from './recipients.ts';
 import { noticesTable, type NoticeDisplayMetadata, type NoticeRow } from './tables.ts';
@@ -64,9 +65,9 @@ export async function createCommentNotices(deps: CreateNoticesDeps, event: Discu
     for (const row of rows) await notices.insert(row);
   });
 
-  const notices = store.table(noticesTable);
-  for (const row of rows) {
-    const unreadCount = await notices.count({ recipientUserId: row.recipientUserId, readAt: null });
+  for (const [i, row] of rows.entries()) {
+    // The same number GET /notices/unread-count answers: only notices the feed would show.
+    const unreadCount = await countUnread(store, recipients[i]!.user);
     await deps.fanout.publish({
       v: 1,
       type: 'notice.created',

@@ -88,3 +88,30 @@ export async function readFeed(store: Store, user: UserRow, limit: number, after
     if (batches >= MAX_BATCHES_PER_PAGE) return { rows: page, nextCursor: encodeCursor(position) };
   }
 }
+
+/** Unread notices read per batch by {@link countUnread}. */
+const UNREAD_BATCH = 500;
+
+/**
+ * How many unread notices the user could open in the feed right now: the feed's access filter
+ * applied to the unread ones, so a notice about a collection the user lost access to (or a
+ * target that is gone) is not counted while the feed hides it.
+ */
+export async function countUnread(store: Store, user: UserRow): Promise<number> {
+  const notices = store.table(noticesTable);
+  let count = 0;
+  let position: KeysetPosition | undefined;
+  for (;;) {
+    const rows = await notices.find({
+      where: { recipientUserId: user.id, readAt: null },
+      orderBy: [['createdAt', 'desc'], ['id', 'desc']],
+      limit: UNREAD_BATCH,
+      ...(position ? { after: position } : {}),
+    });
+    const allowed = await accessibleTargets(store, user, rows);
+    count += rows.filter((row) => allowed.has(`${row.entityType}:${row.entityId}`)).length;
+    if (rows.length < UNREAD_BATCH) return count;
+    const last = rows[rows.length - 1]!;
+    position = { createdAt: last.createdAt, id: last.id };
+  }
+}

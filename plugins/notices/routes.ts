@@ -7,11 +7,12 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { notFound } from '../../kernel/errors.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { validate } from '../../kernel/validate.ts';
 import { pathId } from '../entities/access.ts';
 import { jsonBody } from '../entities/schemas.ts';
-import { feedQuery, readFeed } from './feed.ts';
+import { countUnread, feedQuery, readFeed } from './feed.ts';
 import { toNoticeRecords } from './records.ts';
 import { NOTIFICATION_LEVELS, noticesTable, notificationSettingsTable, type NotificationLevel } from './tables.ts';
 
@@ -32,8 +33,7 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
   });
 
   app.get('/notices/unread-count', async (c) => {
-    const count = await c.var.store.table(noticesTable).count({ recipientUserId: c.var.auth.user.id, readAt: null });
-    return c.json({ count });
+    return c.json({ count: await countUnread(c.var.store, c.var.auth.user) });
   });
 
   app.post('/notices/read-all', async (c) => {
@@ -61,9 +61,11 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
 
   app.put('/me/notification-settings', jsonBody(settingsBody), async (c) => {
     const { level } = c.req.valid('json');
-    const row = await c.var.store
-      .table(notificationSettingsTable)
-      .put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+    // Under the caller's row lock, so the settings cannot outlive a deletion running meanwhile.
+    const row = await c.var.store.transaction(async (tx) => {
+      await lockCaller(tx, c.var.auth.user.id);
+      return tx.table(notificationSettingsTable).put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+    });
     return c.json({ level: row.level, updatedAt: row.updatedAt });
   });
 }

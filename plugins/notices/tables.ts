@@ -33,7 +33,7 @@ export const noticesTable = defineTable({
     createdAt: col.timestamp(),
     readAt: col.timestampNullable(),
   },
-  indexes: [['recipientUserId', 'createdAt', 'id'], ['recipientUserId', 'readAt']],
+  indexes: [['recipientUserId', 'createdAt', 'id'], ['recipientUserId', 'readAt'], ['recipientUserId', 'readAt', 'createdAt', 'id']],
 });
 
 export const NOTIFICATION_LEVELS = ['all', 'mentions', 'none'] as const;
@@ -53,4 +53,8 @@ export type NoticeRow = RowOfTable<typeof noticesTable>;
 export type NotificationSettingsRow = RowOfTable<typeof notificationSettingsTable>;
 
 export const noticeTables = [noticesTable, notificationSettingsTable];
-export const noticeMigrations: Migration[] = [{ id: 'notices/0001-tables', createTables: noticeTables }];
+export const noticeMigrations: Migration[] = [
+  { id: 'notices/0001-tables', createTables: noticeTables },
+  // The unread count walks a user's unread notices in feed order to apply the feed's access filter.
+  { id: 'notices/0002-unread-order-index', addIndexes: [noticesTable] },
+];

@@ -36,6 +36,25 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body).toEqual({ error: 'Not Found' });
     });
 
+    it('answers a known path with a wrong method with 405 and an Allow header listing its methods, before asking for a token', async () => {
+      for (const [method, path, allow] of [
+        ['PATCH', '/admin/users', 'GET, HEAD, POST'],
+        ['POST', `/admin/users/${crypto.randomUUID()}`, 'PUT, DELETE'],
+        ['DELETE', '/health', 'GET, HEAD'],
+        ['PUT', '/auth/session', 'GET, HEAD'],
+      ] as const) {
+        const res = await t.request(method, path, { token: null });
+        expect([method, path, res.status, res.body, res.headers.get('allow')]).toEqual([method, path, 405, { error: 'Method Not Allowed' }, allow]);
+      }
+    });
+
+    it('never counts a wrong method as a failed authentication', async () => {
+      // Well past the failure limit (10): were they counted, the key would now be blocked (429).
+      for (let i = 0; i < 12; i++) expect((await t.request('PATCH', '/auth/session', { token: 'hbk_wrong-method' })).status).toBe(405);
+      const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-method' });
+      expect(res.status).toBe(401);
+    });
+
     it('rejects a missing, malformed or unknown token with 401', async () => {
       for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer hbk_unknown' }] as Record<string, string>[]) {
         const res = await t.request('GET', '/auth/session', { token: null, headers });
@@ -182,6 +201,23 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body.error).toBe('Content-Type must be application/json (got application/x-www-form-urlencoded).');
       const charset = await t.request('POST', '/admin/users', { body: newUserBody(), headers: { 'content-type': 'application/json; charset=utf-8' } });
       expect(charset.status).toBe(201);
+    });
+
+    it('answers a JSON body sent without any Content-Type with 415, and no body at all with 400 naming the field', async () => {
+      // Bytes, not a string: a string body would get `text/plain` from the Request constructor.
+      const bare = (method: string, path: string, body?: string) =>
+        t.hub.app.request(path, { method, headers: { authorization: `Bearer ${t.adminToken}` }, ...(body === undefined ? {} : { body: new TextEncoder().encode(body) }) });
+      const name = uniqueName();
+      const res = await bare('POST', '/admin/users', JSON.stringify(newUserBody({ name })));
+      expect(res.status).toBe(415);
+      expect(await res.json()).toEqual({ error: 'Content-Type must be application/json (the request sent a body without a Content-Type).' });
+      expect((await t.request('GET', '/admin/users')).body.users.some((u: { name: string }) => u.name === name)).toBe(false);
+      const empty = await bare('POST', '/admin/users');
+      expect(empty.status).toBe(400);
+      expect((await empty.json()).error).toMatch(/^name: /);
+      // A route that takes no body ignores one, as before.
+      const user = await t.createUser({ name: uniqueName() });
+      expect((await bare('DELETE', `/admin/users/${user.id}`, '{"ignored":true}')).status).toBe(204);
     });
 
     it('answers malformed JSON with 400', async () => {

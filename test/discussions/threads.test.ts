@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { removeDiscussions } from '../../plugins/discussions/cleanup.ts';
 import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../../plugins/discussions/events.ts';
-import { commentsTable, subscriptionsTable } from '../../plugins/discussions/tables.ts';
+import { commentsTable, subscriptionId, subscriptionsTable } from '../../plugins/discussions/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName } from '../helpers/hub.ts';
 import { failingDeletes } from '../notices/setup.ts';
@@ -44,14 +44,63 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     expect(await subscription(root.id, member.token)).toEqual({ subscribed: false, rootCommentId: root.id });
   });
 
-  it('refuses to subscribe to replies, unknown ids and threads the caller cannot read', async () => {
+  it('refuses to subscribe to replies and unknown ids with 404, and to threads the caller cannot read with 403', async () => {
     const col = await h.collection();
     const outsider = await h.user({ collectionAccess: [] });
     const root = await h.comment(`/collections/${col.id}`);
     const reply = await h.reply(root.id);
-    for (const [id, token] of [[reply.id, undefined], [crypto.randomUUID(), undefined], ['z'.repeat(400), undefined], [root.id, outsider.token]] as const) {
-      const res = await h.t.request('POST', `/discussion-threads/${id}/subscribe`, token ? { token } : {});
+    for (const id of [reply.id, crypto.randomUUID(), 'z'.repeat(400)]) {
+      const res = await h.t.request('POST', `/discussion-threads/${id}/subscribe`);
       expect(res).toMatchObject({ status: 404, body: { error: 'Discussion thread not found' } });
+    }
+    const res = await h.t.request('POST', `/discussion-threads/${root.id}/subscribe`, { token: outsider.token });
+    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect(await h.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: outsider.id })).toBe(0);
+  });
+
+  const THREAD_ROUTES = [
+    ['GET', 'subscription'],
+    ['POST', 'subscribe'],
+    ['POST', 'unsubscribe'],
+  ] as const;
+  const threadRoute = (method: string, action: string, rootId: string, token?: string) =>
+    h.t.request(method, `/discussion-threads/${rootId}/${action}`, token ? { token } : {});
+
+  it('answers 403 on every thread route for a thread on a request in a collection outside the access list, and changes nothing', async () => {
+    const [a, b] = [await h.collection(), await h.collection()];
+    const user = await h.user({ collectionAccess: [a.id] });
+    const otherRequest = await h.request(b.id);
+    const other = await h.comment(`/requests/${otherRequest.id}`);
+    const own = await h.comment(`/requests/${(await h.request(a.id)).id}`);
+    // The user was subscribed to B's thread while they could still read it.
+    await h.store().table(subscriptionsTable).put({
+      id: subscriptionId(user.id, other.id), userId: user.id, rootCommentId: other.id, entityType: 'request', entityId: otherRequest.id, createdAt: new Date().toISOString(),
+    });
+    for (const [method, action] of THREAD_ROUTES) {
+      const refused = await threadRoute(method, action, other.id, user.token);
+      expect([method, action, refused.status, refused.body]).toEqual([method, action, 403, { error: 'Forbidden' }]);
+      const allowed = await threadRoute(method, action, own.id, user.token);
+      expect([method, action, allowed.status]).toEqual([method, action, 200]);
+    }
+    expect(await h.store().table(subscriptionsTable).count({ rootCommentId: other.id, userId: user.id })).toBe(1);
+  });
+
+  it('answers 403 on every thread route for a thread on someone else\'s run result outside any collection', async () => {
+    const owner = await h.user({ collectionAccess: ['*'] });
+    const outsider = await h.user({ collectionAccess: ['*'] });
+    const run = await h.runResult(owner.token);
+    const root = await h.comment(`/run-results/${run.id}`, 'results look odd', owner.token);
+    for (const [method, action] of THREAD_ROUTES) {
+      const res = await threadRoute(method, action, root.id, outsider.token);
+      expect([method, action, res.status]).toEqual([method, action, 403]);
+      expect((await threadRoute(method, action, root.id, owner.token)).status).toBe(200);
+    }
+  });
+
+  it('answers 404 on every thread route for an id that is no comment', async () => {
+    for (const [method, action] of THREAD_ROUTES) {
+      const res = await threadRoute(method, action, crypto.randomUUID());
+      expect([method, action, res.status, res.body]).toEqual([method, action, 404, { error: 'Discussion thread not found' }]);
     }
   });
 
@@ -69,7 +118,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
       expect((await subscription(root.id, annLee.token)).subscribed).toBe(true);
       expect((await subscription(root.id, ann.token)).subscribed).toBe(false);
       expect((await subscription(root.id, bob.token)).subscribed).toBe(false);
-      expect((await subscription(root.id, noAccess.token)).subscribed).toBe(false);
+      expect(await h.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: noAccess.id })).toBe(0);
       const reply = await h.reply(root.id, `@Ann ${suffix}, and @bob-${suffix}!`, annLee.token);
       expect((await subscription(root.id, ann.token)).subscribed).toBe(true);
       expect((await subscription(root.id, bob.token)).subscribed).toBe(true);
@@ -120,5 +169,25 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     await removeDiscussions(store, event);
     expect(await store.table(commentsTable).count({ entityId: { in: ids } })).toBe(0);
     expect(await store.table(subscriptionsTable).count({ entityId: { in: ids } })).toBe(0);
+  });
+});
+
+describe.each(httpDrivers())('discussion threads across tenants on %s', (driver) => {
+  const h = useDiscussionHub(driver, { config: { multitenancy: { enabled: true } } });
+
+  it('answers 404 on every thread route for a thread of another tenant, even to an admin', async () => {
+    const tenant = uniqueName('tenant').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 60);
+    await h.t.hub.identity.tenants.create(tenant, 'Other');
+    const foreignAdmin = await h.t.createUser({ role: 'admin' }, tenant);
+    const col = await h.t.request('POST', '/collections', { token: foreignAdmin.token, tenant, body: { name: uniqueName('collection') } });
+    expect(col.status, col.text).toBe(200);
+    const root = await h.t.request('POST', `/collections/${col.body.id}/discussions`, { token: foreignAdmin.token, tenant, body: { body: 'theirs' } });
+    expect(root.status, root.text).toBe(200);
+    for (const [method, action] of [['GET', 'subscription'], ['POST', 'subscribe'], ['POST', 'unsubscribe']] as const) {
+      const res = await h.t.request(method, `/discussion-threads/${root.body.id}/${action}`);
+      expect([method, action, res.status]).toEqual([method, action, 404]);
+      const home = await h.t.request(method, `/discussion-threads/${root.body.id}/${action}`, { token: foreignAdmin.token, tenant });
+      expect([method, action, home.status]).toEqual([method, action, 200]);
+    }
   });
 });

@@ -42,6 +42,17 @@ describe.each(allDrivers())('folders on %s', (driver) => {
     expect((await h.t.request('PATCH', `/folders/${folder.id}`, { body: { name: '' } })).status).toBe(400);
   });
 
+  it('refuses a PATCH without a name with 400 naming name, and changes nothing', async () => {
+    const col = await h.collection();
+    const folder = await h.folder(col.id, { marker: 'red' });
+    for (const body of [{}, { marker: 'blue' }]) {
+      const res = await h.t.request('PATCH', `/folders/${folder.id}`, { body });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^name: /);
+    }
+    expect((await folders(col.id)).find((f: { id: string }) => f.id === folder.id)).toMatchObject({ name: folder.name, marker: 'red' });
+  });
+
   it('reorders root folders with or without the desktop parentFolderId', async () => {
     const col = await h.collection();
     const [a, b, c] = [await h.folder(col.id), await h.folder(col.id), await h.folder(col.id)];
@@ -62,17 +73,32 @@ describe.each(allDrivers())('folders on %s', (driver) => {
     expect(await childIds(col.id, parent.id)).toEqual([z.id, x.id, y.id]);
   });
 
-  it('refuses a reorder naming an unknown, duplicated or foreign folder and changes nothing', async () => {
+  it('refuses a reorder naming a duplicated folder or one under another parent with 400, and changes nothing', async () => {
     const col = await h.collection();
     const [a, b] = [await h.folder(col.id), await h.folder(col.id)];
     const nested = await h.folder(col.id, { parentFolderId: a.id });
     const before = await folders(col.id);
-    for (const orderedFolderIds of [[b.id, crypto.randomUUID()], [b.id, a.id, b.id], [b.id, nested.id]]) {
+    for (const orderedFolderIds of [[b.id, a.id, b.id], [b.id, nested.id]]) {
       const res = await h.t.request('PUT', `/collections/${col.id}/folders/reorder`, { body: { parentFolderId: null, orderedFolderIds } });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^orderedFolderIds: /);
     }
     expect(await folders(col.id)).toEqual(before);
+  });
+
+  it('answers 404 to a reorder naming an unknown folder or a folder of another collection, and changes nothing', async () => {
+    const [col, other] = [await h.collection(), await h.collection()];
+    const b = await h.folder(col.id);
+    const foreign = await h.folder(other.id);
+    const before = await folders(col.id);
+    for (const missing of [crypto.randomUUID(), foreign.id]) {
+      for (const body of [{ parentFolderId: null, orderedFolderIds: [b.id, missing] }, { orderedFolderIds: [missing, b.id] }]) {
+        const res = await h.t.request('PUT', `/collections/${col.id}/folders/reorder`, { body });
+        expect([res.status, res.body]).toEqual([404, { error: `Folder not found: ${missing}` }]);
+      }
+    }
+    expect(await folders(col.id)).toEqual(before);
+    expect(await folders(other.id)).toHaveLength(1);
   });
 
   it('moves a folder under another parent at a position and re-indexes both parents', async () => {

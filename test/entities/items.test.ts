@@ -127,16 +127,30 @@ describe.each(allDrivers())('saved requests and documents on %s', (driver) => {
     expect((await layout(segment, col.id)).map(([id, , order]) => [id, order])).toEqual([[b.id, 0], [c.id, 1], [a.id, 2]]);
   });
 
-  it.each(KINDS)('$segment: a reorder with an unknown, duplicated or outside id is a 400 that changes nothing', async ({ segment, idsKey }) => {
+  it.each(KINDS)('$segment: a reorder with a duplicated id or one in another folder is a 400 that changes nothing', async ({ segment, idsKey }) => {
     const col = await h.collection();
     const folder = await h.folder(col.id);
     const [a, b] = [await make(segment, col.id), await make(segment, col.id)];
     const elsewhere = await make(segment, col.id, { folderId: folder.id });
     const before = await layout(segment, col.id);
-    for (const ids of [[b.id, crypto.randomUUID()], [b.id, a.id, b.id], [b.id, elsewhere.id]]) {
+    for (const ids of [[b.id, a.id, b.id], [b.id, elsewhere.id]]) {
       const res = await h.t.request('PUT', `/collections/${col.id}/${segment}/reorder`, { body: { folderId: null, [idsKey]: ids } });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(new RegExp(`^${idsKey}: `));
+    }
+    expect(await layout(segment, col.id)).toEqual(before);
+  });
+
+  it.each(KINDS)('$segment: a reorder with an unknown id or one of another collection is a 404 that changes nothing', async ({ segment, idsKey, notFound }) => {
+    const [col, other] = [await h.collection(), await h.collection()];
+    const b = await make(segment, col.id);
+    const foreign = await make(segment, other.id);
+    const before = await layout(segment, col.id);
+    for (const missing of [crypto.randomUUID(), foreign.id]) {
+      for (const body of [{ folderId: null, [idsKey]: [b.id, missing] }, { [idsKey]: [missing, b.id] }]) {
+        const res = await h.t.request('PUT', `/collections/${col.id}/${segment}/reorder`, { body });
+        expect([res.status, res.body]).toEqual([404, { error: `${notFound}: ${missing}` }]);
+      }
     }
     expect(await layout(segment, col.id)).toEqual(before);
   });

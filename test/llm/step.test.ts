@@ -4,7 +4,7 @@
  */
 import { delay, http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from './setup.ts';
 
@@ -65,9 +65,9 @@ describe('LLM chat step', () => {
     expect(all.body.models[0]).toEqual({ id: 'gpt-4o', label: 'GPT-4o', provider: 'openai' });
   });
 
-  it('answers 503 on every LLM route when the llm section is absent, even to a user on the admin route', async () => {
+  it('answers 503 on every user LLM route when the llm section is absent', async () => {
     const plain = await off.createUser({ llmAccess: true });
-    for (const [method, path] of [['GET', '/llm/models'], ['GET', '/llm/usage'], ['POST', '/llm/chat/step'], ['POST', '/llm/chat/stream'], ['GET', '/admin/llm/models']] as const) {
+    for (const [method, path] of [['GET', '/llm/models'], ['GET', '/llm/usage'], ['POST', '/llm/chat/step'], ['POST', '/llm/chat/stream']] as const) {
       const res = await off.request(method, path, { token: plain.token, body: method === 'POST' ? userTurn() : undefined });
       expect([path, res.status, res.body.error]).toEqual([path, 503, 'LLM support is not configured on this hub.']);
     }
@@ -125,5 +125,36 @@ describe('LLM chat step', () => {
     }));
     const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
     expect([res.status, res.body.error]).toEqual([502, 'The LLM provider (openai) did not answer within 2 s.']);
+  });
+});
+
+describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s', (kind) => {
+  let db: TestDriver;
+  let off: TestHub;
+  beforeAll(async () => {
+    db = await openTestDriver(kind);
+    off = await startTestHub({ driver: db.driver });
+  });
+  afterAll(async () => {
+    await off?.close();
+    await db?.cleanup();
+  });
+
+  it('asks for a token first: no token and an unknown token get 401', async () => {
+    for (const token of [null, 'hbk_unknown']) {
+      const res = await off.request('GET', '/admin/llm/models', { token });
+      expect([res.status, res.body]).toEqual([401, { error: 'Unauthorized' }]);
+    }
+  });
+
+  it('refuses a user-role token with 403, even one with LLM access', async () => {
+    const plain = await off.createUser({ llmAccess: true, llmModels: ['*'] });
+    const res = await off.request('GET', '/admin/llm/models', { token: plain.token });
+    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+  });
+
+  it('answers 503 to an admin token', async () => {
+    const res = await off.request('GET', '/admin/llm/models');
+    expect([res.status, res.body]).toEqual([503, { error: 'LLM support is not configured on this hub.' }]);
   });
 });

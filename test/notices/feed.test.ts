@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { noticesTable } from '../../plugins/notices/tables.ts';
 import { failingDeletes, useNoticesHub, type Account } from './setup.ts';
 
 describe.each(httpDrivers())('notice feed (%s)', (kind) => {
@@ -153,6 +155,23 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect(await count()).toEqual({ count: 0 });
   });
 
+  it('counts as unread only the notices the feed shows after access to a collection was revoked', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const [kept, revoked] = [await f.collection(owner.token), await f.collection(owner.token)];
+    const reader = await f.user({ collectionAccess: [kept.id, revoked.id] });
+    await mention(reader, kept.id, 2);
+    await mention(reader, revoked.id, 3);
+    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    expect(await count()).toEqual({ count: 5 });
+    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: [kept.id] } });
+    expect(res.status, res.text).toBe(200);
+    expect(await count()).toEqual({ count: 2 });
+    expect((await f.notices(reader.token)).notices).toHaveLength(2);
+    // Given back, the hidden notices count again: the filter is access as it is now.
+    await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: ['*'] } });
+    expect(await count()).toEqual({ count: 5 });
+  });
+
   it('reads and changes the notification level, refusing unknown levels', async () => {
     const user = await f.user();
     const get = () => f.t.request('GET', '/me/notification-settings', { token: user.token });
@@ -218,5 +237,26 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
 
   it('needs a bearer token', async () => {
     expect((await f.t.request('GET', '/notices', { token: null })).status).toBe(401);
+  });
+});
+
+describe.each(httpDrivers())('notice unread count across tenants (%s)', (kind) => {
+  const f = useNoticesHub(kind, { config: { multitenancy: { enabled: true } } });
+
+  it('never counts a notice stored in another tenant', async () => {
+    const collection = await f.collection();
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    const actor = await f.user({ collectionAccess: ['*'] });
+    await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: collection.id, mentionedUserIds: [reader.id] });
+    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    expect(await count()).toEqual({ count: 1 });
+    // A row in another tenant that names this reader and this collection: only tenant scoping
+    // keeps it out of the count (the access filter alone would let it through).
+    const tenant = `t${crypto.randomUUID().slice(0, 8)}`;
+    await f.t.hub.identity.tenants.create(tenant, 'Other');
+    const [mine] = (await f.notices(reader.token)).notices;
+    const row = await f.t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(noticesTable).get(mine.id);
+    await f.t.hub.driver().forTenant(tenant).table(noticesTable).insert({ ...row!, id: crypto.randomUUID() });
+    expect(await count()).toEqual({ count: 1 });
   });
 });
