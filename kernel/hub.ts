@@ -15,6 +15,7 @@ import { kernelSections } from './config/sections.ts';
 import { HttpError, notFound } from './errors.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { bearerAuth, requireAdmin, throttleGuard, type AuthPolicy } from './http/auth.ts';
+import { urlLimit } from './http/limits.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
@@ -198,6 +199,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       c.set('log', log.child({ requestId: c.var.requestId }));
       await next();
     });
+    app.use('*', urlLimit);
     app.use('*', bodyLimit({
       maxSize: config.server.bodyLimitBytes,
       onError: () => {
