@@ -70,10 +70,11 @@ describe.each(targets)('graceful stop of a running hub ($label)', ({ pg }) => {
     return server;
   };
   /** Sends SIGTERM and resolves with the exit code and the milliseconds until the process exited. */
-  const stopTimed = async (running: RunningServer) => {
+  const stopTimed = async (running: RunningServer, afterSignal?: () => void) => {
     const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
     const sentAt = performance.now();
     running.child.kill('SIGTERM');
+    afterSignal?.();
     const code = await exited;
     return { code, ms: performance.now() - sentAt, sentAt };
   };
@@ -140,27 +141,60 @@ describe.each(targets)('graceful stop of a running hub ($label)', ({ pg }) => {
     expect(exchanges.filter((e) => e.create && e.error && names.has(e.name!)).map((e) => e.name)).toEqual([]);
   }, 120_000);
 
-  it('exits within a few seconds of SIGTERM with idle keep-alive connections open, closing them cleanly', async () => {
+  it('exits within a few seconds of SIGTERM with idle keep-alive connections and a notice stream open, ending the stream with its goodbye and answering requests sent as the signal lands', async () => {
     const running = server!;
+    const port = Number(new URL(running.url).port);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     await Promise.all(Array.from({ length: 4 }, (_, i) => send(agent, running.url, secret, false, `idle ${i}`)));
-    // A raw keep-alive socket too, to see how it ends: a FIN, not a reset.
-    const port = Number(new URL(running.url).port);
-    const raw = connect({ host: '127.0.0.1', port });
-    const rawEnd = new Promise<string>((resolve) => {
-      raw.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-      raw.on('end', () => resolve('end'));
-    });
-    await new Promise((resolve) => raw.once('connect', resolve));
-    raw.write(`GET /health HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await new Promise((resolve) => raw.once('data', resolve));
+    /** A raw socket, to see exactly how it ends: after what bytes, and with a FIN or a reset. */
+    const rawSocket = async (head: string, ready: string) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      let text = '';
+      const ended = new Promise<string>((resolve) => {
+        socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+        socket.on('end', () => resolve('end'));
+      });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const seen = new Promise<void>((resolve) =>
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1');
+          if (text.includes(ready)) resolve();
+        }),
+      );
+      socket.write(head);
+      await seen;
+      return { socket, ended, text: () => text };
+    };
+    const idle = await rawSocket('GET /health HTTP/1.1\r\nHost: x\r\n\r\n', '"status"');
+    const racing = await rawSocket('GET /health HTTP/1.1\r\nHost: x\r\n\r\n', '"status"');
+    const partial = await rawSocket('GET /health HTTP/1.1\r\nHost: x\r\n\r\n', '"status"');
+    const stream = await rawSocket(`GET /notices/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\n\r\n`, ': connected');
 
-    const stopped = await stopTimed(running);
-    console.info(`graceful stop with nothing in flight: exit after ${Math.round(stopped.ms)} ms`);
+    const [racingAnswered, partialAnswered] = [racing.text().length, partial.text().length];
+    // Half a request head before the signal, the rest after: the hub is draining when it completes.
+    partial.socket.write('GET /health HTTP/1.1\r\nHo');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A request on an idle keep-alive socket written right as the signal is sent: the hub may read
+    // it before or after it starts draining, but must answer it, not reset it.
+    const stopped = await stopTimed(running, () => {
+      racing.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      setTimeout(() => partial.socket.write('st: x\r\n\r\n'), 50);
+    });
+    console.info(`graceful stop with nothing in flight but a notice stream: exit after ${Math.round(stopped.ms)} ms`);
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(3_000);
-    expect(await rawEnd).toBe('end');
-    raw.destroy();
+    expect(await idle.ended).toBe('end');
+    expect(await stream.ended).toBe('end');
+    expect(await racing.ended).toBe('end');
+    expect(racing.text().slice(racingAnswered)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await partial.ended).toBe('end');
+    const late = partial.text().slice(partialAnswered);
+    expect(late).toMatch(/^HTTP\/1\.1 200 /);
+    expect(late.toLowerCase()).toContain('connection: close');
+    // The goodbye comment, then the end of the chunked body: the stream finished, it was not cut.
+    expect(stream.text()).toContain(': shutdown');
+    expect(stream.text().endsWith('0\r\n\r\n')).toBe(true);
+    for (const raw of [idle, racing, partial, stream]) raw.socket.destroy();
     agent.destroy();
   }, 60_000);
 });
