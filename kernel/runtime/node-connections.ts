@@ -56,8 +56,6 @@ export interface ConnectionManager {
   listener(inner: RequestListener): RequestListener;
   /** Starts draining: answers from now on close their connection; idle sockets are closed. */
   drain(): void;
-  /** Whether {@link drain} was called. */
-  readonly draining: boolean;
 }
 
 export function manageConnections(server: Server): ConnectionManager {
@@ -89,9 +87,6 @@ export function manageConnections(server: Server): ConnectionManager {
   };
 
   return {
-    get draining() {
-      return draining;
-    },
     listener: (inner) => (req: IncomingMessage, res: ServerResponse) => {
       const socket = req.socket;
       const connection = connections.get(socket);

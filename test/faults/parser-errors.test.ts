@@ -82,6 +82,11 @@ describe('HTTP parser errors on a running hub (embedded database)', () => {
     expect(error).toMatch(/host/i);
   });
 
+  it('answers a Host header that is no host name with a JSON 400', async () => {
+    const error = await expectJsonError(port, 'GET /health HTTP/1.1\r\nHost: exa mple\r\nConnection: close\r\n\r\n', 400);
+    expect(error).toMatch(/URL|host/i);
+  });
+
   for (const size of [9 * 1024, 20 * 1024, 100 * 1024]) {
     it(`answers a ${size / 1024} KB URL with a JSON 414`, async () => {
       const error = await expectJsonError(port, `GET /health?q=${'a'.repeat(size)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 414);
