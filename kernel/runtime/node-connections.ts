@@ -70,7 +70,10 @@ export function manageConnections(server: Server): ConnectionManager {
     if (socket.bytesRead !== connection.idleAt) return;
     lingeringClose(socket);
   };
-  const closeIdleSoon = (socket: Socket) => setTimeout(() => closeIfIdle(socket), IDLE_GRACE_MS).unref();
+  // The check runs in the check phase after a poll phase: when the event loop was blocked (a long
+  // query on the embedded database), a timer alone fires before the bytes that arrived meanwhile
+  // are read, and the socket would look idle with a request in its buffer.
+  const closeIdleSoon = (socket: Socket) => setTimeout(() => setImmediate(() => closeIfIdle(socket)), IDLE_GRACE_MS).unref();
 
   server.on('connection', (socket: Socket) => {
     connections.set(socket, { active: 0, idleAt: 0, responses: new Set() });
