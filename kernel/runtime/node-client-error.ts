@@ -59,7 +59,7 @@ export function describeClientError(error: ParserError): { status: number; messa
 }
 
 /** One HTTP/1.1 response with a JSON error body that closes the connection. */
-export function rawJsonError(status: number, message: string): string {
+function rawJsonError(status: number, message: string): string {
   const body = JSON.stringify({ error: message });
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
