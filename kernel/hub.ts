@@ -17,6 +17,7 @@ import { createMemoryEventBus, type EventBus } from './events.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './http/api-docs.ts';
 import { bearerAuth, requireAdmin, throttleGuard, type AuthPolicy } from './http/auth.ts';
 import { describeMiddleware } from './http/openapi.ts';
+import { urlLimit } from './http/limits.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
@@ -201,6 +202,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       c.set('log', log.child({ requestId: c.var.requestId }));
       await next();
     });
+    app.use('*', urlLimit);
     app.use('*', bodyLimit({
       maxSize: config.server.bodyLimitBytes,
       onError: () => {

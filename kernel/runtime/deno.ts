@@ -1,8 +1,13 @@
 /**
  * Serving a hub on Deno: `Deno.serve`, the peer address as the client address, graceful shutdown
- * on SIGTERM/SIGINT (stop accepting, let requests in flight finish, close the hub) bounded by
- * `server.shutdownTimeoutMs`, and SIGHUP to reload the config file. The only file of the kernel
- * that uses Deno's APIs; it is loaded on Node too (by `start`), so it touches `Deno` only when called.
+ * on SIGTERM/SIGINT bounded by `server.shutdownTimeoutMs`, and SIGHUP to reload the config file.
+ * The only file of the kernel that uses Deno's APIs; it is loaded on Node too (by `start`), so it
+ * touches `Deno` only when called.
+ *
+ * Shutdown as close to the Node runtime as Deno allows: from the signal on, every answer carries
+ * `Connection: close`, so busy keep-alive connections close after their answer; after a short grace
+ * `shutdown()` stops accepting, closes the connections still idle and waits for requests in flight.
+ * Deno answers requests its parser refuses itself (an empty 400) and offers no hook to change that.
  */
 import type { Context } from 'hono';
 import type { Hub } from '../hub.ts';
@@ -25,6 +30,22 @@ interface DenoApi {
   exit(code: number): never;
 }
 
+/** How long answers close their connections before `shutdown()` closes the idle ones. */
+const DRAIN_GRACE_MS = 200;
+
+/** The answer with `Connection: close` (Deno's server then closes the connection after it). */
+function closingConnection(response: Response): Response {
+  try {
+    response.headers.set('Connection', 'close');
+    return response;
+  } catch {
+    // Immutable headers (a response passed through from fetch): copy them.
+    const headers = new Headers(response.headers);
+    headers.set('Connection', 'close');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
 /** Whether this process is Deno. */
 export const onDeno = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
 
@@ -42,15 +63,23 @@ export async function serveDeno(hub: Hub, options: { host?: string; port?: numbe
   const port = options.port ?? hub.config().server.port;
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
+  let draining = false;
   // The connection info travels as the env, where denoClientIp finds the peer address.
-  const server = deno().serve({ hostname: host, port, onListen: () => listening() }, (request, info) => hub.fetch(request, { remoteAddr: info.remoteAddr }));
+  const server = deno().serve({ hostname: host, port, onListen: () => listening() }, async (request, info) => {
+    const response = await hub.fetch(request, { remoteAddr: info.remoteAddr });
+    return draining ? closingConnection(response) : response;
+  });
   await ready;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       const timeout = hub.config().server.shutdownTimeoutMs;
-      // Streams (notices) end first, so the drain below waits only for ordinary requests.
+      // Answers from now on close their connection, so keep-alive clients stop sending here.
+      draining = true;
+      // Streams (notices, LLM) say goodbye and end, so the drain below waits only for requests.
       hub.beginShutdown();
+      // Connections busy at the signal get their closing answer before shutdown() drops idle ones.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_GRACE_MS, timeout)));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {

@@ -1,13 +1,19 @@
 /**
- * Serving a hub on Node: `@hono/node-server`, the socket peer as the client address, and graceful
- * shutdown on SIGTERM/SIGINT (stop accepting, let requests in flight finish, close the hub),
- * bounded by `server.shutdownTimeoutMs`. The only file of the kernel that uses Node's HTTP APIs.
+ * Serving a hub on Node: `@hono/node-server`'s request listener on Node's HTTP server, the socket
+ * peer as the client address, JSON answers for requests the HTTP parser refuses, and graceful
+ * shutdown on SIGTERM/SIGINT: stop accepting, answer what was received (with `Connection: close`),
+ * close idle sockets, close the hub as soon as the last request is done, at the latest after
+ * `server.shutdownTimeoutMs`. The only file of the kernel (with its `node-*` helpers) that uses
+ * Node's HTTP APIs.
  */
-import { serve, type ServerType } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Context } from 'hono';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage } from 'node:http';
 import type { Hub } from '../hub.ts';
+import { MAX_HEADER_BYTES } from '../http/limits.ts';
+import { answerClientError } from './node-client-error.ts';
+import { manageConnections } from './node-connections.ts';
 import { displayHost, handleServerSignals, type RunningServer } from './signals.ts';
 
 export { displayHost, type RunningServer } from './signals.ts';
@@ -19,28 +25,56 @@ export function nodeClientIp(c: Context<KernelEnv>): string | undefined {
   return incoming?.socket?.remoteAddress ?? undefined;
 }
 
+/** A request the adapter cannot turn into a `Request` (e.g. a Host header that is no host). */
+function requestErrorResponse(error: unknown): Response {
+  const malformed = error instanceof RequestError;
+  const message = malformed ? `Malformed request: ${error.message}.` : 'Internal Server Error';
+  return Response.json({ error: message }, { status: malformed ? 400 : 500 });
+}
+
 export async function serveNode(hub: Hub, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
   const host = options.host ?? hub.config().server.host;
   const port = options.port ?? hub.config().server.port;
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: hub.fetch, hostname: host, port }, () => resolve(s));
-    s.once('error', reject);
+  // Node would answer a missing Host with an empty 400 of its own; the listener answers in JSON.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false });
+  const connections = manageConnections(server);
+  const fetchListener = getRequestListener(hub.fetch, { hostname: host, errorHandler: requestErrorResponse });
+  server.on(
+    'request',
+    connections.listener((req, res) => {
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        const body = JSON.stringify({ error: 'Malformed request: the Host header is missing.' });
+        res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+        res.end(body);
+        return;
+      }
+      void fetchListener(req, res);
+    }),
+  );
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       const timeout = hub.config().server.shutdownTimeoutMs;
-      // Streams (notices) end first, so the drain below waits only for ordinary requests.
+      // Answers from now on close their connection, so keep-alive clients stop sending here.
+      connections.drain();
+      // Streams (notices, LLM) say goodbye and end, so the drain below waits only for requests.
       hub.beginShutdown();
+      // Stops accepting; resolves once every connection is closed (idle ones after a short grace).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
-      (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
           hub.log.warn('Shutdown timeout reached; closing remaining connections', { timeoutMs: timeout });
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          server.closeAllConnections();
           resolve();
         }, timeout);
       });

@@ -9,7 +9,11 @@ export interface RunningServer {
   /** The bound address (the port is real even when 0 was asked for). */
   address: { address: string; family: string; port: number };
   url: string;
-  /** Stops accepting, waits for requests in flight (up to the timeout), then closes the hub. */
+  /**
+   * Stops accepting, answers the requests in flight with `Connection: close`, closes idle
+   * connections, and closes the hub as soon as the last one is done (at the latest after
+   * `server.shutdownTimeoutMs`).
+   */
   stop(): Promise<void>;
   /** Re-reads and applies the config file (what SIGHUP does); the hub logs the outcome. */
   reload(): Promise<unknown>;

@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+const DENO_CLI = fileURLToPath(new URL('../../cli/deno.ts', import.meta.url));
+const DENO_CONFIG = fileURLToPath(new URL('../../deno.json', import.meta.url));
+/** The Deno binary the npm `deno` package ships. */
+export const DENO = fileURLToPath(new URL('../../node_modules/deno/deno', import.meta.url));
 
 export interface CliResult {
   code: number;
@@ -74,9 +78,14 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
-/** Starts `workspace-hub start <args>` and waits for the "listening on" line. */
-export function startServer(cwd: string, args: readonly string[]): Promise<RunningServer> {
-  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `workspace-hub start <args>` and waits for the "listening on" line; on Node unless
+ * `runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve).
+ */
+export function startServer(cwd: string, args: readonly string[], runtime: 'node' | 'deno' = 'node'): Promise<RunningServer> {
+  const [command, commandArgs] = runtime === 'deno' ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]] : [process.execPath, [BIN, 'start', ...args]];
+  const env = runtime === 'deno' ? { ...childEnv(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : childEnv();
+  const child = spawn(command, commandArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
