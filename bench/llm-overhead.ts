@@ -7,7 +7,7 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
-import { openTestDriver } from '../test/helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver } from '../test/helpers/drivers.ts';
 import { startTestHub } from '../test/helpers/hub.ts';
 
 const STEPS = Number(process.argv[2] ?? 2000);
@@ -35,7 +35,7 @@ async function measure(label: string, run: () => Promise<void>): Promise<{ p50: 
   return result;
 }
 
-const db = await openTestDriver('pglite');
+const db = await openTestDriver(EMBEDDED_DRIVER);
 const t = await startTestHub({ driver: db.driver, config: { llm: { providers: { openai: { apiKey: 'sk-bench', baseUrl: BASE_URL } } } } });
 const user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1_000_000_000 });
 const uncapped = await t.createUser({ llmAccess: true, llmModels: ['*'] });
