@@ -89,7 +89,7 @@ const OUTAGE_CODES = new Set([
 ]);
 
 /** SQLite failures of the file rather than of the statement: disk full, I/O error, unreadable file. */
-const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM|PROTOCOL)/;
+const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM|PROTOCOL|CLOSED)/;
 
 export function isOutageError(error: unknown): boolean {
   const e = error as DbError;

@@ -60,9 +60,19 @@ const bindAll = (params: readonly unknown[]) => params.map(bindable);
  */
 function wrapDatabase(db: NativeDatabase): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
+  let open = true;
   return {
-    close: () => db.close(),
+    // Kysely closes only a database it has used; ours are open from the start, so close() is also
+    // called directly, and must be safe to call twice.
+    close() {
+      if (!open) return;
+      open = false;
+      cache.clear();
+      db.close();
+    },
     prepare(sql: string): SqliteStatement {
+      // A request that outlived a closed driver (a reload swapped it): an outage, not a bug.
+      if (!open) throw Object.assign(new Error('The database connection is closed'), { code: 'SQLITE_CLOSED' });
       const hit = cache.get(sql);
       if (hit) return hit;
       const statement = db.prepare(sql);
@@ -184,9 +194,11 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
     writer.close();
     throw error;
   }
-  const db = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: wrapDatabase(writer) }) });
+  const writerDb = wrapDatabase(writer);
+  const readerDb = reader ? wrapDatabase(reader) : undefined;
+  const db = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: writerDb }) });
   // In memory there is only one database, so reads share the writer connection.
-  const readDb = reader ? new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: wrapDatabase(reader) }) }) : db;
+  const readDb = readerDb ? new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: readerDb }) }) : db;
   return {
     kind: 'sqlite',
     flavor: 'sqlite',
@@ -194,8 +206,11 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
     readDb,
     path: memory ? null : path,
     async close() {
+      // destroy() waits for the query or transaction in flight on each connection.
       await db.destroy();
       if (readDb !== db) await readDb.destroy();
+      readerDb?.close();
+      writerDb.close();
     },
   };
 }
