@@ -75,7 +75,9 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   // Plain reads may use a separate connection (SQLite: they run while this process writes).
   const reader: Executor = inTransaction ? db : (dialect.readDb ?? db);
   const sqlite = dialect.flavor === 'sqlite';
-  const write = <T>(run: () => Promise<T>) => guard(name, run, !inTransaction);
+  // Outside a transaction a statement is retried on its own when another process holds a lock it
+  // needs (SQLite); inside one, the whole transaction is.
+  const statement = <T>(run: () => Promise<T>) => guard(name, run, !inTransaction);
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
   const insertValues = (row: Row): Row => {
@@ -128,7 +130,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return out;
     },
     find(options: FindOptions<any> = {}) {
-      return guard(name, async () => {
+      return statement(async () => {
         let query = reader.selectFrom(name).selectAll().where(where(options.where));
         const after = options.after;
         if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
@@ -142,13 +144,13 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return row ?? null;
     },
     count(w) {
-      return guard(name, async () => {
+      return statement(async () => {
         const row = await reader.selectFrom(name).select((eb: any) => eb.fn.countAll().as('n')).where(where(w)).executeTakeFirst();
         return Number((row as Row | undefined)?.n ?? 0);
       });
     },
     insert(row) {
-      return write(async () => {
+      return statement(async () => {
         await db.insertInto(name).values(insertValues(row)).execute();
         return row;
       });
@@ -173,7 +175,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return api.get(id);
     },
     updateWhere(w, patch) {
-      return write(async () => {
+      return statement(async () => {
         const values = setValues(patch);
         if (Object.keys(values).length === 0) return api.count(w);
         const result = await db.updateTable(name).set(values).where(where(w)).executeTakeFirst();
@@ -184,12 +186,12 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return (await api.deleteWhere({ id })) > 0;
     },
     deleteWhere(w) {
-      return write(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
+      return statement(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
     },
     async increment(id, deltas, init) {
       const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
       const apply = () =>
-        write(async () => {
+        statement(async () => {
           const set: Row = {};
           for (const [column, delta] of entries) set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
           const result = await db.updateTable(name).set(set).where(where({ id })).executeTakeFirst();
