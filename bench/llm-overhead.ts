@@ -1,6 +1,6 @@
 /**
  * Latency the hub adds to a chat step: 2000 sequential `POST /llm/chat/step` through `app.request`
- * (auth, validation, quota check, metering on PGlite) against a provider mocked by msw that answers
+ * (auth, validation, quota check, metering on the embedded SQLite database) against a provider mocked by msw that answers
  * at once, compared with the same `openai` call made directly against that mock.
  * Run: npx tsx bench/llm-overhead.ts [steps]
  */

@@ -178,6 +178,21 @@ describe('the embedded database files', () => {
     }
   }, 60_000);
 
+  it('refuses to start with db.driver: pglite, naming sqlite and saying there is no converter', async () => {
+    const project = await createProject({ db: { driver: 'pglite', dataDir: './data' }, ...quietLogging });
+    try {
+      const { code, stderr, stdout } = await project.run('start', '--port', '0');
+      expect(code).toBe(1);
+      expect(stderr).toContain('db.driver');
+      expect(stderr).toContain('use "driver: sqlite"');
+      expect(stderr).toContain('no converter');
+      expect(stderr).not.toMatch(/^\s+at /m);
+      expect(stdout).toBe('');
+    } finally {
+      await project.remove();
+    }
+  }, 60_000);
+
   it('refuses to start beside a PGlite data directory from an earlier version, saying there is no converter', async () => {
     const project = await createProject({ ...quietLogging });
     try {
