@@ -44,7 +44,7 @@ export const sqliteDbSchema = z.strictObject({
 
 export const PGLITE_REMOVED =
   'the embedded PGlite database is no longer supported; use "driver: sqlite" (path: ./data/hub.db) instead. ' +
-  'There is no converter from PGlite: export what you need with the previous version and re-create it, or move to PostgreSQL.';
+  'There is no converter from PGlite data: read what you need out with the previous version (its HTTP API) and re-create it.';
 
 /** `driver: pglite` from an older server.yaml: refused with what to do instead. */
 const pgliteRemovedSchema = z.looseObject({ driver: z.literal('pglite') }).superRefine((_value, ctx) => {

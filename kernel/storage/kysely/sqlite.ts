@@ -147,7 +147,7 @@ function refuseOldPgliteData(path: string): void {
   if (existsSync(join(dir, 'PG_VERSION')) && !existsSync(path)) {
     throw new Error(
       `${dir} holds a PGlite database from an earlier workspace-hub version, which is no longer supported. ` +
-        'There is no converter: export what you need with the old version (or its HTTP API) and re-create it on the new default, ' +
+        'There is no converter: read what you need out with the previous version (its HTTP API) and re-create it on the new default, ' +
         `or point db.path somewhere else to start empty.`,
     );
   }
