@@ -1,13 +1,13 @@
 /**
  * Latency the hub adds to a chat step: 2000 sequential `POST /llm/chat/step` through `app.request`
- * (auth, validation, quota check, metering on PGlite) against a provider mocked by msw that answers
+ * (auth, validation, quota check, metering on the embedded SQLite database) against a provider mocked by msw that answers
  * at once, compared with the same `openai` call made directly against that mock.
  * Run: npx tsx bench/llm-overhead.ts [steps]
  */
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
-import { openTestDriver } from '../test/helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver } from '../test/helpers/drivers.ts';
 import { startTestHub } from '../test/helpers/hub.ts';
 
 const STEPS = Number(process.argv[2] ?? 2000);
@@ -35,7 +35,7 @@ async function measure(label: string, run: () => Promise<void>): Promise<{ p50: 
   return result;
 }
 
-const db = await openTestDriver('pglite');
+const db = await openTestDriver(EMBEDDED_DRIVER);
 const t = await startTestHub({ driver: db.driver, config: { llm: { providers: { openai: { apiKey: 'sk-bench', baseUrl: BASE_URL } } } } });
 const user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1_000_000_000 });
 const uncapped = await t.createUser({ llmAccess: true, llmModels: ['*'] });

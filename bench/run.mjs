@@ -2,14 +2,16 @@
 /**
  * `npm run bench`: start-up time, idle memory and authenticated throughput of a real hub process.
  *
- *   node bench/run.mjs                 embedded PGlite in a fresh temp directory
+ *   node bench/run.mjs                 embedded SQLite in a fresh temp directory
  *   node bench/run.mjs --postgres      PostgreSQL (HUB_BENCH_PG_URL or HUB_TEST_PG_URL) + Redis
  *                                      (HUB_BENCH_REDIS_URL or HUB_TEST_REDIS_URL)
  *   --duration <s> (default 10)  --connections <n> (default 32)  --json
  *
  * It measures what a person running the hub sees: time from process start to the first answer on a
- * fresh and on an existing data directory, resident memory once idle, and `GET /auth/session` and
- * `GET /health` under load with autocannon. The load generator shares the machine's cores.
+ * fresh and on an existing database, resident memory once idle and at its peak, and `GET /health`,
+ * `GET /auth/session`, `GET /collections` and creating a saved request (`POST
+ * /collections/:id/requests`) under load with autocannon. The load generator shares the machine's
+ * cores.
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -75,10 +77,17 @@ async function rssMiB(pid) {
   return Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024;
 }
 
-function load(url, path, token) {
+async function peakRssMiB(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/VmHWM:\s+(\d+)/)[1]) / 1024;
+}
+
+function load(url, path, token, body) {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolvePromise, reject) => {
     autocannon(
-      { url: url + path, duration: Number(args.duration), connections: Number(args.connections), headers: token ? { authorization: `Bearer ${token}` } : {} },
+      { url: url + path, duration: Number(args.duration), connections: Number(args.connections), headers, ...(body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) }) },
       (error, result) => (error ? reject(error) : resolvePromise(result)),
     );
   });
@@ -116,9 +125,9 @@ async function main() {
       await c.end();
     };
   } else {
-    await writeFile(configPath, `server:\n  port: ${port}\ndb:\n  driver: pglite\n  dataDir: ${join(dir, 'data')}\nlogging:\n  level: warn\n`);
+    await writeFile(configPath, `server:\n  port: ${port}\ndb:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\nlogging:\n  level: warn\n`);
   }
-  const results = { database: args.postgres ? 'postgres+redis' : 'pglite', node: process.version, duration: Number(args.duration), connections: Number(args.connections) };
+  const results = { database: args.postgres ? 'postgres+redis' : 'sqlite', node: process.version, duration: Number(args.duration), connections: Number(args.connections) };
   try {
     note('starting on a fresh database');
     let hub = await startHub(configPath, dir);
@@ -137,7 +146,17 @@ async function main() {
     results.health = summarize(await load(hub.url, '/health'));
     note(`GET /auth/session for ${args.duration}s`);
     results.session = summarize(await load(hub.url, '/auth/session', secret));
+    const collection = await fetch(`${hub.url}/collections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench' }),
+    }).then((res) => res.json());
+    note(`GET /collections for ${args.duration}s`);
+    results.collections = summarize(await load(hub.url, '/collections', secret));
+    note(`POST /collections/:id/requests for ${args.duration}s`);
+    results.createRequest = summarize(await load(hub.url, `/collections/${collection.id}/requests`, secret, { name: 'bench request', method: 'GET', url: 'https://example.com/' }));
     results.rssAfterLoadMiB = Math.round(await rssMiB(hub.child.pid));
+    results.peakRssMiB = Math.round(await peakRssMiB(hub.child.pid));
     await stopHub(hub.child);
   } finally {
     await dropDb();
@@ -151,11 +170,13 @@ async function main() {
   console.log(`| first response, fresh database | ${results.firstResponseFreshMs} ms |`);
   console.log(`| first response, existing database | ${results.firstResponseExistingMs} ms |`);
   console.log(`| idle RSS | ${results.idleRssMiB} MiB |`);
-  for (const key of ['health', 'session']) {
+  const labels = { health: 'GET /health', session: 'GET /auth/session', collections: 'GET /collections', createRequest: 'POST /collections/:id/requests' };
+  for (const [key, label] of Object.entries(labels)) {
     const r = results[key];
-    console.log(`| GET ${key === 'health' ? '/health' : '/auth/session'} | ${r.requestsPerSecond} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, non-2xx ${r.non2xx} |`);
+    console.log(`| ${label} | ${r.requestsPerSecond} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, non-2xx ${r.non2xx} |`);
   }
   console.log(`| RSS after load | ${results.rssAfterLoadMiB} MiB |`);
+  console.log(`| peak RSS | ${results.peakRssMiB} MiB |`);
 }
 
 main().catch((error) => {

@@ -1,6 +1,7 @@
 /** The `workspace-hub` command line tool: the root command and its groups. */
 import { defineCommand } from 'citty';
 import { HUB_VERSION } from '../kernel/version.ts';
+import { backupCommand } from './commands/backup.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { startCommand } from './commands/start.ts';
 import { tenantCommand } from './commands/tenant.ts';
@@ -19,6 +20,7 @@ export const rootCommand = defineCommand({
     migrate: migrateCommand,
     user: userCommand,
     tenant: tenantCommand,
+    backup: backupCommand,
   },
 });
 

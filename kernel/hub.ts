@@ -56,7 +56,7 @@ export interface CreateHubOptions {
   /** The client's address as the runtime sees it (socket peer). */
   clientIp?: (c: Context<KernelEnv>) => string | undefined;
   /**
-   * Apply pending migrations before serving. Default: only on the embedded PGlite database; shared
+   * Apply pending migrations before serving. Default: only on the embedded SQLite database; shared
    * databases are migrated deliberately with `workspace-hub migrate`.
    */
   migrate?: boolean;
@@ -123,7 +123,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const applied = new Set(await driver.appliedMigrations());
     const pending = migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
     if (pending.length > 0) {
-      if (!(options.migrate ?? driver.kind === 'pglite')) throw new PendingMigrationsError(pending);
+      if (!(options.migrate ?? driver.kind === 'sqlite')) throw new PendingMigrationsError(pending);
       await runMigrations(driver, migrations, log);
     }
     const identity = createIdentity({ driver: () => driver, clock, tables: () => tables });

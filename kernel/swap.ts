@@ -100,7 +100,7 @@ export interface DriverSetup {
   tables: () => readonly Table[];
   clock: Clock;
   log: Logger;
-  /** Apply pending migrations (default: only on embedded PGlite, as at start-up). */
+  /** Apply pending migrations (default: only on embedded SQLite, as at start-up). */
   migrate?: boolean | undefined;
 }
 
@@ -112,7 +112,7 @@ export async function openVerifiedDriver(config: DbConfig, setup: DriverSetup): 
     const applied = new Set(await driver.appliedMigrations());
     const pending = setup.migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
     if (pending.length > 0) {
-      if (!(setup.migrate ?? driver.kind === 'pglite')) {
+      if (!(setup.migrate ?? driver.kind === 'sqlite')) {
         throw new Error(`The new database's schema is not up to date (${pending.length} pending migration(s)); run "workspace-hub migrate" against it first.`);
       }
       await runMigrations(driver, setup.migrations, setup.log);

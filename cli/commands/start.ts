@@ -32,7 +32,7 @@ export const startCommand = defineCommand({
   args: {
     migrate: {
       type: 'boolean',
-      description: 'Apply pending migrations before serving (always done on the embedded PGlite database)',
+      description: 'Apply pending migrations before serving (always done on the embedded SQLite database)',
     },
     host: { type: 'string', description: 'Interface to bind, instead of server.host' },
     port: { type: 'string', valueHint: 'port', description: 'Port to listen on, instead of server.port (0 picks a free one)' },

@@ -40,8 +40,8 @@ function describeIssue(issue: z.core.$ZodIssue): { path: string; message: string
     const full = path ? `${path}.${key}` : key;
     return { path: full, message: path ? 'unknown key' : 'unknown section' };
   }
-  if (issue.code === 'invalid_union' && path.endsWith('db')) {
-    return { path: `${path}.driver`, message: 'must be one of pglite, postgres, mysql, firestore' };
+  if (issue.code === 'invalid_union' && (path.endsWith('db') || path.endsWith('db.driver'))) {
+    return { path: path.endsWith('db') ? `${path}.driver` : path, message: 'must be one of sqlite, postgres, mysql, firestore' };
   }
   return { path: path || '(root)', message: issue.message };
 }

@@ -39,10 +39,27 @@ const networkDb = {
   queryTimeoutMillis: z.coerce.number().int().min(1).max(600_000).optional(),
 };
 
-export const pgliteDbSchema = z.strictObject({
-  driver: z.literal('pglite'),
-  /** Data directory; `memory://` keeps everything in memory (tests). @default ./data */
-  dataDir: z.string().min(1).default('./data'),
+export const DEFAULT_SQLITE_PATH = './data/hub.db';
+
+export const sqliteDbSchema = z.strictObject({
+  driver: z.literal('sqlite'),
+  /** The database file (its directory is created 0700, the file 0600); `:memory:` for tests. @default ./data/hub.db */
+  path: z.string().min(1).default(DEFAULT_SQLITE_PATH),
+  /**
+   * `normal`: a power cut may lose the last committed transactions, never corrupt the file;
+   * `full`: nothing committed is lost, at the cost of a disk flush per commit. A crash of the
+   * process alone loses nothing in either. @default normal
+   */
+  synchronous: z.enum(['normal', 'full']).default('normal'),
+});
+
+export const PGLITE_REMOVED =
+  'the embedded PGlite database is no longer supported; use "driver: sqlite" (path: ./data/hub.db) instead. ' +
+  'There is no converter from PGlite data: read what you need out with the previous version (its HTTP API) and re-create it.';
+
+/** `driver: pglite` from an older server.yaml: refused with what to do instead. */
+const pgliteRemovedSchema = z.looseObject({ driver: z.literal('pglite') }).superRefine((_value, ctx) => {
+  ctx.addIssue({ code: 'custom', path: ['driver'], message: PGLITE_REMOVED });
 });
 
 export const postgresDbSchema = z.strictObject({
@@ -71,11 +88,11 @@ export const firestoreDbSchema = z.strictObject({
 });
 
 export const dbSchema = z
-  .discriminatedUnion('driver', [pgliteDbSchema, postgresDbSchema, mysqlDbSchema, firestoreDbSchema])
-  .default({ driver: 'pglite', dataDir: './data' });
+  .discriminatedUnion('driver', [sqliteDbSchema, postgresDbSchema, mysqlDbSchema, firestoreDbSchema, pgliteRemovedSchema])
+  .default({ driver: 'sqlite', path: DEFAULT_SQLITE_PATH, synchronous: 'normal' });
 
 export type DbConfig = z.output<typeof dbSchema>;
-export type PgliteDbConfig = z.output<typeof pgliteDbSchema>;
+export type SqliteDbConfig = z.output<typeof sqliteDbSchema>;
 export type PostgresDbConfig = z.output<typeof postgresDbSchema>;
 export type MysqlDbConfig = z.output<typeof mysqlDbSchema>;
 export type FirestoreDbConfig = z.output<typeof firestoreDbSchema>;

@@ -1,7 +1,7 @@
 /**
  * The storage contract: the small, driver-neutral API plugins use to read and write their tables.
  *
- * Every driver (PGlite, PostgreSQL, MySQL/MariaDB, Firestore) implements it and passes the same
+ * Every driver (SQLite, PostgreSQL, MySQL/MariaDB, Firestore) implements it and passes the same
  * contract suite (test/storage/contract-suite.ts). A handler only ever holds a {@link Store} bound to
  * its request's tenant, so it cannot read or write another tenant's rows by mistake.
  */
@@ -127,7 +127,7 @@ export interface Migration {
   readonly run?: (store: Store) => Promise<void>;
 }
 
-export type DriverKind = 'pglite' | 'postgres' | 'mysql' | 'firestore';
+export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
 
 export interface StorageDriver {
   readonly kind: DriverKind;
@@ -141,6 +141,11 @@ export interface StorageDriver {
   applyMigration(migration: Migration): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * The embedded database only: writes a consistent copy of the whole database to a new file `out`
+   * while the database stays in use. Absent on server databases (they have their own tools).
+   */
+  backup?(out: string): Promise<{ path: string; bytes: number }>;
   /** Closes every connection; waits for queries in flight. */
   close(): Promise<void>;
 }

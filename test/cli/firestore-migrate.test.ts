@@ -18,7 +18,7 @@ const available = !!process.env[FIRESTORE_HOST_VAR];
 
 describe('migrate --firestore-indexes elsewhere', () => {
   it('is refused on a SQL database before anything is opened', async () => {
-    const project = await createProject({ db: { driver: 'pglite', dataDir: './data' }, ...quietLogging });
+    const project = await createProject({ db: { driver: 'sqlite', path: './data/hub.db' }, ...quietLogging });
     try {
       const { code, stderr, stdout } = await project.run('migrate', '--firestore-indexes', 'firestore.indexes.json');
       expect(code).toBe(1);

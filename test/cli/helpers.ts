@@ -35,9 +35,21 @@ export interface Project {
 
 const childEnv = () => ({ ...process.env, NO_COLOR: '1' });
 
-export function runCli(cwd: string, args: readonly string[]): Promise<CliResult> {
+/** How to start `node cli/bin.mjs <args>`; with a umask, through a shell that sets it first. */
+export interface SpawnOptions {
+  /** e.g. '000': the process creates files with whatever mode it asks for. */
+  umask?: string;
+}
+
+function command(args: readonly string[], options: SpawnOptions = {}): [string, string[]] {
+  if (options.umask === undefined) return [process.execPath, [BIN, ...args]];
+  return ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+}
+
+export function runCli(cwd: string, args: readonly string[], options: SpawnOptions = {}): Promise<CliResult> {
+  const [file, argv] = command(args, options);
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: childEnv(), timeout: 90_000 }, (error, stdout, stderr) => {
+    execFile(file, argv, { cwd, env: childEnv(), timeout: 90_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -80,12 +92,13 @@ export interface RunningServer {
 
 /**
  * Starts `workspace-hub start <args>` and waits for the "listening on" line; on Node unless
- * `runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve).
+ * `options.runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve).
  */
-export function startServer(cwd: string, args: readonly string[], runtime: 'node' | 'deno' = 'node'): Promise<RunningServer> {
-  const [command, commandArgs] = runtime === 'deno' ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]] : [process.execPath, [BIN, 'start', ...args]];
-  const env = runtime === 'deno' ? { ...childEnv(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : childEnv();
-  const child = spawn(command, commandArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServer(cwd: string, args: readonly string[], options: SpawnOptions & { runtime?: 'node' | 'deno' } = {}): Promise<RunningServer> {
+  const deno = options.runtime === 'deno';
+  const [file, argv] = deno ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]] : command(['start', ...args], options);
+  const env = deno ? { ...childEnv(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : childEnv();
+  const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,6 +1,6 @@
 /**
  * Runs the Deno smoke suite (test/deno/smoke.ts) under the Deno binary that the npm `deno` package
- * ships, so `npm test` covers the hub on Deno: PGlite, and PostgreSQL and Redis when
+ * ships, so `npm test` covers the hub on Deno: SQLite, and PostgreSQL and Redis when
  * `HUB_TEST_PG_URL` / `HUB_TEST_REDIS_URL` are set. Under CI=true a missing binary or service
  * variable fails; outside CI a missing binary skips.
  */
@@ -44,7 +44,7 @@ describe('Deno smoke suite', () => {
     for (const name of ['HUB_TEST_PG_URL', 'HUB_TEST_REDIS_URL']) expect(process.env[name], `CI=true but ${name} is not set`).toBeTruthy();
   });
 
-  it.skipIf(!found && !ci)('passes every step on Deno (PGlite, PostgreSQL, Redis, SIGHUP, SIGTERM)', async () => {
+  it.skipIf(!found && !ci)('passes every step on Deno (SQLite, PostgreSQL, Redis, SIGHUP, SIGTERM)', async () => {
     const { code, output } = await runSmoke();
     expect(code, `deno run test/deno/smoke.ts exited ${code}:\n${output}`).toBe(0);
     expect(output).toContain('deno smoke suite passed');

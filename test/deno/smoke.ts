@@ -1,9 +1,9 @@
 /**
  * The Deno smoke suite (`deno task test:smoke`): runs under Deno, starts the real CLI
- * (`cli/deno.ts start`, served by `Deno.serve`) on PGlite and, when `HUB_TEST_PG_URL` is set, on
- * PostgreSQL, with the Redis throttle when `HUB_TEST_REDIS_URL` is set, and checks the basics over
+ * (`cli/deno.ts start`, served by `Deno.serve`) on the embedded SQLite database (a temporary file)
+ * and, when `HUB_TEST_PG_URL` is set, on PostgreSQL, with the Redis throttle when `HUB_TEST_REDIS_URL` is set, and checks the basics over
  * a real socket: health, session, a collection, a discussion round-trip, throttling, SIGHUP and a
- * clean SIGTERM shutdown. Prints one `ok …` line per check; exits 1 on the first failure. Under
+ * clean SIGTERM shutdown; on SQLite also a CLI command (under Deno) on the file the server holds. Prints one `ok …` line per check; exits 1 on the first failure. Under
  * CI=true a missing PostgreSQL or Redis is a failure, never a skip.
  */
 import { spawn } from 'node:child_process';
@@ -41,11 +41,25 @@ function redisSection(): string {
   return `redis:\n  host: ${url.hostname}\n  port: ${url.port || 6379}\n  keyPrefix: ${prefix}\n  maxFailures: 3\n`;
 }
 
-async function smoke(label: string, db: string): Promise<void> {
+/** Runs `deno run -A cli/deno.ts <args>` to its end. */
+function denoCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = dirname(process.execPath);
+  const child = spawn('deno', ['run', '--allow-all', 'cli/deno.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+async function smoke(label: string, db: (dir: string) => string): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'hub-deno-smoke-'));
   const port = await freePort();
   const config = join(dir, 'server.yaml');
-  await writeFile(config, `server:\n  host: 127.0.0.1\n  port: ${port}\n  shutdownTimeoutMs: 3000\n${db}${redisSection()}`);
+  await writeFile(config, `server:\n  host: 127.0.0.1\n  port: ${port}\n  shutdownTimeoutMs: 3000\n${db(dir)}${redisSection()}`);
   // Deno rewrites a spawn of its own executable as if it were Node's; `deno` on PATH (with our
   // binary's folder first) is passed through as written.
   const bin = dirname(process.execPath);
@@ -90,6 +104,14 @@ async function smoke(label: string, db: string): Promise<void> {
     check(comment.status === 200, `${label}: posts a discussion comment`);
     const thread = await call('GET', `/collections/${created.body.id}/discussions`);
     check(JSON.stringify(thread.body).includes('hello from deno'), `${label}: reads the comment back`);
+    if (label === 'sqlite') {
+      // Another process on the same database file while the server runs, and the server sees its write.
+      const cli = await denoCli(['user', 'create', '--name', 'carol', '--role', 'user', '--config', config, '--json']);
+      check(cli.code === 0, `${label}: a CLI command under Deno works while the server runs (exit ${cli.code} ${cli.stderr})`);
+      const secret = JSON.parse(cli.stdout || '{}').secret;
+      const carol = await call('GET', '/auth/session', undefined, secret);
+      check(carol.status === 200 && carol.body?.user?.name === 'carol', `${label}: the server authenticates the user the CLI created`);
+    }
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await call('GET', '/auth/session', undefined, 'hbk_not_a_real_token')).status);
     check(statuses.includes(401) && statuses.at(-1) === 429, `${label}: throttles repeated bad tokens (${process.env.HUB_TEST_REDIS_URL ? 'Redis' : 'in process'})`);
@@ -131,12 +153,12 @@ async function smoke(label: string, db: string): Promise<void> {
   }
 }
 
-await smoke('pglite', `db:\n  driver: pglite\n  dataDir: memory://\n`);
+await smoke('sqlite', (dir) => `db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`);
 if (process.env.HUB_TEST_PG_URL) {
   const database = await createTestDatabase('postgres');
   const c = database.config as { host: string; port: number; user: string; password: string; database: string };
   try {
-    await smoke('postgres', `db:\n  driver: postgres\n  host: ${c.host}\n  port: ${c.port}\n  user: ${c.user}\n  password: "${c.password}"\n  database: ${c.database}\n`);
+    await smoke('postgres', () => `db:\n  driver: postgres\n  host: ${c.host}\n  port: ${c.port}\n  user: ${c.user}\n  password: "${c.password}"\n  database: ${c.database}\n`);
   } finally {
     await database.drop();
   }

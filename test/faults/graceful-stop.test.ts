@@ -71,7 +71,7 @@ describe.each(targets)('graceful stop of a running hub ($label)', ({ pg, runtime
   let secret: string;
 
   const start = async () => {
-    server = await startServer(project.dir, ['--port', '0', ...(pg ? ['--migrate'] : [])], runtime);
+    server = await startServer(project.dir, ['--port', '0', ...(pg ? ['--migrate'] : [])], { runtime });
     return server;
   };
   /** Sends SIGTERM and resolves with the exit code and the milliseconds until the process exited. */

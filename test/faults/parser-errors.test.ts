@@ -124,7 +124,7 @@ describe.skipIf(!denoFound)('limits the hub itself checks, on Deno (embedded dat
 
   beforeAll(async () => {
     project = await createProject({ server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
-    server = await startServer(project.dir, ['--port', '0'], 'deno');
+    server = await startServer(project.dir, ['--port', '0'], { runtime: 'deno' });
     port = Number(new URL(server.url).port);
   });
   afterAll(async () => {

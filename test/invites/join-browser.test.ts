@@ -11,7 +11,7 @@ import { delimiter, join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 import { joinLink } from '../../plugins/invites/link.ts';
 
@@ -35,7 +35,7 @@ describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in
 
   beforeAll(async () => {
     if (!executablePath) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver });
     server = await new Promise<ServerType>((resolve) => {
       const started = serve({ fetch: t.hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));

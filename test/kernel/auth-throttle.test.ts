@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
@@ -30,7 +30,7 @@ async function failTimes(t: TestHub, count: number, token: string | null) {
 describe('failed-authentication throttling', () => {
   let db: TestDriver;
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
   });
   afterAll(async () => db?.cleanup());
 

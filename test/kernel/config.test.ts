@@ -25,7 +25,7 @@ describe('config loading', () => {
     const { path, config } = await loadConfig({ cwd: dir, env: {}, pluginSections: noPlugins });
     expect(path).toBeNull();
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8788 });
-    expect(config.db).toEqual({ driver: 'pglite', dataDir: './data' });
+    expect(config.db).toEqual({ driver: 'sqlite', path: './data/hub.db', synchronous: 'normal' });
     expect(config.redis).toBeUndefined();
     expect(config.multitenancy.enabled).toBe(false);
     expect(config.collaboration.e2ee).toBe(false);
@@ -56,11 +56,26 @@ describe('config loading', () => {
   });
 
   it('names an unknown top-level section', () => {
-    expect(errorOf(() => parseConfig('databse:\n  driver: pglite\n', noPlugins, {})).path).toBe('databse');
+    expect(errorOf(() => parseConfig('databse:\n  driver: sqlite\n', noPlugins, {})).path).toBe('databse');
   });
 
   it('rejects an unknown database driver naming db.driver', () => {
-    expect(errorOf(() => parseConfig('db:\n  driver: oracle\n', noPlugins, {})).path).toBe('db.driver');
+    const error = errorOf(() => parseConfig('db:\n  driver: oracle\n', noPlugins, {}));
+    expect(error.path).toBe('db.driver');
+    expect(error.message).toContain('sqlite, postgres, mysql, firestore');
+  });
+
+  it('refuses the removed pglite driver, naming sqlite and saying there is no converter', () => {
+    const error = errorOf(() => parseConfig('db:\n  driver: pglite\n  dataDir: ./data\n', noPlugins, {}));
+    expect(error.path).toBe('db.driver');
+    expect(error.message).toMatch(/no longer supported; use "driver: sqlite"/);
+    expect(error.message).toMatch(/no converter/);
+  });
+
+  it('reads the sqlite path and synchronous level, and refuses an unknown level', () => {
+    const config = parseConfig('db:\n  driver: sqlite\n  path: /var/lib/hub/hub.db\n  synchronous: full\n', noPlugins, {});
+    expect(config.db).toEqual({ driver: 'sqlite', path: '/var/lib/hub/hub.db', synchronous: 'full' });
+    expect(errorOf(() => parseConfig('db:\n  driver: sqlite\n  synchronous: off\n', noPlugins, {})).path).toBe('db.synchronous');
   });
 
   it('reports invalid YAML without a stack trace', () => {

@@ -4,7 +4,7 @@
  */
 import { delay, http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from './setup.ts';
 
@@ -16,7 +16,7 @@ describe('LLM chat step', () => {
   let off: TestHub;
   let user: { id: string; token: string };
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
     off = await startTestHub({ driver: db.driver });
     user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o', 'local-model'] });

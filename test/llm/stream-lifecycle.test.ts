@@ -5,7 +5,7 @@
  */
 import { http, HttpResponse } from 'msw';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { eventually } from '../notices/setup.ts';
 import { chunk, COMPLETIONS_URL, llmSection, server, streamWith, useProvider, userTurn } from './setup.ts';
@@ -86,7 +86,7 @@ describe('LLM chat stream: client cancels mid-stream', () => {
   let user: { id: string; token: string };
   const rejections = vi.fn();
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
     // Capped, so every new turn takes (and must give back) the user's turn lease.
     user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
@@ -136,7 +136,7 @@ describe('LLM chat stream: hub shutdown', () => {
   let t: TestHub;
   let user: { id: string; token: string };
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
     user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
   });

@@ -5,7 +5,7 @@
  */
 import { http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { eventually, sseReader } from '../notices/setup.ts';
 import { chunk, COMPLETIONS_URL, llmSection, received, server, streamWith, useProvider, userTurn } from './setup.ts';
@@ -17,7 +17,7 @@ describe('LLM chat stream', () => {
   let t: TestHub;
   let user: { id: string; token: string };
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
     user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
   });

@@ -11,7 +11,7 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import { llmUsageLogTable } from '../../plugins/llm-proxy/tables.ts';
 import { monthTotal, recordStep } from '../../plugins/llm-proxy/usage.ts';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { answerWith, chunk, completion, llmSection, streamWith, useProvider, userTurn } from './setup.ts';
 
@@ -21,7 +21,7 @@ describe('LLM usage integrity', () => {
   let db: TestDriver;
   let t: TestHub;
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
   });
   afterAll(async () => {

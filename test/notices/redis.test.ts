@@ -13,7 +13,7 @@ import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { noticeChannel } from '../../plugins/notices/fanout.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
-import { openTestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 import { eventually, pluginsWith, sseReader } from './setup.ts';
 
@@ -107,7 +107,7 @@ describe.skipIf(!ci && !redisUrl)('notices while Redis is unreachable', () => {
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
 
-    const db = await openTestDriver('pglite');
+    const db = await openTestDriver(EMBEDDED_DRIVER);
     // Authentication keeps working on an in-memory throttle: only the notice fan-out loses Redis.
     const t = await startTestHub({
       driver: db.driver,

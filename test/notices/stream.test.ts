@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { serveNode } from '../../kernel/runtime/node.ts';
-import { httpDrivers, openTestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, httpDrivers, openTestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { createStreamRegistry } from '../../plugins/notices/stream.ts';
 import { eventually, pluginsWith, sseReader, useNoticesHub } from './setup.ts';
@@ -110,7 +110,7 @@ describe.each(httpDrivers())('notice stream shutdown (%s)', (kind) => {
 
 describe('notice stream over a real socket (@hono/node-server)', () => {
   it('streams frames, releases a dropped client, and ends with ": shutdown" when the server stops', async () => {
-    const db = await openTestDriver('pglite');
+    const db = await openTestDriver(EMBEDDED_DRIVER);
     const registry = createStreamRegistry();
     // A drain deadline longer than the test's own timeout: stop() must not wait for it.
     const config = { server: { shutdownTimeoutMs: 3_600_000 } };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { validateConfig } from '../../kernel/config/load.ts';
 import { pluginSourcesSchema } from '../../plugins/plugin-sources/index.ts';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 
 const sections = { plugins: pluginSourcesSchema };
@@ -11,7 +11,7 @@ const sections = { plugins: pluginSourcesSchema };
 describe('plugin sources', () => {
   let db: TestDriver;
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
   });
   afterAll(async () => db?.cleanup());
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { silentLogger } from '../../kernel/log.ts';
 import { handleSignals, type RunningServer } from '../../kernel/runtime/node.ts';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { llmSection } from '../llm/setup.ts';
 
@@ -25,7 +25,7 @@ describe('config reload', () => {
   const write = (config: Record<string, unknown>) => writeFile(file, stringify({ ...BASE, ...config }));
 
   beforeAll(async () => {
-    db = await openTestDriver('pglite');
+    db = await openTestDriver(EMBEDDED_DRIVER);
     dir = await mkdtemp(join(tmpdir(), 'hub-reload-'));
     file = join(dir, 'server.yaml');
     await write({});
@@ -108,7 +108,7 @@ describe('config reload', () => {
 
 describe('config reload without a config file', () => {
   it('answers 400 explaining that the hub runs on built-in defaults', async () => {
-    const db = await openTestDriver('pglite');
+    const db = await openTestDriver(EMBEDDED_DRIVER);
     const t = await startTestHub({ driver: db.driver });
     try {
       const res = await t.request('POST', '/admin/config/reload');

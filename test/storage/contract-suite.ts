@@ -53,7 +53,7 @@ export interface OpenedDriver {
   cleanup(): Promise<void>;
 }
 
-/** Registers the whole contract for one driver. `serialWriters` is true where only one connection exists (PGlite). */
+/** Registers the whole contract for one driver. `serialWriters` is true where one writer at a time exists (SQLite). */
 export function defineStorageContract(name: string, open: () => Promise<OpenedDriver>, options: { serialWriters?: boolean } = {}): void {
   describe(`storage contract on ${name}`, () => {
     let opened: OpenedDriver;
@@ -294,7 +294,7 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         expect((await a.table(things).get(row.id))!.rank).toBe(2);
       });
 
-      // One connection (PGlite) runs transactions one after another, so it can never deadlock.
+      // One writer (SQLite) runs transactions one after another, so it can never deadlock.
       if (!options.serialWriters) it('runs a transaction again when it loses a deadlock, so both land', async () => {
         const x = await a.table(things).insert(thing({ rank: 0 }));
         const y = await a.table(things).insert(thing({ rank: 0 }));

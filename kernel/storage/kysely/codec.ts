@@ -35,10 +35,14 @@ export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'):
 /** PostgreSQL's text form of a UTC timestamptz, e.g. `2026-01-02 03:04:05.6+00`. */
 const PG_UTC = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
 
+/** SQLite's stored form, already what the contract returns: `2026-01-02T03:04:05.678Z`. */
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** Any timestamp a driver returns → ISO 8601 UTC with milliseconds, without a Date when possible. */
 function toIsoTimestamp(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   const text = String(value);
+  if (ISO_UTC.test(text)) return text;
   const match = PG_UTC.exec(text);
   if (match) return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
   return new Date(text).toISOString();

@@ -1,11 +1,9 @@
 /**
- * Opening the SQL databases. Each client library is imported only when its driver is configured,
- * so a PGlite hub never loads `mysql2` and the reverse.
+ * Opening the server databases. Each client library is imported only when its driver is
+ * configured, so a PostgreSQL hub never loads `mysql2` and the reverse (SQLite: `sqlite.ts`).
  */
 import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
-import type { PGlite } from '@electric-sql/pglite';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
-import { lockDataDir } from './pglite-lock.ts';
 import type { SqlDialect } from './dialect.ts';
 import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
 
@@ -18,37 +16,6 @@ function poolBounds(config: PostgresDbConfig | MysqlDbConfig): PoolBounds {
     acquireTimeoutMillis: config.acquireTimeoutMillis ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMillis: config.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MS,
   };
-}
-
-/** Wraps an open PGlite instance; `onClose` runs after the instance is closed. */
-export async function pgliteDialect(pglite: PGlite, onClose: () => void = () => {}): Promise<SqlDialect> {
-  const { default: pg } = await import('pg');
-  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  const pool = new pg.Pool(createPgConfig(pglite) as unknown as import('pg').PoolConfig);
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    kind: 'pglite',
-    flavor: 'postgres',
-    db,
-    async close() {
-      await db.destroy();
-      await pglite.close();
-      onClose();
-    },
-  };
-}
-
-/** Opens (creating if needed) a PGlite data directory, or an in-memory database for `memory://`. */
-export async function openPglite(dataDir: string): Promise<SqlDialect> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (dataDir === 'memory://') return pgliteDialect(await PGlite.create());
-  const release = lockDataDir(dataDir);
-  try {
-    return await pgliteDialect(await PGlite.create(dataDir), release);
-  } catch (error) {
-    release();
-    throw error;
-  }
 }
 
 function sslOption(ssl: PostgresDbConfig['ssl']) {

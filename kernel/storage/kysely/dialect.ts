@@ -5,12 +5,17 @@
 import type { Kysely } from 'kysely';
 import type { ColumnSpec } from '../table.ts';
 
-export type SqlFlavor = 'postgres' | 'mysql';
+export type SqlFlavor = 'postgres' | 'mysql' | 'sqlite';
 
 export interface SqlDialect {
-  readonly kind: 'pglite' | 'postgres' | 'mysql';
+  readonly kind: 'sqlite' | 'postgres' | 'mysql';
   readonly flavor: SqlFlavor;
+  /** Where writes and transactions run (on SQLite: the one writer connection of this process). */
   readonly db: Kysely<any>;
+  /** Where plain reads outside a transaction run, when that is not `db` (SQLite's reader connection). */
+  readonly readDb?: Kysely<any>;
+  /** The embedded database's file, for backups; undefined for server databases. */
+  readonly path?: string | null;
   /** Closes the pool (and the embedded database). */
   close(): Promise<void>;
 }
@@ -19,16 +24,17 @@ export function columnType(flavor: SqlFlavor, spec: ColumnSpec): string {
   switch (spec.kind) {
     case 'id':
     case 'string':
-      return `VARCHAR(${spec.maxLength ?? 255})`;
+      return flavor === 'sqlite' ? 'TEXT' : `VARCHAR(${spec.maxLength ?? 255})`;
     case 'text':
     case 'json':
       return flavor === 'mysql' ? 'LONGTEXT' : 'TEXT';
     case 'int':
-      return 'BIGINT';
+      return flavor === 'sqlite' ? 'INTEGER' : 'BIGINT';
     case 'bool':
-      return flavor === 'mysql' ? 'TINYINT(1)' : 'BOOLEAN';
+      return flavor === 'mysql' ? 'TINYINT(1)' : flavor === 'sqlite' ? 'INTEGER' : 'BOOLEAN';
     case 'timestamp':
-      return flavor === 'mysql' ? 'DATETIME(3)' : 'TIMESTAMPTZ(3)';
+      // SQLite has no time type: ISO 8601 UTC text with milliseconds, which sorts like the time.
+      return flavor === 'mysql' ? 'DATETIME(3)' : flavor === 'sqlite' ? 'TEXT' : 'TIMESTAMPTZ(3)';
   }
 }
 
@@ -38,8 +44,10 @@ export function addedColumnDefault(flavor: SqlFlavor, spec: ColumnSpec): string 
     case 'int':
       return '0';
     case 'bool':
-      return flavor === 'mysql' ? '0' : 'FALSE';
+      return flavor === 'postgres' ? 'FALSE' : '0';
     case 'timestamp':
+      // SQLite only adds columns with a constant default: the time of the migration, as text.
+      if (flavor === 'sqlite') return `'${new Date().toISOString()}'`;
       return flavor === 'mysql' ? 'CURRENT_TIMESTAMP(3)' : 'CURRENT_TIMESTAMP';
     case 'json':
       return "'null'";
@@ -56,16 +64,23 @@ interface DbError {
 
 export function isUniqueError(error: unknown): boolean {
   const e = error as DbError;
-  return e?.code === '23505' || e?.errno === 1062 || e?.code === 'ER_DUP_ENTRY';
+  return e?.code === '23505' || e?.errno === 1062 || e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** SQLite: another connection (another process) held the lock for longer than the busy timeout. */
+export function isBusyError(error: unknown): boolean {
+  const code = (error as DbError)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 /**
  * Deadlocks and serialization failures (PostgreSQL 40P01 / 40001, MySQL 1213 / lock wait timeout
- * 1205): the transaction lost a race and may simply be run again.
+ * 1205), and SQLite's SQLITE_BUSY (another process held the writer lock past the busy timeout):
+ * the transaction lost a race and may simply be run again.
  */
 export function isConflictError(error: unknown): boolean {
   const e = error as DbError;
-  return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205;
+  return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205 || isBusyError(error);
 }
 
 /**
@@ -80,8 +95,11 @@ const OUTAGE_CODES = new Set([
   '57014', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300',
 ]);
 
+/** SQLite failures of the file rather than of the statement: disk full, I/O error, unreadable file. */
+const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM|PROTOCOL|CLOSED)/;
+
 export function isOutageError(error: unknown): boolean {
   const e = error as DbError;
-  if (e?.code && OUTAGE_CODES.has(e.code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost/i.test(e?.message ?? '');
+  if (e?.code && (OUTAGE_CODES.has(e.code) || SQLITE_OUTAGE.test(e.code))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(e?.message ?? '');
 }

@@ -1,11 +1,13 @@
 /**
  * The `sql` storage driver: the contract on one Kysely database, plus versioned migrations recorded
- * in `hub_migrations` and guarded by a cross-process lock (PostgreSQL advisory lock, MySQL GET_LOCK).
+ * in `hub_migrations` and guarded by a cross-process lock (PostgreSQL advisory lock, MySQL GET_LOCK,
+ * SQLite's writer lock taken by BEGIN IMMEDIATE).
  */
 import { sql } from 'kysely';
 import type { Migration, StorageDriver } from '../contract.ts';
-import type { SqlDialect } from './dialect.ts';
+import { isBusyError, type SqlDialect } from './dialect.ts';
 import { addColumns, createIndexes, createTable, ensureMigrationsTable, MIGRATIONS_TABLE } from './schema.ts';
+import { backupSqlite } from './sqlite.ts';
 import { createSqlStore, mapError } from './store.ts';
 import { withoutQueryTimeout } from './bounded-pool.ts';
 
@@ -18,15 +20,30 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   const ensureTable = async () => {
     if (migrationsTableReady) return;
-    await ensureMigrationsTable(db, flavor);
+    await retryBusy(() => ensureMigrationsTable(db, flavor));
     migrationsTableReady = true;
   };
 
-  async function applyPostgres(migration: Migration): Promise<void> {
+  /** SQLite: another process (a server starting, a CLI command) may hold the writer lock a while. */
+  async function retryBusy<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= 30) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+      }
+    }
+  }
+
+  // PostgreSQL and SQLite run DDL inside a transaction, so a migration lands whole or not at all.
+  async function applyTransactional(migration: Migration): Promise<void> {
     await db.transaction().execute(async (trx) => {
-      // A migration may take longer than a request's statement is allowed to (db.queryTimeoutMillis).
-      await sql`SET LOCAL statement_timeout = 0`.execute(trx);
-      await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+      if (flavor === 'postgres') {
+        // A migration may take longer than a request's statement is allowed to (db.queryTimeoutMillis).
+        await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+        await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+      }
       const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(trx);
       if (done.rows.length > 0) return;
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
@@ -66,7 +83,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     async appliedMigrations() {
       try {
         await ensureTable();
-        const rows = await db.selectFrom(MIGRATIONS_TABLE).select(['id', 'applied_at']).orderBy('applied_at').orderBy('id').execute();
+        const rows = await (dialect.readDb ?? db).selectFrom(MIGRATIONS_TABLE).select(['id', 'applied_at']).orderBy('applied_at').orderBy('id').execute();
         return rows.map((row) => String(row.id));
       } catch (error) {
         return mapError(error);
@@ -75,18 +92,19 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     async applyMigration(migration) {
       await ensureTable();
       try {
-        await withoutQueryTimeout(() => (flavor === 'mysql' ? applyMysql(migration) : applyPostgres(migration)));
+        await withoutQueryTimeout(() => (flavor === 'mysql' ? applyMysql(migration) : retryBusy(() => applyTransactional(migration))));
       } catch (error) {
         return mapError(error);
       }
     },
     async ping() {
       try {
-        await sql`SELECT 1`.execute(db);
+        await sql`SELECT 1`.execute(dialect.readDb ?? db);
       } catch (error) {
         mapError(error);
       }
     },
+    ...(flavor === 'sqlite' && dialect.path ? { backup: (out: string) => backupSqlite(dialect, out) } : {}),
     close: () => dialect.close(),
   };
 }

@@ -1,10 +1,10 @@
 /**
  * DDL from table declarations, idempotent on every flavour: creating what exists, or adding a
  * column or index that exists, is a no-op (checked through information_schema on MySQL, which has
- * no `CREATE INDEX IF NOT EXISTS`).
+ * no `CREATE INDEX IF NOT EXISTS`, and through sqlite_master / pragma_table_info on SQLite).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { toSnakeCase, type Table } from '../table.ts';
+import { toSnakeCase, type ColumnSpec, type Table } from '../table.ts';
 import { TENANT_COLUMN } from './codec.ts';
 import { addedColumnDefault, columnType, type SqlFlavor } from './dialect.ts';
 
@@ -25,8 +25,13 @@ function indexColumns(table: Table, columns: readonly string[]): string[] {
 }
 
 async function exists(db: Executor, flavor: SqlFlavor, kind: 'table' | 'column' | 'index', table: string, name?: string): Promise<boolean> {
-  const schema = flavor === 'mysql' ? sql`DATABASE()` : sql`current_schema()`;
   let result;
+  if (flavor === 'sqlite') {
+    if (kind === 'column') result = await sql`SELECT 1 FROM pragma_table_info(${table}) WHERE name = ${name}`.execute(db);
+    else result = await sql`SELECT 1 FROM sqlite_master WHERE type = ${kind} AND name = ${kind === 'table' ? table : name}`.execute(db);
+    return result.rows.length > 0;
+  }
+  const schema = flavor === 'mysql' ? sql`DATABASE()` : sql`current_schema()`;
   if (kind === 'table') result = await sql`SELECT 1 FROM information_schema.tables WHERE table_schema = ${schema} AND table_name = ${table}`.execute(db);
   else if (kind === 'column') result = await sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${table} AND column_name = ${name}`.execute(db);
   else if (flavor === 'mysql') result = await sql`SELECT 1 FROM information_schema.statistics WHERE table_schema = ${schema} AND table_name = ${table} AND index_name = ${name}`.execute(db);
@@ -79,6 +84,6 @@ export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, 
 export const MIGRATIONS_TABLE = 'hub_migrations';
 
 export async function ensureMigrationsTable(db: Executor, flavor: SqlFlavor): Promise<void> {
-  const timestamp = flavor === 'mysql' ? 'DATETIME(3)' : 'TIMESTAMPTZ(3)';
+  const timestamp = columnType(flavor, { kind: 'timestamp' } as ColumnSpec);
   await sql.raw(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`).execute(db);
 }

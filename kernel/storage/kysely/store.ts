@@ -1,5 +1,5 @@
 /**
- * The contract's Store and TableApi on Kysely: one implementation for PGlite, PostgreSQL and
+ * The contract's Store and TableApi on Kysely: one implementation for SQLite, PostgreSQL and
  * MySQL/MariaDB. A store is bound to a tenant (or unscoped, for the kernel) and to an executor:
  * the pool, or an open transaction.
  */
@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
-import { isConflictError, isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
+import { isBusyError, isConflictError, isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
@@ -25,6 +25,19 @@ export function mapError(error: unknown, table?: string): never {
 
 /** How often a transaction that lost a race is run in total before the conflict reaches the caller. */
 const CONFLICT_ATTEMPTS = 5;
+/**
+ * SQLite: how often a write that found another process holding the writer lock (each time after
+ * the busy timeout) is tried before the database counts as unavailable. Waiting happens between
+ * attempts, off the event loop.
+ */
+const BUSY_ATTEMPTS = 10;
+
+/** A lock another process kept past every attempt: the database is unavailable for now (503). */
+function busyUnavailable(error: unknown, table?: string): StorageError {
+  return new StorageError('unavailable', 'The database is locked by another process', { ...(table ? { table } : {}), cause: error });
+}
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt + (attempt > 1 ? 10 : 0)));
 
 /** mapError as a value: the StorageError, or rethrows what is not a storage failure. */
 function catchStorageError(error: unknown): StorageError {
@@ -36,11 +49,22 @@ function catchStorageError(error: unknown): StorageError {
   }
 }
 
-async function guard<T>(table: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    return mapError(error, table);
+/**
+ * Runs one statement and maps its errors. Outside a transaction a statement that met another
+ * process's writer lock (SQLite) is tried again; inside one, the whole transaction is.
+ */
+async function guard<T>(table: string, run: () => Promise<T>, retryBusy = false): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (retryBusy && isBusyError(error)) {
+        if (attempt >= BUSY_ATTEMPTS) throw busyUnavailable(error, table);
+        await pause(attempt);
+        continue;
+      }
+      return mapError(error, table);
+    }
   }
 }
 
@@ -48,6 +72,12 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   const codec: TableCodec = codecFor(table);
   const name = table.name;
   const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
+  // Plain reads may use a separate connection (SQLite: they run while this process writes).
+  const reader: Executor = inTransaction ? db : (dialect.readDb ?? db);
+  const sqlite = dialect.flavor === 'sqlite';
+  // Outside a transaction a statement is retried on its own when another process holds a lock it
+  // needs (SQLite); inside one, the whole transaction is.
+  const statement = <T>(run: () => Promise<T>) => guard(name, run, !inTransaction);
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
   const insertValues = (row: Row): Row => {
@@ -68,10 +98,10 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   /**
    * Runs an insert that may hit a unique key. Inside a PostgreSQL transaction a failed statement
    * aborts the whole transaction, so the insert gets a savepoint to roll back to and the caller can
-   * go on (update instead, say); MySQL only fails the statement.
+   * go on (update instead, say); MySQL and SQLite only fail the statement.
    */
   const tryInsert = async (row: Row): Promise<Row> => {
-    if (!inTransaction || dialect.flavor === 'mysql') return api.insert(row);
+    if (!inTransaction || dialect.flavor !== 'postgres') return api.insert(row);
     await sql`SAVEPOINT hub_insert`.execute(db);
     try {
       const inserted = await api.insert(row);
@@ -88,7 +118,9 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     getForUpdate(id) {
       if (!inTransaction) return api.get(id);
       return guard(name, async () => {
-        const row = await db.selectFrom(name).selectAll().where(where({ id })).forUpdate().executeTakeFirst();
+        // SQLite's transactions hold the writer lock from the start: a plain read is already locked.
+        const query = db.selectFrom(name).selectAll().where(where({ id }));
+        const row = await (sqlite ? query : query.forUpdate()).executeTakeFirst();
         return row ? decode(row as Row) : null;
       });
     },
@@ -98,8 +130,8 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return out;
     },
     find(options: FindOptions<any> = {}) {
-      return guard(name, async () => {
-        let query = db.selectFrom(name).selectAll().where(where(options.where));
+      return statement(async () => {
+        let query = reader.selectFrom(name).selectAll().where(where(options.where));
         const after = options.after;
         if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
         for (const [column, direction] of options.orderBy ?? []) query = query.orderBy(codec.column(column), direction);
@@ -112,13 +144,13 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return row ?? null;
     },
     count(w) {
-      return guard(name, async () => {
-        const row = await db.selectFrom(name).select((eb: any) => eb.fn.countAll().as('n')).where(where(w)).executeTakeFirst();
+      return statement(async () => {
+        const row = await reader.selectFrom(name).select((eb: any) => eb.fn.countAll().as('n')).where(where(w)).executeTakeFirst();
         return Number((row as Row | undefined)?.n ?? 0);
       });
     },
     insert(row) {
-      return guard(name, async () => {
+      return statement(async () => {
         await db.insertInto(name).values(insertValues(row)).execute();
         return row;
       });
@@ -143,7 +175,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return api.get(id);
     },
     updateWhere(w, patch) {
-      return guard(name, async () => {
+      return statement(async () => {
         const values = setValues(patch);
         if (Object.keys(values).length === 0) return api.count(w);
         const result = await db.updateTable(name).set(values).where(where(w)).executeTakeFirst();
@@ -154,12 +186,12 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return (await api.deleteWhere({ id })) > 0;
     },
     deleteWhere(w) {
-      return guard(name, async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
+      return statement(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
     },
     async increment(id, deltas, init) {
       const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
       const apply = () =>
-        guard(name, async () => {
+        statement(async () => {
           const set: Row = {};
           for (const [column, delta] of entries) set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
           const result = await db.updateTable(name).set(set).where(where({ id })).executeTakeFirst();
@@ -193,13 +225,19 @@ export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: stri
           // READ COMMITTED everywhere (PostgreSQL's default; MySQL's is REPEATABLE READ): a read
           // after taking a row lock must see what the previous lock holder committed, not a
           // snapshot from before we waited.
-          return await (db as Kysely<any>).transaction().setIsolationLevel('read committed').execute((trx) => fn(createSqlStore(dialect, trx, tenantId, true)));
+          // SQLite has one writer at a time (BEGIN IMMEDIATE), so every read sees the last commit.
+          const begin = (db as Kysely<any>).transaction();
+          const run = (trx: Transaction<any>) => fn(createSqlStore(dialect, trx, tenantId, true));
+          return await (dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed')).execute(run);
         } catch (error) {
+          const busy = isBusyError(error);
           const mapped = catchStorageError(error);
-          if (mapped.code !== 'conflict' || attempt >= CONFLICT_ATTEMPTS) throw mapped;
-          // Lost a race (deadlock, serialization failure): start again from fresh reads, after a
-          // short random pause so the contenders do not collide again in lockstep.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          if (mapped.code !== 'conflict') throw mapped;
+          if (attempt >= (busy ? BUSY_ATTEMPTS : CONFLICT_ATTEMPTS)) throw busy ? busyUnavailable(error) : mapped;
+          // Lost a race (deadlock, serialization failure, another process's writer lock): start
+          // again from fresh reads, after a short random pause so the contenders do not collide
+          // again in lockstep.
+          await pause(attempt);
         }
       }
     },
