@@ -65,8 +65,21 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
+  // A client checked out of the pool has no 'error' listener of the pool's, so a connection that
+  // drops while a query runs (a database restart, a cut network) would otherwise be an uncaught
+  // exception that ends the process. The query itself still fails with the error, and the pool
+  // discards the dead client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-  return { kind: 'postgres', flavor: 'postgres', db, close: () => db.destroy() };
+  return {
+    kind: 'postgres',
+    flavor: 'postgres',
+    db,
+    close: () => db.destroy(),
+    poolStats: () => ({ total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+  };
 }
 
 export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
@@ -88,5 +101,22 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     ...(ssl ? { ssl: ssl as object } : {}),
   });
   const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
-  return { kind: 'mysql', flavor: 'mysql', db, close: () => db.destroy() };
+  // mysql2 keeps its counts in queues it does not document; read them defensively.
+  const queues = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+  return {
+    kind: 'mysql',
+    flavor: 'mysql',
+    db,
+    close: () => db.destroy(),
+    poolStats() {
+      const total = queues._allConnections?.length;
+      const free = queues._freeConnections?.length;
+      const waiting = queues._connectionQueue?.length;
+      return {
+        ...(total === undefined ? {} : { total }),
+        ...(total === undefined || free === undefined ? {} : { inUse: total - free }),
+        ...(waiting === undefined ? {} : { waiting }),
+      };
+    },
+  };
 }
