@@ -84,6 +84,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         mapError(error);
       }
     },
+    poolStats: () => dialect.poolStats?.() ?? null,
     close: () => dialect.close(),
   };
 }
