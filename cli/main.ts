@@ -4,6 +4,7 @@ import { HUB_VERSION } from '../kernel/version.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { startCommand } from './commands/start.ts';
 import { tenantCommand } from './commands/tenant.ts';
+import { exportCommand, importCommand } from './commands/transfer.ts';
 import { userCommand } from './commands/user.ts';
 import { runCli } from './runner.ts';
 
@@ -19,6 +20,8 @@ export const rootCommand = defineCommand({
     migrate: migrateCommand,
     user: userCommand,
     tenant: tenantCommand,
+    export: exportCommand,
+    import: importCommand,
   },
 });
 

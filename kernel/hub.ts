@@ -90,6 +90,11 @@ export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Mi
   return [...kernelMigrations, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.migrations ?? [])];
 }
 
+/** Every table of the kernel and the given plugins (what export and import iterate). */
+export function collectTables(plugins: readonly PluginDefinition<any>[]): Table[] {
+  return [...kernelTables, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? [])];
+}
+
 export class PendingMigrationsError extends Error {
   constructor(pending: readonly string[]) {
     super(`The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`);
