@@ -211,7 +211,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       c.set('log', log.child({ requestId: c.var.requestId }));
       await next();
     });
-    app.use('*', observeRequests(log, metrics, () => config.logging.accessLog));
+    app.use('*', observeRequests(log, metrics, () => config.logging.accessLog, () => config.metrics.enabled));
     // Probes and metrics answer before the tenant lookup, body checks and authentication: they
     // must work while the database is down, and are never throttled or counted as failures.
     app.get('/healthz', healthzHandler());
@@ -310,7 +310,7 @@ interface NodeBindings {
  * bytes (status line and headers included) are its whole life; elsewhere when the headers are ready,
  * with the Content-Length when there is one.
  */
-function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => boolean) {
+function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => boolean, recordMetrics: () => boolean) {
   return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
     const started = performance.now();
     const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
@@ -318,11 +318,15 @@ function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => bool
     try {
       await next();
     } finally {
-      const route = routeTemplate(c);
+      const logging = accessLog();
+      const measuring = recordMetrics();
+      const route = logging || measuring ? routeTemplate(c) : '';
       const status = c.res.status;
-      metrics.observeRequest(c.req.method, route, status, (performance.now() - started) / 1000);
-      if (status === 429) metrics.throttleBlocked();
-      if (accessLog()) {
+      if (measuring) {
+        metrics.observeRequest(c.req.method, route, status, (performance.now() - started) / 1000);
+        if (status === 429) metrics.throttleBlocked();
+      }
+      if (logging) {
         const fields = (bytes: number | undefined) => ({
           method: c.req.method,
           route,

@@ -104,6 +104,10 @@ export const importCommand = defineCommand({
     await once(input, 'open').catch((error: NodeJS.ErrnoException) => {
       throw new CliError(error.code === 'ENOENT' ? `${file} does not exist.` : `Cannot read ${file}: ${error.message}`);
     });
+    // Start iterating at once: readline drops the lines (and its end) emitted before anyone
+    // iterates, and the checks below take a while. The iterator buffers and pauses the file.
+    const iterator = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+    const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
     const driver = await createDriver(loaded.config.db);
     try {
       await assertCurrentSchema(driver);
@@ -111,7 +115,7 @@ export const importCommand = defineCommand({
       const result = await importHub({
         driver,
         tables: collectTables(plugins),
-        lines: createInterface({ input, crlfDelay: Infinity }),
+        lines,
         ...(progress.report ? { progress: progress.report } : {}),
         // The rows migrate provisions (default tenant, system accounts), as migrate makes them.
         async reprovision() {
