@@ -40,7 +40,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub export and import (pr
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already exists');
     expect(JSON.parse(await readFile(file, 'utf8')).rowCount).toBe(result.rowCount);
-  }, 120_000);
+  }, 240_000);
 
   it('imports only after migrate, keeps the accounts, and refuses to import twice', async () => {
     const file = join(source.dir, 'hub.json');
@@ -60,7 +60,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub export and import (pr
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('already holds data');
     expect((await target.json('user', 'list')).users).toHaveLength(1);
-  }, 120_000);
+  }, 240_000);
 
   it('names a missing file', async () => {
     const missing = await target.run('import', 'no-such-export.json');

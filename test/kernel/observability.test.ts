@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadConfig } from '../../kernel/config/load.ts';
+import { loadConfig, validateConfig } from '../../kernel/config/load.ts';
 import { createHub } from '../../kernel/hub.ts';
+import { serveNode } from '../../kernel/runtime/node.ts';
 import { createLogger } from '../../kernel/log.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
@@ -159,6 +160,11 @@ describe.runIf(driverAvailable('postgres'))('readiness when PostgreSQL stops or 
     const t = await startTestHub({ driver });
     try {
       expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
+      // The pool's counts (PostgreSQL exposes them).
+      const metrics = (await t.request('GET', '/metrics', { token: null })).text;
+      expect(Number(/^workspace_hub_db_pool_connections (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(metrics).toMatch(/^workspace_hub_db_pool_in_use \d+/m);
+      expect(metrics).toMatch(/^workspace_hub_db_pool_waiting 0/m);
 
       proxy.set('stall');
       // A stalled database: the pool's connections hang; the probe must not.
@@ -327,6 +333,28 @@ describe('access log', () => {
       expect(lines.join('\n')).not.toContain('abc');
     } finally {
       await t.close();
+    }
+  });
+
+  it('on a real Node server, logs the bytes sent once the response is finished', async () => {
+    const { lines, log } = capture();
+    const config = validateConfig({ logging: { level: 'info', format: 'json' }, server: { port: 1 } }, Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema])), {});
+    const hub = await createHub({ config, plugins, driver: db.driver, log, migrate: true });
+    const running = await serveNode(hub, { host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${running.url}/healthz?probe=1`);
+      const body = await res.text();
+      let entry: any;
+      for (let i = 0; i < 50 && !entry; i++) {
+        entry = lines.map((line) => JSON.parse(line)).find((e) => e.msg === 'request' && e.route === '/healthz');
+        if (!entry) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(entry).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
+      // Status line and headers included, so more than the body alone.
+      expect(entry.bytes).toBeGreaterThan(body.length);
+      expect(lines.join('\n')).not.toContain('probe=1');
+    } finally {
+      await running.stop();
     }
   });
 
