@@ -34,14 +34,27 @@ const METRIC_NAME = /^[a-z][a-z0-9_]*$/;
 /** The label of requests that matched no route, so probing paths cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
+let processRegistry: Registry | undefined;
+
+/**
+ * The runtime's own metrics (CPU, memory, event-loop lag, GC), collected once per process: each
+ * collector starts monitors that live as long as the process, so hubs (tests build many) share it.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    try {
+      collectDefaultMetrics({ register: processRegistry, prefix: PREFIX });
+    } catch {
+      // A runtime without some process statistic (Deno lacks a few) still serves the others.
+    }
+  }
+  return processRegistry;
+}
+
 /** Builds the registry; `pool` reads the current database pool (it changes on a reload). */
 export function createHubMetrics(pool: () => PoolStats | null): HubMetrics {
   const registry = new Registry();
-  try {
-    collectDefaultMetrics({ register: registry, prefix: PREFIX });
-  } catch {
-    // A runtime without some process statistic (Deno lacks a few) still serves the others.
-  }
   const requests = new Counter({ name: `${PREFIX}http_requests_total`, help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const duration = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
@@ -105,7 +118,7 @@ export function createHubMetrics(pool: () => PoolStats | null): HubMetrics {
         },
       };
     },
-    render: () => registry.metrics(),
+    render: () => Registry.merge([processMetrics(), registry]).metrics(),
   };
 }
 
