@@ -335,8 +335,8 @@ function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => bool
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           ...(bytes === undefined ? {} : { bytes }),
           requestId: c.var.requestId,
-          tenant: c.var.tenant?.id,
-          userId: c.var.auth?.user.id,
+          ...(c.var.tenant ? { tenant: c.var.tenant.id } : {}),
+          ...(c.var.auth ? { userId: c.var.auth.user.id } : {}),
         });
         if (outgoing && bytesBefore !== undefined) {
           const socket = outgoing.socket;
