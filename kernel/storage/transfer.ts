@@ -161,6 +161,10 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
   const { driver } = options;
   const byName = new Map(options.tables.map((table) => [table.name, table]));
   const batchSize = options.batchSize ?? 200;
+  // Take the iterator before the first await: a readline interface drops the lines (and its end)
+  // it emits while nobody iterates, and the checks below take a while.
+  const iterator = options.lines[Symbol.asyncIterator]();
+  const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
   await assertImportable(driver, options.tables);
 
   let lineNo = 0;
@@ -195,7 +199,7 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
   };
 
   try {
-    for await (const raw of options.lines) {
+    for await (const raw of lines) {
       lineNo += 1;
       const line = raw.trim();
       if (line === '') continue;

@@ -3,6 +3,11 @@
  * PostgreSQL → MySQL → Firestore → embedded, as the run has them). After each hop every table's raw
  * rows and the HTTP listings, read with the source's own tokens, are the same as before.
  */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../kernel/config/load.ts';
 import { collectTables, createHub, type Hub } from '../../kernel/hub.ts';
@@ -50,18 +55,22 @@ async function exportToText(driver: StorageDriver, tenantId?: string): Promise<s
   return chunks.join('');
 }
 
-async function* linesOf(text: string): AsyncGenerator<string> {
-  for (const line of text.split('\n')) yield line;
+/** Imports `text` from a real file read with readline, as the CLI reads it. */
+async function importText(driver: StorageDriver, text: string, batchSize?: number) {
+  const dir = await mkdtemp(join(tmpdir(), 'hub-import-'));
+  try {
+    await writeFile(join(dir, 'hub.json'), text);
+    return await importHub({
+      driver,
+      tables,
+      lines: createInterface({ input: createReadStream(join(dir, 'hub.json')), crlfDelay: Infinity }),
+      ...(batchSize ? { batchSize } : {}),
+      reprovision: async () => (await openHub(driver)).close(),
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
-
-const importText = (driver: StorageDriver, text: string, batchSize?: number) =>
-  importHub({
-    driver,
-    tables,
-    lines: linesOf(text),
-    ...(batchSize ? { batchSize } : {}),
-    reprovision: async () => (await openHub(driver)).close(),
-  });
 
 interface Fixture {
   adminToken: string;
