@@ -227,6 +227,27 @@ describe('metrics', () => {
     }
   });
 
+  it('reports the notice streams open on this instance', async () => {
+    const t = await startTestHub({ driver: db.driver });
+    const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
+    const until = async (want: number) => {
+      for (let i = 0; i < 100 && (await streams()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return streams();
+    };
+    try {
+      expect(await streams()).toBe(0);
+      const res = await t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${t.adminToken}` } });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      expect(await until(1)).toBe(1);
+      await reader.cancel();
+      expect(await until(0)).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('counts requests refused by the throttle', async () => {
     const t = await startTestHub({ driver: db.driver, config: { redis: { maxFailures: 2 } }, throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore() });
     try {
