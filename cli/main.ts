@@ -5,6 +5,7 @@ import { backupCommand } from './commands/backup.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { startCommand } from './commands/start.ts';
 import { tenantCommand } from './commands/tenant.ts';
+import { exportCommand, importCommand } from './commands/transfer.ts';
 import { userCommand } from './commands/user.ts';
 import { runCli } from './runner.ts';
 
@@ -21,6 +22,8 @@ export const rootCommand = defineCommand({
     user: userCommand,
     tenant: tenantCommand,
     backup: backupCommand,
+    export: exportCommand,
+    import: importCommand,
   },
 });
 

@@ -24,6 +24,8 @@ import { createIdentity, type Identity } from './identity/identity.ts';
 import { kernelMigrations, kernelTables, provision } from './identity/provision.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createOutageLog } from './outage.ts';
+import { createHubMetrics, metricsTokenMatches, UNMATCHED_ROUTE, type HubMetrics } from './metrics.ts';
+import { healthzHandler, readyzHandler } from './http/probes.ts';
 import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
 import { allowedMethods, assertNoRouteClashes, orderPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
@@ -73,6 +75,10 @@ export interface Hub {
   tenants: TenantCache;
   /** Every migration the kernel and plugins declare, in order. */
   migrations: readonly Migration[];
+  /** Every table the kernel and plugins declare (export and import iterate these). */
+  tables: readonly Table[];
+  /** The hub's Prometheus registry and recorders. */
+  metrics: HubMetrics;
   /**
    * Tells plugins the hub is going down (aborts their shutdown signal) without closing anything,
    * so long-lived responses such as notice streams end before the server drains connections.
@@ -86,6 +92,11 @@ export interface Hub {
 /** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
 export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
   return [...kernelMigrations, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.migrations ?? [])];
+}
+
+/** Every table of the kernel and the given plugins (what export and import iterate). */
+export function collectTables(plugins: readonly PluginDefinition<any>[]): Table[] {
+  return [...kernelTables, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? [])];
 }
 
 export class PendingMigrationsError extends Error {
@@ -138,6 +149,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     closers.push(() => events.close());
     const shutdown = new AbortController();
     const tenants = createTenantCache(() => identity.tenants);
+    const metrics = createHubMetrics(() => driver.poolStats?.() ?? null);
 
     const clientIp = clientIpResolver(() => config, options.clientIp);
     // `policy` is declared below; the guard only calls it per request, after setup.
@@ -156,6 +168,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         signal: shutdown.signal,
         throttle: pluginThrottle,
         clientIp,
+        metrics: metrics.forPlugin(plugin.name),
       };
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
@@ -202,7 +215,26 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       c.set('log', log.child({ requestId: c.var.requestId }));
       await next();
     });
+    app.use('*', observeRequests(log, metrics, () => config.logging.accessLog, () => config.metrics.enabled));
     app.use('*', urlLimit);
+    // Probes and metrics answer before the tenant lookup, body checks and authentication: they
+    // must work while the database is down, and are never throttled or counted as failures.
+    app.get('/healthz', healthzHandler());
+    app.get('/readyz', readyzHandler({
+      driver: () => driver,
+      throttle: () => throttle,
+      redisConfigured: () => config.redis !== undefined,
+      migrations,
+      shuttingDown: () => shutdown.signal.aborted,
+    }));
+    app.get('/metrics', async (c) => {
+      const settings = config.metrics;
+      if (!settings.enabled) throw notFound('Not Found');
+      if (settings.token !== undefined && !metricsTokenMatches(c.req.header('authorization'), settings.token)) {
+        return c.json({ error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' }, 401, { 'WWW-Authenticate': 'Bearer' });
+      }
+      return c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' });
+    });
     app.use('*', bodyLimit({
       maxSize: config.server.bodyLimitBytes,
       onError: () => {
@@ -256,6 +288,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       log,
       tenants,
       migrations,
+      tables,
+      metrics,
       beginShutdown: () => shutdown.abort(),
       reload,
       async close() {
@@ -275,4 +309,62 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     if (ownsDriver) await driver.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The route template of the handler that answered (`/collections/:id`), never the raw path. */
+function routeTemplate(c: Context<KernelEnv>): string {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) if (routes[i]!.method !== 'ALL') return routes[i]!.path;
+  return UNMATCHED_ROUTE;
+}
+
+interface NodeBindings {
+  outgoing?: { once(event: 'close', listener: () => void): void; socket?: { bytesWritten: number } | null };
+}
+
+/**
+ * Request metrics and the access log: one `info` line per request with the method, route template,
+ * status, duration, bytes, request id, tenant and user id; never the query string, a header or a
+ * body. On Node the line is written when the response has been sent, so a stream's duration and
+ * bytes (status line and headers included) are its whole life; elsewhere when the headers are ready,
+ * with the Content-Length when there is one.
+ */
+function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => boolean, recordMetrics: () => boolean) {
+  return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
+    const started = performance.now();
+    const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
+    const bytesBefore = outgoing?.socket?.bytesWritten;
+    try {
+      await next();
+    } finally {
+      const logging = accessLog();
+      const measuring = recordMetrics();
+      const route = logging || measuring ? routeTemplate(c) : '';
+      const status = c.res.status;
+      if (measuring) {
+        metrics.observeRequest(c.req.method, route, status, (performance.now() - started) / 1000);
+        if (status === 429) metrics.throttleBlocked();
+      }
+      if (logging) {
+        const fields = (bytes: number | undefined) => ({
+          method: c.req.method,
+          route,
+          ...(route === UNMATCHED_ROUTE ? { path: c.req.path.slice(0, 200) } : {}),
+          status,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          ...(bytes === undefined ? {} : { bytes }),
+          requestId: c.var.requestId,
+          ...(c.var.tenant ? { tenant: c.var.tenant.id } : {}),
+          ...(c.var.auth ? { userId: c.var.auth.user.id } : {}),
+        });
+        if (outgoing && bytesBefore !== undefined) {
+          const socket = outgoing.socket;
+          outgoing.once('close', () => log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined)));
+        } else {
+          const length = c.res.headers.get('content-length');
+          log.info('request', fields(length === null ? undefined : Number(length)));
+        }
+      }
+    }
+  };
 }

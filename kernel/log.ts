@@ -39,12 +39,21 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
   const write = options.write ?? ((line: string) => console.error(line));
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (ORDER[level] < threshold) return;
-    const all = { ...bound, ...fields };
     if (options.format === 'json') {
-      const entries = Object.entries(all).map(([k, v]) => [k, v instanceof Error ? { message: v.message, stack: v.stack } : v]);
-      write(redact(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...Object.fromEntries(entries) })));
+      // Built key by key: about three times faster than spreading and mapping entries, which
+      // matters once every request writes a line (bench/logger.mjs).
+      const record: LogFields = { time: new Date().toISOString(), level, msg: message };
+      for (const source of [bound, fields]) {
+        if (!source) continue;
+        for (const key in source) {
+          const value = source[key];
+          record[key] = value instanceof Error ? { message: value.message, stack: value.stack } : value;
+        }
+      }
+      write(redact(JSON.stringify(record)));
       return;
     }
+    const all = { ...bound, ...fields };
     const extra = Object.entries(all).map(([k, v]) => `${k}=${render(v)}`).join(' ');
     write(redact(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`));
   };

@@ -15,6 +15,7 @@ import type { ThrottleGuard } from './http/auth.ts';
 import type { Identity } from './identity/identity.ts';
 import type { ApiTokenRow, TenantRow, UserRow } from './identity/tables.ts';
 import type { Logger } from './log.ts';
+import type { PluginMetrics } from './metrics.ts';
 import type { Migration, Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
@@ -55,6 +56,8 @@ export interface PluginContext<Section> {
   throttle: ThrottleGuard;
   /** The client's address as the throttle sees it (honours `server.trustProxy`). */
   clientIp(c: Context<KernelEnv>): string;
+  /** Prometheus series of the plugin's own (`workspace_hub_<name>`), served on `GET /metrics`. */
+  metrics: PluginMetrics;
 }
 
 export interface PluginInstance<Section = unknown> {

@@ -43,8 +43,19 @@ export const loggingSchema = z
     level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** `pretty` for people, `json` for log collectors. @default pretty */
     format: z.enum(['pretty', 'json']).default('pretty'),
+    /** One `info` line per request (method, route template, status, duration, …). @default true */
+    accessLog: envBoolean.default(true),
   })
-  .default({ level: 'info', format: 'pretty' });
+  .default({ level: 'info', format: 'pretty', accessLog: true });
+
+export const metricsSchema = z
+  .strictObject({
+    /** Serve `GET /metrics` (Prometheus text format). @default true */
+    enabled: envBoolean.default(true),
+    /** When set, `/metrics` needs `Authorization: Bearer <token>`; write it as `${ENV}`. */
+    token: z.string().min(16, 'must be at least 16 characters').optional(),
+  })
+  .default({ enabled: true });
 
 export const kernelSections = {
   server: serverSchema,
@@ -53,7 +64,9 @@ export const kernelSections = {
   multitenancy: multitenancySchema,
   collaboration: collaborationSchema,
   logging: loggingSchema,
+  metrics: metricsSchema,
 };
 
 export type ServerConfig = z.output<typeof serverSchema>;
 export type LoggingConfig = z.output<typeof loggingSchema>;
+export type MetricsConfig = z.output<typeof metricsSchema>;

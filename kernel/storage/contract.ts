@@ -129,6 +129,16 @@ export interface Migration {
 
 export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
 
+/** A connection pool's counts, for metrics; a field the client library does not expose is absent. */
+export interface PoolStats {
+  /** Open connections. */
+  total?: number;
+  /** Connections checked out (running a query or holding a transaction). */
+  inUse?: number;
+  /** Callers waiting for a connection. */
+  waiting?: number;
+}
+
 export interface StorageDriver {
   readonly kind: DriverKind;
   /** A store bound to one tenant: what handlers get. */
@@ -139,13 +149,18 @@ export interface StorageDriver {
   appliedMigrations(): Promise<string[]>;
   /** Applies one migration's schema operations and data step, then records its id. */
   applyMigration(migration: Migration): Promise<void>;
-  /** Throws when the database cannot be reached. */
+  /**
+   * Throws when the database cannot be reached. Cheap (SQL `SELECT 1`, a one-document Firestore
+   * read): readiness probes call it on every check, under a short timeout of their own.
+   */
   ping(): Promise<void>;
   /**
    * The embedded database only: writes a consistent copy of the whole database to a new file `out`
    * while the database stays in use. Absent on server databases (they have their own tools).
    */
   backup?(out: string): Promise<{ path: string; bytes: number }>;
+  /** The pool's counts for metrics, or null when the driver has no pool (embedded, Firestore). */
+  poolStats?(): PoolStats | null;
   /** Closes every connection; waits for queries in flight. */
   close(): Promise<void>;
 }

@@ -26,7 +26,17 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
     migrations: llmMigrations,
     setup(ctx) {
       const clients = createProviderClients();
-      const deps: LlmDeps = { config: () => ctx.config(), clients, clock: ctx.clock, storage: ctx.storage };
+      const tokens = ctx.metrics.counter('llm_tokens_total', 'LLM tokens counted against users, by model and kind', ['model', 'kind']);
+      const deps: LlmDeps = {
+        config: () => ctx.config(),
+        clients,
+        clock: ctx.clock,
+        storage: ctx.storage,
+        countTokens(model, usage) {
+          tokens.inc({ model, kind: 'prompt' }, usage.promptTokens);
+          tokens.inc({ model, kind: 'completion' }, usage.completionTokens);
+        },
+      };
 
       // Model ids in access lists are checked against what the hub offers. With LLM support off
       // nothing can be checked, so every id is accepted and none is reported stale.

@@ -24,6 +24,8 @@ export interface LlmDeps {
   clock: Clock;
   /** Storage of the live database (not the request's), so a step that outlives a db reload counts there. */
   storage(tenantId: string): Store;
+  /** Counts tokens a step used, by model and kind (prompt, completion), for `/metrics`. */
+  countTokens?(model: string, usage: StepUsage): void;
 }
 
 /**
@@ -71,11 +73,13 @@ export async function prepareStep(deps: LlmDeps, c: Context<KernelEnv>, body: Ch
   const admission = await admitStep(store, deps.clock, user, { isNewTurn, leaseMs: section.timeoutMs + 5_000, signal: c.req.raw.signal });
   const tokenId = c.var.auth.token.id;
   const messageCount = body.messages.length;
-  const count: PreparedStep['count'] = (answer, streamed) =>
-    recordStep(store, deps.clock, {
+  const count: PreparedStep['count'] = async (answer, streamed) => {
+    await recordStep(store, deps.clock, {
       user, tokenId, model: model.id, provider: model.provider, usage: answer.usage, isNewTurn,
       hadToolCalls: answer.toolCalls.length > 0, messageCount, streamed,
     });
+    deps.countTokens?.(model.id, answer.usage);
+  };
   return { section, model, isNewTurn, store, admission, count };
 }
 

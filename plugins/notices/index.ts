@@ -39,6 +39,7 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
       const transport = (redis: RedisConfig | undefined) => (redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log));
       const fanout = createSwitchableFanout(transport(ctx.hubConfig().redis), ctx.log);
       const registry = options.registry ?? createStreamRegistry();
+      ctx.metrics.gaugeFrom('notice_streams', 'Notice streams (SSE) open on this instance', () => registry.size());
       const deps = { storage: ctx.storage, clock: ctx.clock, fanout };
 
       const unsubscribe = [

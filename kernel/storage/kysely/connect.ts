@@ -53,7 +53,13 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }) });
-  return { kind: 'postgres', flavor: 'postgres', db, close: () => db.destroy() };
+  return {
+    kind: 'postgres',
+    flavor: 'postgres',
+    db,
+    close: () => db.destroy(),
+    poolStats: () => ({ total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+  };
 }
 
 export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
@@ -75,5 +81,22 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     ...(ssl ? { ssl: ssl as object } : {}),
   });
   const db = new Kysely<any>({ dialect: new MysqlDialect({ pool: boundedMysqlPool(pool as any, poolBounds(config)) }) });
-  return { kind: 'mysql', flavor: 'mysql', db, close: () => db.destroy() };
+  // mysql2 keeps its counts in queues it does not document; read them defensively.
+  const queues = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+  return {
+    kind: 'mysql',
+    flavor: 'mysql',
+    db,
+    close: () => db.destroy(),
+    poolStats() {
+      const total = queues._allConnections?.length;
+      const free = queues._freeConnections?.length;
+      const waiting = queues._connectionQueue?.length;
+      return {
+        ...(total === undefined ? {} : { total }),
+        ...(total === undefined || free === undefined ? {} : { inUse: total - free }),
+        ...(waiting === undefined ? {} : { waiting }),
+      };
+    },
+  };
 }

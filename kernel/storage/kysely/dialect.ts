@@ -3,6 +3,7 @@
  * reported, and how migrations take a cross-process lock. Everything else is shared Kysely code.
  */
 import type { Kysely } from 'kysely';
+import type { PoolStats } from '../contract.ts';
 import type { ColumnSpec } from '../table.ts';
 
 export type SqlFlavor = 'postgres' | 'mysql' | 'sqlite';
@@ -18,6 +19,8 @@ export interface SqlDialect {
   readonly path?: string | null;
   /** Closes the pool (and the embedded database). */
   close(): Promise<void>;
+  /** The pool's counts, when the client library exposes them. */
+  poolStats?(): PoolStats | null;
 }
 
 export function columnType(flavor: SqlFlavor, spec: ColumnSpec): string {

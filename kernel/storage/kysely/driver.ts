@@ -105,6 +105,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       }
     },
     ...(flavor === 'sqlite' && dialect.path ? { backup: (out: string) => backupSqlite(dialect, out) } : {}),
+    poolStats: () => dialect.poolStats?.() ?? null,
     close: () => dialect.close(),
   };
 }

@@ -1,0 +1,394 @@
+/**
+ * Operability: liveness and readiness probes, Prometheus metrics and the access log, through a
+ * real hub on every configured driver (and PostgreSQL behind a TCP proxy the test can cut or stall).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { loadConfig, validateConfig } from '../../kernel/config/load.ts';
+import { createHub } from '../../kernel/hub.ts';
+import { serveNode } from '../../kernel/runtime/node.ts';
+import { createLogger } from '../../kernel/log.ts';
+import { createDriver } from '../../kernel/storage/create-driver.ts';
+import { col, defineTable } from '../../kernel/storage/table.ts';
+import { plugins } from '../../plugins/index.ts';
+import { createTestDatabase, driverAvailable } from '../helpers/databases.ts';
+import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { startTestHub, type TestHub } from '../helpers/hub.ts';
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The migrations record as a declared table, so a test can forget one migration on any driver. */
+const migrationsRecord = defineTable({ name: 'hub_migrations', tenantScoped: false, columns: { id: col.id(), appliedAt: col.timestamp() } });
+
+describe.each(httpDrivers())('probes on %s', (kind) => {
+  let db: TestDriver;
+  let t: TestHub;
+  beforeAll(async () => {
+    db = await openTestDriver(kind);
+    t = await startTestHub({ driver: db.driver });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.cleanup();
+  });
+
+  it('GET /healthz answers 200 without a token', async () => {
+    const res = await t.request('GET', '/healthz', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz answers 200 with every check ok when the database answers and the schema is current', async () => {
+    const res = await t.request('GET', '/readyz', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok', redis: 'not configured' } });
+  });
+
+  it('GET /health still answers as the spec has it', async () => {
+    const res = await t.request('GET', '/health', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', version: expect.any(String) });
+  });
+
+  it('GET /readyz answers 503 naming the schema when a migration is missing from the record', async () => {
+    const last = t.hub.migrations.at(-1)!;
+    const record = db.driver.unscoped().table(migrationsRecord);
+    const saved = await record.get(last.id);
+    expect(saved).not.toBeNull();
+    await record.delete(last.id);
+    try {
+      const res = await t.request('GET', '/readyz', { token: null });
+      expect(res.status).toBe(503);
+      expect(res.body.checks).toMatchObject({ database: 'ok', schema: expect.stringContaining('1 pending migration') });
+      expect(res.body.error).toContain('schema');
+    } finally {
+      await record.insert(saved!);
+    }
+    expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
+  });
+});
+
+describe('readiness on failing dependencies', () => {
+  let db: TestDriver;
+  beforeAll(async () => {
+    db = await openTestDriver(httpDrivers()[0]!);
+  });
+  afterAll(async () => db?.cleanup());
+
+  it('answers 503 naming redis when the configured Redis cannot be reached, and never throttles the probe', async () => {
+    const port = await closedPort();
+    const t = await startTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port, connectTimeoutMillis: 300, maxFailures: 1 } } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await t.request('GET', '/readyz', { token: 'hbk_not-a-real-token-at-all' });
+        expect(res.status).toBe(503);
+        expect(res.body.checks).toMatchObject({ database: 'ok', schema: 'ok', redis: 'unreachable' });
+        expect(res.body.error).toMatch(/redis/);
+      }
+      expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 once shutdown has begun', async () => {
+    const t = await startTestHub({ driver: db.driver });
+    try {
+      expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
+      t.hub.beginShutdown();
+      const res = await t.request('GET', '/readyz', { token: null });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.body).toEqual({ error: expect.stringContaining('shutting down'), checks: { shutdown: 'in progress' } });
+      expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** A TCP proxy in front of PostgreSQL that the test can cut (refuse) or stall (accept, never answer). */
+async function startProxy(target: { host: string; port: number }) {
+  let mode: 'open' | 'cut' | 'stall' = 'open';
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => undefined);
+    if (mode === 'cut') return void client.destroy();
+    if (mode === 'stall') return; // accepted, never forwarded
+    const upstream = connect(target.port, target.host);
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+    client.on('data', (chunk) => (mode === 'open' ? upstream.write(chunk) : undefined));
+    upstream.on('data', (chunk) => (mode === 'open' ? client.write(chunk) : undefined));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    set(next: typeof mode) {
+      mode = next;
+      if (next === 'cut') for (const socket of sockets) socket.destroy();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.runIf(driverAvailable('postgres'))('readiness when PostgreSQL stops or stalls', () => {
+  it('answers 503 naming the database within the check timeout, and 200 again once it is back', async () => {
+    const database = await createTestDatabase('postgres');
+    if (database.config.driver !== 'postgres') throw new Error('expected a postgres config');
+    const proxy = await startProxy({ host: database.config.host, port: database.config.port });
+    const driver = await createDriver({ ...database.config, port: proxy.port, connectionTimeoutMillis: 1_000 });
+    const t = await startTestHub({ driver });
+    try {
+      expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
+      // The pool's counts (PostgreSQL exposes them).
+      const metrics = (await t.request('GET', '/metrics', { token: null })).text;
+      expect(Number(/^workspace_hub_db_pool_connections (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(metrics).toMatch(/^workspace_hub_db_pool_in_use \d+/m);
+      expect(metrics).toMatch(/^workspace_hub_db_pool_waiting 0/m);
+
+      proxy.set('stall');
+      // A stalled database: the pool's connections hang; the probe must not.
+      const started = Date.now();
+      const stalled = await t.request('GET', '/readyz', { token: null });
+      expect(stalled.status).toBe(503);
+      expect(stalled.body.checks.database).not.toBe('ok');
+      expect(stalled.body.error).toContain('database');
+      expect(Date.now() - started).toBeLessThan(8_000);
+
+      proxy.set('cut');
+      const stopped = await t.request('GET', '/readyz', { token: null });
+      expect(stopped.status).toBe(503);
+      expect(stopped.body.checks.database).toBe('unreachable');
+      expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
+
+      proxy.set('open');
+      let back = 0;
+      for (let i = 0; i < 50 && back !== 200; i++) {
+        back = (await t.request('GET', '/readyz', { token: null })).status;
+        if (back !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(back).toBe(200);
+    } finally {
+      await t.close();
+      await driver.close().catch(() => undefined);
+      await proxy.close();
+      await database.drop();
+    }
+  }, 60_000);
+});
+
+describe('metrics', () => {
+  let db: TestDriver;
+  beforeAll(async () => {
+    db = await openTestDriver(httpDrivers()[0]!);
+  });
+  afterAll(async () => db?.cleanup());
+
+  it('counts requests by method, route template and status, never by raw path', async () => {
+    const t = await startTestHub({ driver: db.driver });
+    try {
+      expect((await t.request('GET', '/run-results/some-raw-id-123')).status).toBe(404);
+      expect((await t.request('GET', '/no/such/path/xyz')).status).toBe(404);
+      const res = await t.request('GET', '/metrics', { token: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      expect(res.text).toMatch(/workspace_hub_http_requests_total\{method="GET",route="\/run-results\/:id",status="404"\} 1/);
+      expect(res.text).toMatch(/workspace_hub_http_requests_total\{method="GET",route="\(unmatched\)",status="404"\} 1/);
+      expect(res.text).toMatch(/workspace_hub_http_request_duration_seconds_bucket\{le="[0-9.]+",method="GET",route="\/run-results\/:id",status="404"\}/);
+      expect(res.text).not.toContain('some-raw-id-123');
+      expect(res.text).not.toContain('/no/such/path');
+      // The runtime's process metrics and the plugins' own series.
+      expect(res.text).toContain('workspace_hub_process_cpu_user_seconds_total');
+      expect(res.text).toContain('workspace_hub_nodejs_heap_size_used_bytes');
+      expect(res.text).toMatch(/workspace_hub_notice_streams 0/);
+      expect(res.text).toContain('# TYPE workspace_hub_llm_tokens_total counter');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('reports the notice streams open on this instance', async () => {
+    const t = await startTestHub({ driver: db.driver });
+    const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
+    const until = async (want: number) => {
+      for (let i = 0; i < 100 && (await streams()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return streams();
+    };
+    try {
+      expect(await streams()).toBe(0);
+      const res = await t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${t.adminToken}` } });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      expect(await until(1)).toBe(1);
+      await reader.cancel();
+      expect(await until(0)).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts requests refused by the throttle', async () => {
+    const t = await startTestHub({ driver: db.driver, config: { redis: { maxFailures: 2 } }, throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore() });
+    try {
+      for (let i = 0; i < 2; i++) expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(401);
+      expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(429);
+      const res = await t.request('GET', '/metrics', { token: null });
+      expect(res.text).toMatch(/workspace_hub_throttle_blocked_requests_total 1/);
+      expect(res.text).toMatch(/route="\/auth\/session",status="429"\} 1/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('needs the configured bearer token when metrics.token is set, and answers 404 when disabled', async () => {
+    const token = 'metrics-secret-0123456789';
+    const t = await startTestHub({ driver: db.driver, config: { metrics: { token } } });
+    try {
+      expect((await t.request('GET', '/metrics', { token: null })).status).toBe(401);
+      const wrong = await t.request('GET', '/metrics', { token: 'metrics-secret-0123456780' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error).toContain('metrics');
+      expect((await t.request('GET', '/metrics', { token: token + 'x' })).status).toBe(401);
+      expect((await t.request('GET', '/metrics', { token })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+    const off = await startTestHub({ driver: db.driver, config: { metrics: { enabled: false } } });
+    try {
+      expect((await off.request('GET', '/metrics', { token: null })).status).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('applies a changed metrics section on reload and reads the token from ${ENV}', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hub-metrics-'));
+    const path = join(dir, 'server.yaml');
+    const env = { HUB_METRICS_TOKEN: 'from-the-environment-0123' };
+    try {
+      await writeFile(path, stringify({ logging: { level: 'silent' } }));
+      const sections = Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
+      const loaded = await loadConfig({ explicitPath: path, cwd: dir, env, pluginSections: sections });
+      const hub = await createHub({ config: loaded.config, configPath: path, env, plugins, driver: db.driver, migrate: true });
+      try {
+        expect((await hub.app.request('/metrics')).status).toBe(200);
+        await writeFile(path, stringify({ logging: { level: 'silent' }, metrics: { token: '${HUB_METRICS_TOKEN}' } }));
+        const outcome = await hub.reload();
+        expect(outcome.ok).toBe(true);
+        expect((await hub.app.request('/metrics')).status).toBe(401);
+        expect((await hub.app.request('/metrics', { headers: { authorization: `Bearer ${env.HUB_METRICS_TOKEN}` } })).status).toBe(200);
+      } finally {
+        await hub.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('access log', () => {
+  let db: TestDriver;
+  beforeAll(async () => {
+    db = await openTestDriver(httpDrivers()[0]!);
+  });
+  afterAll(async () => db?.cleanup());
+
+  const capture = (format: 'json' | 'pretty' = 'json') => {
+    const lines: string[] = [];
+    return { lines, log: createLogger({ level: 'info', format, write: (line) => lines.push(line) }) };
+  };
+
+  it('writes one JSON line per request with route template, status, duration, ids, and no query or token', async () => {
+    const { lines, log } = capture();
+    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } });
+    try {
+      lines.length = 0;
+      const res = await t.request('GET', '/run-results/raw-id-77?secret=query-value', { headers: { 'x-request-id': 'req-abc-1' } });
+      expect(res.status).toBe(404);
+      const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        level: 'info', method: 'GET', route: '/run-results/:id', status: 404, requestId: 'req-abc-1', tenant: '__default__', userId: t.adminId,
+      });
+      expect(typeof entries[0].durationMs).toBe('number');
+      const all = lines.join('\n');
+      expect(all).not.toContain('query-value');
+      expect(all).not.toContain('raw-id-77');
+      expect(all).not.toContain(t.adminToken);
+      expect(all).not.toContain(t.adminToken.slice(4, 20));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('logs an unmatched path without its query, and no user for a request without a token', async () => {
+    const { lines, log } = capture();
+    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } });
+    try {
+      lines.length = 0;
+      await t.request('GET', '/nowhere/at-all?token=abc', { token: null });
+      const [entry] = lines.map((line) => JSON.parse(line)).filter((e) => e.msg === 'request');
+      expect(entry).toMatchObject({ route: '(unmatched)', path: '/nowhere/at-all', status: 404 });
+      expect(entry.userId).toBeUndefined();
+      expect(lines.join('\n')).not.toContain('abc');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('on a real Node server, logs the bytes sent once the response is finished', async () => {
+    const { lines, log } = capture();
+    const config = validateConfig({ logging: { level: 'info', format: 'json' }, server: { port: 1 } }, Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema])), {});
+    const hub = await createHub({ config, plugins, driver: db.driver, log, migrate: true });
+    const running = await serveNode(hub, { host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${running.url}/healthz?probe=1`);
+      const body = await res.text();
+      let entry: any;
+      for (let i = 0; i < 50 && !entry; i++) {
+        entry = lines.map((line) => JSON.parse(line)).find((e) => e.msg === 'request' && e.route === '/healthz');
+        if (!entry) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(entry).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
+      // Status line and headers included, so more than the body alone.
+      expect(entry.bytes).toBeGreaterThan(body.length);
+      expect(lines.join('\n')).not.toContain('probe=1');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('writes nothing per request with logging.accessLog: false', async () => {
+    const { lines, log } = capture();
+    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', accessLog: false } } });
+    try {
+      lines.length = 0;
+      await t.request('GET', '/auth/session');
+      await t.request('GET', '/health', { token: null });
+      expect(lines.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
