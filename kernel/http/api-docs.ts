@@ -130,6 +130,22 @@ export const kernelRouteDocs: RouteDocs = {
     summary: "The reference page's script (Redoc's standalone bundle)",
     responses: { 200: { contentType: 'text/javascript', description: 'JavaScript', schema: { type: 'string' } } },
   },
+  'GET /healthz': {
+    summary: 'Liveness probe: the process answers (touches no dependency)',
+    responses: { 200: z.object({ status: z.literal('ok') }) },
+  },
+  'GET /readyz': {
+    summary: 'Readiness probe: the database answers, Redis (when configured) answers and the schema is current',
+    description: 'Each check has a short timeout of its own. 503 names the failing part in `checks`, and is also the answer once shutdown has begun.',
+    errors: [503],
+    responses: { 200: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) }) },
+  },
+  'GET /metrics': {
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'Turned off with `metrics.enabled: false` (then 404). With `metrics.token` set it needs `Authorization: Bearer <metrics token>` (401 otherwise); API tokens are not accepted.',
+    errors: [401, 404],
+    responses: { 200: { contentType: 'text/plain', description: 'Prometheus text format', schema: { type: 'string' } } },
+  },
   'POST /admin/config/reload': {
     summary: 'Re-read server.yaml and apply it (as SIGHUP does)',
     description: 'Validates the whole file first; on success swaps connections and reports per section. A file that fails validation changes nothing and gives 400 with `fatalError`.',
