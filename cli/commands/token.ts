@@ -1,11 +1,10 @@
 /** `workspace-hub user token …`: issue, list and revoke API tokens. */
 import { defineCommand } from 'citty';
-import { usersTable } from '../../kernel/identity/tables.ts';
-import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { withTenant } from '../context.ts';
 import { CliError, withUserId } from '../errors.ts';
 import { print, printBlocks, printJson, secretLines, tokenBlock } from '../output.ts';
+
+const hubModules = () => import('../hub-modules.ts');
 
 const createCommand = defineCommand({
   meta: { name: 'workspace-hub user token create', description: 'Issue an API token for a user (the secret is shown once)' },
@@ -17,6 +16,7 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { withTenant, usersTable, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const { users, tokens } = hub.identity;
       // assertHuman refuses the internal system account, as POST /admin/users/:id/tokens does.
@@ -41,6 +41,7 @@ const listCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const rows = await hub.identity.tokens.list(store, args.user);
       if (args.json) return printJson({ tokens: rows.map(toTokenRecord) });
@@ -60,6 +61,7 @@ const revokeCommand = defineCommand({
   },
   async run({ args }) {
     const id = args['token-id'];
+    const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await hub.identity.tokens.revoke(store, id);
       if (!row) throw new CliError(`No active API token found with id ${id}.`);

@@ -45,10 +45,10 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
     expect(stdout.match(/hbk_[A-Za-z0-9_-]{40,}/g)).toHaveLength(1);
   });
 
-  it('refuses a duplicate name with the service message', async () => {
+  it('refuses a duplicate name with the service message, naming the flag', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'ALICE');
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('name: User name "ALICE" is already in use.');
+    expect(stderr.trim()).toBe('--name: User name "ALICE" is already in use.');
   });
 
   it('refuses specific ids that do not exist', async () => {
@@ -64,8 +64,14 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
     expect(names).not.toContain('system');
     for (const user of users) expect(user.warnings).toEqual([]);
     const human = await project.run('user', 'list');
-    expect(human.stdout).toContain('alice (');
-    expect(human.stdout).not.toContain('system (');
+    const [header, ...lines] = human.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED']);
+    // One row per user: id, name, role, access summary, creation time.
+    expect(lines).toHaveLength(users.length);
+    const alice = users.find((user: { name: string }) => user.name === 'alice');
+    const row = lines.find((line) => line.startsWith(alice.id))!.split(/\s{2,}/);
+    expect(row).toEqual([alice.id, 'alice', 'user', 'collections *, llm', alice.createdAt.replace(/\.\d+Z$/, 'Z')]);
+    expect(human.stdout).not.toMatch(/\bsystem\b/);
   });
 
   it('shows, updates and deletes a user', async () => {
