@@ -17,7 +17,7 @@ interface SectionResult {
   status: string;
   error?: string;
 }
-type Outcome = { ok: true; sections: SectionResult[] } | { ok: false; fatalError: string };
+type Outcome = { ok: true; sections: SectionResult[]; others?: SectionResult[] } | { ok: false; fatalError: string };
 
 /**
  * The `db` section's data directory, read from the file without validating it: the server resolves
@@ -32,7 +32,7 @@ async function configuredDb(configOption: string | undefined): Promise<unknown> 
     if (!configOption && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CliError(`Config file not found: ${path}`, EXIT.config);
   }
-  const { parse } = await import('yaml');
+  const { parse } = await import('../yaml.ts');
   try {
     const db = (parse(text) as { db?: { dataDir?: unknown } } | null)?.db;
     const dir = db?.dataDir;
@@ -77,11 +77,13 @@ export const reloadCommand = defineCommand({
     }
     if (!outcome) throw new CliError(`Sent SIGHUP to the server (pid ${info.pid}), but it did not report the outcome within ${seconds} s; see its log.`);
     if (!outcome.ok) throw new CliError(`Reload failed, nothing changed: ${outcome.fatalError}`);
-    const failed = outcome.sections.filter((entry) => entry.status === 'failed');
-    if (args.json) printJson({ pid: info.pid, sections: outcome.sections });
+    // The HTTP answer lists only the sections the desktop client knows; here every one is shown.
+    const sections = [...outcome.sections, ...(outcome.others ?? [])];
+    const failed = sections.filter((entry) => entry.status === 'failed');
+    if (args.json) printJson({ pid: info.pid, sections });
     else {
       print(`Reloaded the configuration of the server at ${info.url} (pid ${info.pid}).`);
-      printTable(['SECTION', 'STATUS', 'DETAIL'], outcome.sections.map((entry) => [entry.section, entry.status, entry.error ?? '']));
+      printTable(['SECTION', 'STATUS', 'DETAIL'], sections.map((entry) => [entry.section, entry.status, entry.error ?? '']));
     }
     if (failed.length > 0) {
       if (!args.json) process.stderr.write(`Failed: ${failed.map((entry) => `${entry.section} (${entry.error ?? 'no reason given'})`).join('; ')}\n`);

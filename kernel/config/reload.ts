@@ -109,6 +109,8 @@ async function readNext(host: ReloadHost): Promise<HubConfig> {
  */
 export function reason(error: unknown): string {
   if (!(error instanceof Error)) return String(error) || 'unknown error';
+  // "The database cannot be reached" says what, its cause says why (ECONNREFUSED, bad password…).
+  if (error.message && error.cause !== undefined) return `${error.message}: ${reason(error.cause)}`;
   if (error.message) return error.message;
   if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(reason))].join('; ');
   const code = (error as NodeJS.ErrnoException).code;
