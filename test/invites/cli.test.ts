@@ -50,7 +50,7 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
   it('builds links on server.publicUrl when set; --base-url still wins', async () => {
     const config = await project.writeConfig('public.yaml', { db: database.db, server: { host: '0.0.0.0', port: 9123, publicUrl: 'https://team.example.org/hub' }, ...quietLogging });
     const result = await project.json('--config', config, 'user', 'invite', 'create', '--name', 'frances');
-    expect(result.link.startsWith('https://team.example.org/hub/join?url=https%3A%2F%2Fteam.example.org%2Fhub&name=frank&')).toBe(true);
+    expect(result.link.startsWith('https://team.example.org/hub/join?url=https%3A%2F%2Fteam.example.org%2Fhub&name=frances&')).toBe(true);
     const flagged = await project.json('user', 'invite', 'create', '--user', result.user.id, '--base-url', 'https://other.example.net', '--config', config);
     expect(flagged.link.startsWith('https://other.example.net/join?url=https%3A%2F%2Fother.example.net&')).toBe(true);
   });
