@@ -143,3 +143,10 @@ describe.skipIf(skipPg)('the README quick start, on PostgreSQL', () => {
   });
   followQuickStart(() => database.db);
 });
+
+// The quick start as a new user runs it: no db section, the embedded default database. The CLI runs
+// while the server holds that database, which the embedded SQLite default allows (several processes
+// may open it); the former embedded PGlite refused it.
+describe('the README quick start, on the embedded default database', () => {
+  followQuickStart(() => undefined);
+});
