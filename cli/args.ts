@@ -3,7 +3,7 @@
  * only the last value of a repeated flag, so repeatable flags are read from the raw argv here.
  */
 import type { ArgsDef } from 'citty';
-import { CliError } from './errors.ts';
+import { UsageError } from './errors.ts';
 
 /** `--config` and `--verbose`: every command has them. */
 export const commonArgs = {
@@ -55,7 +55,7 @@ export function collectFlag(rawArgs: readonly string[], name: string): string[] 
       continue;
     }
     const next = rawArgs[i + 1];
-    if (next === undefined || next.startsWith('--')) throw new CliError(`Option --${name} needs a value.`);
+    if (next === undefined || next.startsWith('--')) throw new UsageError(`Option --${name} needs a value.`);
     values.push(next);
     i++;
   }
@@ -69,10 +69,10 @@ export function collectFlag(rawArgs: readonly string[], name: string): string[] 
 export function parseListFlag(name: string, values: readonly string[]): string[] {
   if (values.length === 1 && values[0]!.trim() === '') return [];
   const entries = values.flatMap((value) => value.split(',')).map((entry) => entry.trim());
-  if (entries.some((entry) => entry === '')) throw new CliError(`--${name}: entries must not be empty.`);
+  if (entries.some((entry) => entry === '')) throw new UsageError(`--${name}: entries must not be empty.`);
   const unique = [...new Set(entries)];
   if (unique.includes('*') && unique.length > 1) {
-    throw new CliError(`--${name}: Wildcard access "*" must be the only entry.`);
+    throw new UsageError(`--${name}: Wildcard access "*" must be the only entry.`);
   }
   return unique;
 }
@@ -83,7 +83,7 @@ export function parseCount(name: string, raw: string, allowUnlimited = false): n
   if (allowUnlimited && value.toLowerCase() === 'unlimited') return null;
   const number = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(number)) {
-    throw new CliError(`--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`);
+    throw new UsageError(`--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`);
   }
   return number;
 }
@@ -91,6 +91,6 @@ export function parseCount(name: string, raw: string, allowUnlimited = false): n
 /** A TCP port for `--port`; 0 asks the system for a free one. */
 export function parsePort(raw: string): number {
   const port = parseCount('port', raw)!;
-  if (port > 65535) throw new CliError(`--port must be between 0 and 65535, got "${raw}".`);
+  if (port > 65535) throw new UsageError(`--port must be between 0 and 65535, got "${raw}".`);
   return port;
 }

@@ -1,15 +1,12 @@
-/** The `workspace-hub` command line tool: the root command and its groups. */
+/**
+ * The `workspace-hub` command line tool: the root command and its groups. Each command module is
+ * small and loads the kernel only when it runs, so `--help` and argument errors stay fast.
+ */
 import { defineCommand } from 'citty';
 import { HUB_VERSION } from '../kernel/version.ts';
-import { backupCommand } from './commands/backup.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { startCommand } from './commands/start.ts';
-import { tenantCommand } from './commands/tenant.ts';
-import { exportCommand, importCommand } from './commands/transfer.ts';
-import { userCommand } from './commands/user.ts';
 import { runCli } from './runner.ts';
 
-/** The root command; every action is a subcommand. */
+/** The root command; every action is a subcommand, imported when it is used. */
 export const rootCommand = defineCommand({
   meta: {
     name: 'workspace-hub',
@@ -17,13 +14,14 @@ export const rootCommand = defineCommand({
     description: 'Self-hosted server for teams that share API-client workspaces',
   },
   subCommands: {
-    start: startCommand,
-    migrate: migrateCommand,
-    user: userCommand,
-    tenant: tenantCommand,
-    backup: backupCommand,
-    export: exportCommand,
-    import: importCommand,
+    start: () => import('./commands/start.ts').then((m) => m.startCommand),
+    reload: () => import('./commands/reload.ts').then((m) => m.reloadCommand),
+    migrate: () => import('./commands/migrate.ts').then((m) => m.migrateCommand),
+    user: () => import('./commands/user.ts').then((m) => m.userCommand),
+    tenant: () => import('./commands/tenant.ts').then((m) => m.tenantCommand),
+    backup: () => import('./commands/backup.ts').then((m) => m.backupCommand),
+    export: () => import('./commands/transfer.ts').then((m) => m.exportCommand),
+    import: () => import('./commands/transfer.ts').then((m) => m.importCommand),
   },
 });
 

@@ -16,6 +16,11 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Writes one JSON document on one line (for a stream of events, as `start --json` prints). */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
 /** `label  value` lines with the values aligned, indented by two spaces. */
 export function block(entries: readonly (readonly [string, string])[]): string[] {
   const width = Math.max(...entries.map(([label]) => label.length)) + 2;
@@ -75,6 +80,74 @@ export function toTenantRecord(row: TenantRow) {
 
 export function tenantBlock(tenant: TenantRow): string[] {
   return [`${tenant.name} (${tenant.id})`, ...block([['created', tenant.createdAt], ['updated', tenant.updatedAt]])];
+}
+
+/** Columns of `user list`. */
+export const USER_COLUMNS = ['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED'] as const;
+
+const accessPart = (label: string, ids: readonly string[]) => (ids.length === 0 ? [] : [`${label} ${ids.includes('*') ? '*' : ids.length}`]);
+
+/** What an account may use, on one line: `*` for all, else how many ids; `none` when nothing. */
+export function accessSummary(user: UserRecord): string {
+  const llm = user.llmAccess ? ['llm'] : [];
+  if (user.role === 'admin') return ['all', ...llm].join(', ');
+  const parts = [
+    ...accessPart('collections', user.collectionAccess),
+    ...accessPart('environments', user.environmentAccess),
+    ...accessPart('snippets', user.snippetAccess),
+    ...accessPart('live-servers', user.liveServerAccess),
+    ...accessPart('live-pages', user.livePageAccess),
+    ...llm,
+  ];
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** One row of the `user list` table. */
+export function userRow(user: UserRecord): string[] {
+  return [user.id, user.name, user.role, accessSummary(user), user.createdAt.replace(/\.\d+Z$/, 'Z')];
+}
+
+/** A table with a header row; columns are padded to their widest cell, the last one is not. */
+export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  print(line(header), ...rows.map(line));
+}
+
+/**
+ * Progress of a long operation (migrate, backup, export, import) for the person at a terminal: one
+ * line on stderr, rewritten in place, and cleared when done. Silent when stderr is not a terminal
+ * (piped, redirected, CI) and with `--json`, so scripts only ever see the result.
+ */
+export interface Progress {
+  /** Whether anything is shown at all. */
+  readonly visible: boolean;
+  /** Reports the step now running, e.g. `progress.step('entities/0001-tables', 9)` (total when known). */
+  step(label: string, total?: number): void;
+  /** Clears the line; the command then prints its result as usual. */
+  done(): void;
+}
+
+export function createProgress(title: string, options: { total?: number; json?: boolean | undefined; stream?: NodeJS.WriteStream } = {}): Progress {
+  const stream = options.stream ?? process.stderr;
+  const visible = Boolean(stream.isTTY) && !options.json;
+  let count = 0;
+  let shown = false;
+  return {
+    visible,
+    step(label, total = options.total) {
+      count++;
+      if (!visible) return;
+      const position = total === undefined ? `${count}` : `${count}/${total}`;
+      const width = (stream.columns || 80) - 1;
+      stream.write(`\r\x1b[2K${`${title} ${position}: ${label}`.slice(0, width)}`);
+      shown = true;
+    },
+    done() {
+      if (visible && shown) stream.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
 }
 
 /** Blocks separated by blank lines. */

@@ -1,11 +1,16 @@
 /**
- * Runs a citty command tree with the behaviour an admin tool needs and `runMain` lacks: errors as
- * one message on stderr (stack only with `--verbose`), exit code 1, unknown options refused rather
- * than silently ignored (a typo in `--colection-access` must not "succeed"), usage on stdout for
- * `--help` and for a command group given no subcommand.
+ * Runs a citty command tree with the behaviour an admin tool needs and `runMain` lacks:
+ *
+ * - global options (`--config`, `--json`, `--help`, `--verbose`) anywhere, before or after the
+ *   command words, as git, docker and kubectl accept them;
+ * - errors as one message on stderr (stack only with `--verbose`), or `{"error": "..."}` with
+ *   `--json`, and an exit code that tells scripts what kind of failure it was (see EXIT);
+ * - unknown options refused rather than silently ignored (a typo in `--colection-access` must not
+ *   "succeed");
+ * - usage on stdout for `--help` and for a command group given no subcommand.
  */
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty';
-import { describeError } from './errors.ts';
+import { describeError, exitCodeOf, EXIT } from './errors.ts';
 
 type Command = CommandDef<any>;
 type Resolvable<T> = T | Promise<T> | (() => T) | (() => Promise<T>);
@@ -15,20 +20,66 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCas
 const camel = (name: string) => name.replace(/-([a-z])/g, (_m, ch: string) => ch.toUpperCase());
 const isOption = (arg: string) => arg.startsWith('-') && arg !== '-';
 
-/** The command `rawArgs` selects, the arguments left for it, and a word that named no subcommand. */
-async function findCommand(root: Command, rawArgs: readonly string[]): Promise<{ command: Command; rest: string[]; unknown?: string }> {
+/** Options every command understands, and whether each takes a value. */
+const GLOBAL_OPTIONS = new Map<string, 'value' | 'flag'>([
+  ['--config', 'value'],
+  ['-c', 'value'],
+  ['--json', 'flag'],
+  ['--help', 'flag'],
+  ['-h', 'flag'],
+  ['--verbose', 'flag'],
+]);
+
+/** The global option `arg` names (`--config=x` included), or undefined. */
+function globalOption(arg: string): 'value' | 'flag' | undefined {
+  const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+  const kind = GLOBAL_OPTIONS.get(flag);
+  // `--json=...` or `--help=...` are not forms anyone means; leave them to the unknown-option check.
+  if (kind === 'flag' && flag !== arg) return undefined;
+  return kind;
+}
+
+interface Found {
+  command: Command;
+  /** The command words, e.g. ['user', 'list']. */
+  path: string[];
+  /** The leaf command's arguments, with any global options that came before the words moved in front. */
+  rest: string[];
+  /** A word that names no subcommand. */
+  unknown?: string;
+  /** An option before the command words that is not a global option. */
+  misplaced?: string;
+}
+
+/** Walks the command words, setting aside the global options met on the way. */
+async function findCommand(root: Command, rawArgs: readonly string[]): Promise<Found> {
   let command = root;
-  let rest = [...rawArgs];
+  const path: string[] = [];
+  const moved: string[] = [];
+  let i = 0;
   for (;;) {
     const subCommands = command.subCommands ? await resolve(command.subCommands) : undefined;
-    if (!subCommands) return { command, rest };
-    const index = rest.findIndex((arg) => !isOption(arg));
-    if (index === -1 || rest[index] === '--') return { command, rest };
-    const name = rest[index]!;
-    if (!(name in subCommands)) return { command, rest, unknown: name };
-    command = await resolve(subCommands[name]!);
-    rest = rest.slice(index + 1);
+    if (!subCommands) break;
+    const arg = rawArgs[i];
+    if (arg === undefined || arg === '--') break;
+    if (isOption(arg)) {
+      const kind = globalOption(arg);
+      // `--version` belongs to the root alone; anything else here is an option of a later command.
+      if (!kind) {
+        if (command === root && path.length === 0 && (arg === '--version' || arg === '-V')) break;
+        return { command, path, rest: [...moved, ...rawArgs.slice(i)], misplaced: arg };
+      }
+      moved.push(arg);
+      if (kind === 'value' && !arg.includes('=') && rawArgs[i + 1] !== undefined) moved.push(rawArgs[++i]!);
+      i++;
+      continue;
+    }
+    if (!(arg in subCommands)) return { command, path, rest: [...moved, ...rawArgs.slice(i)], unknown: arg };
+    command = await resolve(subCommands[arg]!);
+    path.push(arg);
+    i++;
   }
+  return { command, path, rest: [...moved, ...rawArgs.slice(i)] };
 }
 
 /** The first option in `args` the command does not declare, or undefined. */
@@ -61,33 +112,46 @@ async function usage(command: Command): Promise<string> {
   return `${await renderUsage(command)}\n`;
 }
 
-/** Runs `root` on `rawArgs`; sets `process.exitCode` to 1 on failure and never throws. */
+/** Whether `flag` appears among the options (before any `--`). */
+function hasFlag(rawArgs: readonly string[], ...flags: string[]): boolean {
+  const end = rawArgs.indexOf('--');
+  return (end === -1 ? rawArgs : rawArgs.slice(0, end)).some((arg) => flags.includes(arg));
+}
+
+/**
+ * Runs `root` on `rawArgs`; sets `process.exitCode` on failure and never throws. With `--json`
+ * anywhere among the options, a failure is `{"error": "..."}` on stderr.
+ */
 export async function runCli(root: Command, rawArgs: readonly string[]): Promise<void> {
-  const verbose = rawArgs.includes('--verbose');
-  const fail = (message: string) => {
-    process.stderr.write(`${message}\n`);
-    process.exitCode = 1;
+  const verbose = hasFlag(rawArgs, '--verbose');
+  const json = hasFlag(rawArgs, '--json');
+  const fail = (message: string, code: number) => {
+    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `${message}\n`);
+    process.exitCode = code;
   };
+  let name = 'workspace-hub';
   try {
-    const { command, rest, unknown } = await findCommand(root, rawArgs);
-    const name = (await resolve(command.meta ?? {})).name ?? 'workspace-hub';
-    const beforeDashes = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-    if (beforeDashes.includes('--help') || beforeDashes.includes('-h')) return void process.stdout.write(await usage(command));
+    const { command, rest, unknown, misplaced } = await findCommand(root, rawArgs);
+    name = (await resolve(command.meta ?? {})).name ?? name;
+    if (hasFlag(rest, '--help', '-h')) return void process.stdout.write(await usage(command));
     if (command === root && (rest[0] === '--version' || rest[0] === '-V')) {
       return void process.stdout.write(`${(await resolve(root.meta ?? {})).version}\n`);
     }
-    if (unknown !== undefined) return fail(`Unknown command "${unknown}". Run "${name} --help" for the commands.`);
-    if (command.subCommands && !command.run) return void process.stdout.write(await usage(command));
+    if (unknown !== undefined) return fail(`Unknown command "${unknown}". Run "${name} --help" for the commands.`, EXIT.usage);
+    if (misplaced !== undefined) return fail(`Unknown option ${misplaced}. Run "${name} --help" for the commands and their options.`, EXIT.usage);
+    if (command.subCommands && !command.run) {
+      // A group alone prints its usage; with --json a script gets an error instead of text.
+      if (json) return fail(`Missing command: run "${name} --help" for the commands.`, EXIT.usage);
+      return void process.stdout.write(await usage(command));
+    }
     const option = findUnknownOption(rest, await resolve(command.args ?? {}));
-    if (option) return fail(`Unknown option ${option}. Run "${name} --help" for the options.`);
-    await runCommand(root, { rawArgs: [...rawArgs] });
+    if (option) return fail(`Unknown option ${option}. Run "${name} --help" for the options.`, EXIT.usage);
+    await runCommand(command, { rawArgs: rest });
   } catch (error) {
     // citty's own argument errors (missing required option, bad enum value) are CLIErrors.
     if (error instanceof Error && error.name === 'CLIError') {
-      const { command } = await findCommand(root, rawArgs);
-      const name = (await resolve(command.meta ?? {})).name ?? 'workspace-hub';
-      return fail(`${error.message}\nRun "${name} --help" for usage.`);
+      return fail(json ? error.message : `${error.message}\nRun "${name} --help" for usage.`, EXIT.usage);
     }
-    fail(describeError(error, verbose));
+    fail(describeError(error, verbose), exitCodeOf(error));
   }
 }

@@ -121,7 +121,8 @@ function clientIpResolver(config: () => HubConfig, fromRuntime?: (c: Context<Ker
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let config = options.config;
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? createLogger(config.logging);
+  // Read at every line, so a reload of the `logging` section applies at once.
+  const log = options.log ?? createLogger(() => config.logging);
   const plugins = orderPlugins(options.plugins, Object.keys(kernelSections));
   const tables: Table[] = [...kernelTables, ...plugins.flatMap((p) => p.tables ?? [])];
   const migrations = collectMigrations(plugins);

@@ -34,11 +34,16 @@ function render(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
-  const threshold = ORDER[options.level];
-  const write = options.write ?? ((line: string) => console.error(line));
+/**
+ * Builds a logger. Given a function, the options are read at every line, so a config reload can
+ * change the level and format of a running hub (and of every child logger made before).
+ */
+export function createLogger(options: LoggerOptions | (() => LoggerOptions), bound: LogFields = {}): Logger {
+  const current = typeof options === 'function' ? options : () => options;
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
-    if (ORDER[level] < threshold) return;
+    const options = current();
+    if (ORDER[level] < ORDER[options.level]) return;
+    const write = options.write ?? ((line: string) => console.error(line));
     if (options.format === 'json') {
       // Built key by key: about three times faster than spreading and mapping entries, which
       // matters once every request writes a line (bench/logger.mjs).

@@ -1,24 +1,34 @@
 /** `workspace-hub user invite …`: invite a new or existing user, list and revoke invitations. */
 import { defineCommand } from 'citty';
-import { toUserRecord } from '../../kernel/identity/users.ts';
-import { createInvitesService, MAX_EXPIRES_IN_HOURS, type IssuedInvitation } from '../../plugins/invites/service.ts';
-import { joinLink, parseBaseUrl, serverBaseUrl } from '../../plugins/invites/link.ts';
-import { toInvitationRecord } from '../../plugins/invites/tables.ts';
-import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
-import { withTenant, type TenantContext } from '../context.ts';
-import { systemClock } from '../../kernel/clock.ts';
+import type { TenantContext } from '../hub-modules.ts';
 import type { InvitesConfig } from '../../plugins/invites/index.ts';
-import { CliError, withUserId } from '../errors.ts';
+import type { IssuedInvitation } from '../../plugins/invites/service.ts';
+import { joinLink, parseBaseUrl, publicBaseUrl } from '../../plugins/invites/link.ts';
+import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
+import { CliError, UsageError, withUserId } from '../errors.ts';
 import { print, printJson, userBlock } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
-/** The CLI never moves time, so the system clock is the hub's. */
-const invitesOf = (ctx: TenantContext) => createInvitesService({ identity: ctx.hub.identity, clock: systemClock });
+/** Matches MAX_EXPIRES_IN_HOURS of the invites service, which this module does not load for --help. */
+const MAX_EXPIRES_IN_HOURS = 8760;
+
+/** The kernel and the invitation service, loaded when a command runs. */
+async function inviteModules() {
+  const [hub, service, tables, clock] = await Promise.all([
+    import('../hub-modules.ts'),
+    import('../../plugins/invites/service.ts'),
+    import('../../plugins/invites/tables.ts'),
+    import('../../kernel/clock.ts'),
+  ]);
+  // The CLI never moves time, so the system clock is the hub's.
+  const invitesOf = (ctx: TenantContext) => service.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
+  return { ...hub, invitesOf, toInvitationRecord: tables.toInvitationRecord };
+}
 
 function readHours(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const hours = parseCount('expires-in-hours', raw)!;
-  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS) throw new CliError(`--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`);
+  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS) throw new UsageError(`--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`);
   return hours;
 }
 
@@ -27,7 +37,7 @@ function readBaseUrl(raw: string | undefined): string | undefined {
   try {
     return parseBaseUrl(raw);
   } catch (error) {
-    throw new CliError((error as Error).message);
+    throw new UsageError((error as Error).message);
   }
 }
 
@@ -39,7 +49,7 @@ const createCommand = defineCommand({
     role: { type: 'enum', options: ['user', 'admin'], description: 'Role of the new account (default user)' },
     ...userFieldArgs,
     'expires-in-hours': { type: 'string', valueHint: 'hours', description: 'Lifetime of the invitation (default: invites.expiresInHours, 24)' },
-    'base-url': { type: 'string', valueHint: 'url', description: 'Public http(s) address of the hub for the link (default: server.host and server.port)' },
+    'base-url': { type: 'string', valueHint: 'url', description: 'Public http(s) address of the hub for the link (default: server.publicUrl, else server.host and server.port)' },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
@@ -48,8 +58,9 @@ const createCommand = defineCommand({
     const input = readUserInput(rawArgs, args);
     const hours = readHours(args['expires-in-hours']);
     const baseFlag = readBaseUrl(args['base-url']);
-    if (args.user !== undefined && Object.keys(input).length > 0) throw new CliError('--user re-invites an existing account: account flags such as --name cannot be combined with it.');
-    if (args.user === undefined && !args.name) throw new CliError('Give --name for a new user, or --user <user-id> to re-invite an existing one.');
+    if (args.user !== undefined && Object.keys(input).length > 0) throw new UsageError('--user re-invites an existing account: account flags such as --name cannot be combined with it.');
+    if (args.user === undefined && !args.name) throw new UsageError('Give --name for a new user, or --user <user-id> to re-invite an existing one.');
+    const { withTenant, invitesOf, toUserRecord, toInvitationRecord } = await inviteModules();
     await withTenant(args, async (ctx) => {
       const config = ctx.hub.config();
       const lifetime = hours ?? (config['invites'] as InvitesConfig).expiresInHours;
@@ -60,7 +71,7 @@ const createCommand = defineCommand({
       const tenant = await ctx.hub.identity.tenants.get(ctx.tenantId);
       const user = toUserRecord(issued.user);
       const invitation = toInvitationRecord(issued.invitation, new Date());
-      const link = joinLink({ baseUrl: baseFlag ?? serverBaseUrl(config.server), user, expiresAt: invitation.expiresAt, secret: issued.secret, ...(tenant ? { hubName: tenant.name } : {}) });
+      const link = joinLink({ baseUrl: baseFlag ?? publicBaseUrl(config.server), user, expiresAt: invitation.expiresAt, secret: issued.secret, ...(tenant ? { hubName: tenant.name } : {}) });
       if (args.json) return printJson({ user, invitation, secret: issued.secret, link });
       print(
         ...(args.user === undefined ? [`Created invited user "${user.name}" (${user.id}) with role ${user.role}.`, ...userBlock(user), ''] : []),
@@ -80,6 +91,7 @@ const listCommand = defineCommand({
   meta: { name: 'workspace-hub user invite list', description: 'List invitations, newest first, with their status' },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
+    const { withTenant, invitesOf, toInvitationRecord } = await inviteModules();
     await withTenant(args, async (ctx) => {
       const rows = await invitesOf(ctx).list(ctx.store);
       const now = new Date();
@@ -104,6 +116,7 @@ const revokeCommand = defineCommand({
   },
   async run({ args }) {
     const id = args['invitation-id'];
+    const { withTenant, invitesOf, toInvitationRecord } = await inviteModules();
     await withTenant(args, async (ctx) => {
       const row = await invitesOf(ctx).revoke(ctx.store, id);
       if (!row) throw new CliError(`No pending invitation found with id ${id}.`);

@@ -7,18 +7,25 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
-import { collectMigrations, createHub } from '../../kernel/hub.ts';
 import type { Migration } from '../../kernel/storage/contract.ts';
 import type { FirestoreDbConfig } from '../../kernel/storage/config.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
 import type { CompositeIndex } from '../../kernel/storage/firestore/indexes.ts';
-import { runMigrations } from '../../kernel/storage/migrate.ts';
-import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { plugins } from '../../plugins/index.ts';
 import { commonArgs, jsonArg } from '../args.ts';
-import { commandLogger, loadCliConfig } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { print, printJson } from '../output.ts';
+import { UsageError } from '../errors.ts';
+import { createProgress, print, printJson } from '../output.ts';
+
+/** The kernel, loaded when the command runs. */
+async function migrateModules() {
+  const [hub, context, driver, migrate, throttle, plugins] = await Promise.all([
+    import('../../kernel/hub.ts'),
+    import('../context.ts'),
+    import('../../kernel/storage/create-driver.ts'),
+    import('../../kernel/storage/migrate.ts'),
+    import('../../kernel/throttle/memory.ts'),
+    import('../../plugins/index.ts'),
+  ]);
+  return { ...hub, ...context, ...driver, ...migrate, ...throttle, plugins: plugins.plugins };
+}
 
 /** What an operator must create on Firestore; `file` when written with `--firestore-indexes`. */
 interface FirestoreIndexReport {
@@ -65,17 +72,24 @@ export const migrateCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { collectMigrations, commandLogger, createDriver, createHub, createMemoryThrottleStore, loadCliConfig, plugins, runMigrations } = await migrateModules();
     const { config, path } = await loadCliConfig(args);
     const indexPath = args['firestore-indexes'];
     if (indexPath !== undefined && config.db.driver !== 'firestore') {
-      throw new CliError(`--firestore-indexes applies only to db.driver: firestore (this config uses ${config.db.driver}).`);
+      throw new UsageError(`--firestore-indexes applies only to db.driver: firestore (this config uses ${config.db.driver}).`);
     }
-    if (indexPath !== undefined && indexPath.trim() === '') throw new CliError('--firestore-indexes needs a file path.');
+    if (indexPath !== undefined && indexPath.trim() === '') throw new UsageError('--firestore-indexes needs a file path.');
     const log = commandLogger(config, args.verbose);
     const migrations = collectMigrations(plugins);
     const driver = await createDriver(config.db);
     try {
-      const applied = await runMigrations(driver, migrations, log);
+      const progress = createProgress('Migrating', { json: args.json });
+      let applied: string[];
+      try {
+        applied = await runMigrations(driver, migrations, log, (id, total) => progress.step(id, total));
+      } finally {
+        progress.done();
+      }
       // Opening the hub on the migrated driver runs the same provisioning as a server start; the
       // hub does not close a driver it was given, so one connection serves both steps.
       const hub = await createHub({ config, configPath: path, plugins, driver, throttle: createMemoryThrottleStore(), log, migrate: true });

@@ -1,15 +1,8 @@
 /** `workspace-hub start`: serve the hub (on Node, or Deno.serve on Deno) until SIGTERM or SIGINT. */
 import { defineCommand } from 'citty';
-import { systemClock } from '../../kernel/clock.ts';
-import { createHub } from '../../kernel/hub.ts';
-import { ensureFirstAdmin } from '../../kernel/identity/provision.ts';
-import { denoClientIp, handleDenoSignals, onDeno, serveDeno } from '../../kernel/runtime/deno.ts';
-import { handleSignals, nodeClientIp, serveNode } from '../../kernel/runtime/node.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
-import { plugins } from '../../plugins/index.ts';
-import { commonArgs, parsePort } from '../args.ts';
-import { loadCliConfig } from '../context.ts';
-import { print } from '../output.ts';
+import { commonArgs, jsonArg, parsePort } from '../args.ts';
+import { print, printJsonLine } from '../output.ts';
 
 /** The block shown once in the life of a database, when the first admin account is created. */
 function firstAdminLines(userId: string, secret: string): string[] {
@@ -26,9 +19,24 @@ function firstAdminLines(userId: string, secret: string): string[] {
   ];
 }
 
+/** The kernel, the runtime adapter of this process and the plugins, loaded when the command runs. */
+async function startModules() {
+  const [clock, hub, provision, deno, context, plugins, pidFile] = await Promise.all([
+    import('../../kernel/clock.ts'),
+    import('../../kernel/hub.ts'),
+    import('../../kernel/identity/provision.ts'),
+    import('../../kernel/runtime/deno.ts'),
+    import('../context.ts'),
+    import('../../plugins/index.ts'),
+    import('../pid-file.ts'),
+  ]);
+  const node = deno.onDeno ? null : await import('../../kernel/runtime/node.ts');
+  return { ...clock, ...hub, ...provision, ...deno, ...context, ...pidFile, node, plugins: plugins.plugins };
+}
+
 /** The `start` command. */
 export const startCommand = defineCommand({
-  meta: { name: 'workspace-hub start', description: 'Start the hub server' },
+  meta: { name: 'workspace-hub start', description: 'Start the hub server (prints its PID; "workspace-hub reload" re-reads the config)' },
   args: {
     migrate: {
       type: 'boolean',
@@ -36,22 +44,61 @@ export const startCommand = defineCommand({
     },
     host: { type: 'string', description: 'Interface to bind, instead of server.host' },
     port: { type: 'string', valueHint: 'port', description: 'Port to listen on, instead of server.port (0 picks a free one)' },
+    ...jsonArg,
     ...commonArgs,
   },
   async run({ args }) {
     const port = args.port === undefined ? undefined : parsePort(args.port);
-    const { config, path } = await loadCliConfig(args);
-    const hub = await createHub({ config, configPath: path, plugins, clientIp: onDeno ? denoClientIp : nodeClientIp, ...(args.migrate === undefined ? {} : { migrate: args.migrate }) });
-    let running;
+    const m = await startModules();
+    const { config, path } = await m.loadCliConfig(args);
+    const clientIp = m.onDeno ? m.denoClientIp : m.node!.nodeClientIp;
+    const hub = await m.createHub({ config, configPath: path, plugins: m.plugins, clientIp, ...(args.migrate === undefined ? {} : { migrate: args.migrate }) });
+    let served;
     try {
-      const first = await ensureFirstAdmin(hub.driver(), hub.identity, systemClock);
-      if (first) print(...firstAdminLines(first.user.id, first.secret));
-      running = await (onDeno ? serveDeno : serveNode)(hub, { ...(args.host ? { host: args.host } : {}), ...(port === undefined ? {} : { port }) });
+      const first = await m.ensureFirstAdmin(hub.driver(), hub.identity, m.systemClock);
+      if (first) {
+        if (args.json) printJsonLine({ firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret } });
+        else print(...firstAdminLines(first.user.id, first.secret));
+      }
+      served = await (m.onDeno ? m.serveDeno : m.node!.serveNode)(hub, { ...(args.host ? { host: args.host } : {}), ...(port === undefined ? {} : { port }) });
     } catch (error) {
       await hub.close();
       throw error;
     }
-    (onDeno ? handleDenoSignals : handleSignals)(running, hub.log);
-    print(`workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind})`);
+    const pid = process.pid;
+    const dataDir = m.dataDirectory(config.db);
+    let removePidFile = () => {};
+    try {
+      const previous = m.readPidFile(dataDir);
+      if (previous && previous.pid !== pid && m.isHubRunning(previous.pid)) {
+        hub.log.warn(`Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will now reach this one (pid ${pid}).`);
+      }
+      removePidFile = m.writePidFile(dataDir, { pid, url: served.url, startedAt: new Date().toISOString() });
+    } catch (error) {
+      hub.log.warn(`Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`, { error: (error as Error).message });
+    }
+    const running = {
+      ...served,
+      async stop() {
+        try {
+          await served.stop();
+        } finally {
+          removePidFile();
+        }
+      },
+      // SIGHUP: the outcome goes to the log and, for "workspace-hub reload", beside the PID file.
+      async reload() {
+        const outcome = await served.reload();
+        try {
+          m.writeReloadRecord(dataDir, { pid, at: Date.now(), outcome });
+        } catch (error) {
+          hub.log.warn('Cannot write the reload outcome for "workspace-hub reload"', { error: (error as Error).message });
+        }
+        return outcome;
+      },
+    };
+    (m.onDeno ? m.handleDenoSignals : m.node!.handleSignals)(running, hub.log);
+    if (args.json) printJsonLine({ listening: { url: running.url, pid, version: HUB_VERSION, database: hub.driver().kind } });
+    else print(`workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind}), pid ${pid}`);
   },
 });

@@ -1,7 +1,7 @@
 /** `workspace-hub tenant …`: tenants are managed from the command line only. */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg } from '../args.ts';
-import { loadCliConfig, requireMultitenancy, withHub } from '../context.ts';
+const hubModules = () => import('../hub-modules.ts');
 import { print, printBlocks, printJson, tenantBlock, toTenantRecord } from '../output.ts';
 
 const tenantIdArg = {
@@ -12,6 +12,7 @@ const listCommand = defineCommand({
   meta: { name: 'workspace-hub tenant list', description: 'List tenants (the reserved __default__ tenant always exists)' },
   args: { ...jsonArg, ...commonArgs },
   async run({ args }) {
+    const { loadCliConfig, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     await withHub(loaded, args.verbose, async (hub) => {
       const rows = await hub.identity.tenants.list();
@@ -31,6 +32,7 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { loadCliConfig, requireMultitenancy, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {
@@ -45,6 +47,7 @@ const deleteCommand = defineCommand({
   meta: { name: 'workspace-hub tenant delete', description: 'Delete a tenant and every row it owns (needs multitenancy.enabled)' },
   args: { ...tenantIdArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
+    const { loadCliConfig, requireMultitenancy, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {

@@ -1,10 +1,10 @@
 /** `workspace-hub user token …`: issue, list and revoke API tokens. */
 import { defineCommand } from 'citty';
-import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { withTenant } from '../context.ts';
 import { CliError, withUserId } from '../errors.ts';
 import { print, printBlocks, printJson, secretLines, tokenBlock } from '../output.ts';
+
+const hubModules = () => import('../hub-modules.ts');
 
 const createCommand = defineCommand({
   meta: { name: 'workspace-hub user token create', description: 'Issue an API token for a user (the secret is shown once)' },
@@ -16,6 +16,7 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { withTenant, usersTable, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the
@@ -40,6 +41,7 @@ const listCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const rows = await hub.identity.tokens.list(store, args.user);
       if (args.json) return printJson({ tokens: rows.map(toTokenRecord) });
@@ -59,6 +61,7 @@ const revokeCommand = defineCommand({
   },
   async run({ args }) {
     const id = args['token-id'];
+    const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await hub.identity.tokens.revoke(store, id);
       if (!row) throw new CliError(`No active API token found with id ${id}.`);

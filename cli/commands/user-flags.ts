@@ -7,7 +7,7 @@ import type { ArgsDef } from 'citty';
 import type { AccessField } from '../../kernel/identity/access.ts';
 import type { Role, UserInput } from '../../kernel/identity/users.ts';
 import { collectFlag, parseCount, parseListFlag } from '../args.ts';
-import { CliError } from '../errors.ts';
+import { UsageError } from '../errors.ts';
 
 const LIST_HELP = "'*' for all, or ids; repeat the flag or separate with commas; '' for none";
 
@@ -62,7 +62,7 @@ export function readUserInput(rawArgs: readonly string[], args: UserFlagValues):
     const values = collectFlag(rawArgs, flag);
     if (values === undefined) continue;
     if (input.role === 'admin' && field !== 'llmModels') {
-      throw new CliError(`--${flag} cannot be used with --role admin: admins have full access to every collection, environment, snippet, live server and live page.`);
+      throw new UsageError(`--${flag} cannot be used with --role admin: admins have full access to every collection, environment, snippet, live server and live page.`);
     }
     input[field] = parseListFlag(flag, values);
   }

@@ -1,14 +1,11 @@
 /** `workspace-hub user …`: create, list, show, update and delete accounts, plus `user token …`. */
 import { defineCommand } from 'citty';
-import { toTokenRecord } from '../../kernel/identity/tokens.ts';
-import { toUserRecord } from '../../kernel/identity/users.ts';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { withTenant } from '../context.ts';
-import { CliError, withUserId } from '../errors.ts';
-import { print, printBlocks, printJson, secretLines, userBlock } from '../output.ts';
-import { inviteCommand } from './invite.ts';
-import { tokenCommand } from './token.ts';
+import { UsageError, withUserId } from '../errors.ts';
+import { print, printJson, printTable, secretLines, userBlock, userRow, USER_COLUMNS } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
+
+const hubModules = () => import('../hub-modules.ts');
 
 const userIdArg = { 'user-id': { type: 'positional', required: true, description: 'Id of the user', valueHint: 'user-id' } } as const;
 
@@ -24,6 +21,7 @@ const createCommand = defineCommand({
   },
   async run({ args, rawArgs }) {
     const input = readUserInput(rawArgs, args);
+    const { withTenant, toUserRecord, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       // The account and its first token land together or not at all, as with POST /admin/users.
       const { user, token, secret } = await store.transaction(async (tx) => {
@@ -44,15 +42,21 @@ const createCommand = defineCommand({
 });
 
 const listCommand = defineCommand({
-  meta: { name: 'workspace-hub user list', description: 'List user accounts, with warnings for access-list ids that no longer exist' },
+  meta: {
+    name: 'workspace-hub user list',
+    description: 'List user accounts as a table (full records with --json or "user show"), with warnings for access-list ids that no longer exist',
+  },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
+    const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const rows = await hub.identity.users.list(store);
       const warnings = await hub.identity.users.warnings(store, rows);
       if (args.json) return printJson({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
       if (rows.length === 0) return print('No users found.');
-      printBlocks(rows.map((row) => userBlock(toUserRecord(row), warnings.get(row.id))));
+      const users = rows.map(toUserRecord);
+      printTable(USER_COLUMNS, users.map(userRow));
+      for (const user of users) for (const warning of warnings.get(user.id) ?? []) print(`warning: ${user.name} (${user.id}): ${warning}`);
     });
   },
 });
@@ -62,6 +66,7 @@ const showCommand = defineCommand({
   args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const id = args['user-id'];
+    const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await withUserId(id, () => hub.identity.users.get(store, id));
       if (args.json) return printJson(toUserRecord(row));
@@ -85,7 +90,8 @@ const updateCommand = defineCommand({
   async run({ args, rawArgs }) {
     const id = args['user-id'];
     const input = readUserInput(rawArgs, args);
-    if (Object.keys(input).length === 0) throw new CliError('Nothing to update: give at least one flag, e.g. --name or --role (see --help).');
+    if (Object.keys(input).length === 0) throw new UsageError('Nothing to update: give at least one flag, e.g. --name or --role (see --help).');
+    const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await withUserId(id, () => hub.identity.users.update(store, id, input));
       if (args.json) return printJson(toUserRecord(row));
@@ -99,6 +105,7 @@ const deleteCommand = defineCommand({
   args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const id = args['user-id'];
+    const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await withUserId(id, () => hub.identity.users.delete(store, id));
       if (args.json) return printJson({ user: toUserRecord(row) });
@@ -116,7 +123,7 @@ export const userCommand = defineCommand({
     show: showCommand,
     update: updateCommand,
     delete: deleteCommand,
-    token: tokenCommand,
-    invite: inviteCommand,
+    token: () => import('./token.ts').then((m) => m.tokenCommand),
+    invite: () => import('./invite.ts').then((m) => m.inviteCommand),
   },
 });

@@ -2,9 +2,12 @@
 export class ConfigError extends Error {
   /** Dot path of the offending key, e.g. `server.port`, when known. */
   readonly path: string | undefined;
-  constructor(message: string, path?: string) {
+  /** Every problem found in the file (a file is checked whole, not up to its first mistake). */
+  readonly problems: readonly { path: string; message: string }[];
+  constructor(message: string, path?: string, problems?: readonly { path: string; message: string }[]) {
     super(message);
     this.name = 'ConfigError';
     this.path = path;
+    this.problems = problems ?? (path ? [{ path, message }] : []);
   }
 }

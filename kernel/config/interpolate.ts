@@ -19,13 +19,25 @@ export function interpolateString(value: string, env: Env, path: string): string
   });
 }
 
-/** Returns a copy of `value` with every string scalar interpolated. */
-export function interpolate(value: unknown, env: Env, path = ''): unknown {
-  if (typeof value === 'string') return interpolateString(value, env, path || '(root)');
-  if (Array.isArray(value)) return value.map((item, index) => interpolate(item, env, `${path}[${index}]`));
+/**
+ * Returns a copy of `value` with every string scalar interpolated. With `problems`, a missing
+ * variable is recorded there (and the value left as written) instead of thrown, so a caller can
+ * report it with every other problem of the file.
+ */
+export function interpolate(value: unknown, env: Env, path = '', problems?: { path: string; message: string }[]): unknown {
+  if (typeof value === 'string') {
+    try {
+      return interpolateString(value, env, path || '(root)');
+    } catch (error) {
+      if (!problems || !(error instanceof ConfigError)) throw error;
+      problems.push({ path: path || '(root)', message: error.message });
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map((item, index) => interpolate(item, env, path ? `${path}.${index}` : String(index), problems));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, env, path ? `${path}.${key}` : key);
+    for (const [key, item] of Object.entries(value)) out[key] = interpolate(item, env, path ? `${path}.${key}` : key, problems);
     return out;
   }
   return value;

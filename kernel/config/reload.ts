@@ -20,7 +20,7 @@ import { parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
 export const RELOAD_SECTIONS = ['db', 'redis', 'llm', 'plugins', 'collaboration', 'server'] as const;
 
 /** Kernel sections a reload cannot apply; they keep their start-up value until a restart. */
-const RESTART_ONLY_SECTIONS = ['multitenancy', 'logging'] as const;
+const RESTART_ONLY_SECTIONS = ['multitenancy'] as const;
 
 export const RESTART_REQUIRED_MESSAGE = 'Changes to server.host, server.port or server.bodyLimitBytes require a full process restart.';
 
@@ -42,7 +42,12 @@ export interface SectionResult {
   error?: string;
 }
 
-export type ReloadOutcome = { ok: true; sections: SectionResult[] } | { ok: false; fatalError: string };
+/**
+ * `sections` are the ones the desktop client knows (the HTTP answer); `others` are the remaining
+ * sections (`logging`, `multitenancy`, plugin sections such as `invites`), for the log line and
+ * `workspace-hub reload`.
+ */
+export type ReloadOutcome = { ok: true; sections: SectionResult[]; others: SectionResult[] } | { ok: false; fatalError: string };
 
 /** What the reloader needs from the hub; the hub owns the connections it swaps. */
 export interface ReloadHost {
@@ -98,7 +103,19 @@ async function readNext(host: ReloadHost): Promise<HubConfig> {
   return parseConfig(text, host.pluginSections, host.env, host.configPath);
 }
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/**
+ * Why something failed, never empty: connection errors of Node's network stack are often an
+ * AggregateError without a message (one attempt per address), so the inner errors say it.
+ */
+export function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error) || 'unknown error';
+  // "The database cannot be reached" says what, its cause says why (ECONNREFUSED, bad password…).
+  if (error.message && error.cause !== undefined) return `${error.message}: ${reason(error.cause)}`;
+  if (error.message) return error.message;
+  if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(reason))].join('; ');
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `${error.name} ${code}` : error.name || 'unknown error';
+}
 
 /** Applies the file; never throws (every failure is an outcome). */
 async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
@@ -142,14 +159,24 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
     applied.server = { ...next.server, host: oldHost, port: oldPort, bodyLimitBytes: oldLimit };
     results.set('server', { section: 'server', status: 'restart-required', error: RESTART_REQUIRED_MESSAGE });
   } else results.set('server', { section: 'server', status: same('server') ? 'unchanged' : 'reloaded' });
-  for (const section of RESTART_ONLY_SECTIONS) applied[section] = previous[section];
+  // The hub's logger reads this section at every line, so committing it applies it.
+  results.set('logging', { section: 'logging', status: same('logging') ? 'unchanged' : 'reloaded' });
+  for (const section of RESTART_ONLY_SECTIONS) {
+    if (same(section)) results.set(section, { section, status: 'unchanged' });
+    else keep(section, 'restart-required', `Changes to ${section} require a restart.`);
+  }
 
   const config = applied as HubConfig;
   host.commit(config);
   const changed = [...results.values()].filter((r) => r.status === 'reloaded').map((r) => r.section);
   await host.events.publish<ConfigReloadedEvent>(CONFIG_RELOADED, { changed, config, previous });
   // Other plugin sections were applied above, but the desktop client rejects unknown names.
-  return { ok: true, sections: RELOAD_SECTIONS.flatMap((name) => results.get(name) ?? []) };
+  const known = new Set<string>(RELOAD_SECTIONS);
+  return {
+    ok: true,
+    sections: RELOAD_SECTIONS.flatMap((name) => results.get(name) ?? []),
+    others: [...results.values()].filter((r) => !known.has(r.section)),
+  };
 }
 
 /**
@@ -162,9 +189,13 @@ export function createReloader(host: ReloadHost): () => Promise<ReloadOutcome> {
     const run = queue.then(async () => {
       const outcome = await reloadOnce(host);
       if (outcome.ok) {
-        const summary = outcome.sections.map((r) => `${r.section}: ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ');
-        host.log.info(`Config reloaded (${summary}).`);
-      } else host.log.warn(`Config reload failed: ${outcome.fatalError}`);
+        const all = [...outcome.sections, ...outcome.others];
+        const summary = all.map((r) => `${r.section}: ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ');
+        const failed = all.filter((r) => r.status === 'failed');
+        // A section that could not be applied keeps its old value: an operator must see that.
+        if (failed.length > 0) host.log.error(`Config reload failed for ${failed.map((r) => r.section).join(', ')} (${summary}).`);
+        else host.log.info(`Config reloaded (${summary}).`);
+      } else host.log.error(`Config reload failed: ${outcome.fatalError}`);
       return outcome;
     });
     queue = run.catch(() => undefined);

@@ -8,6 +8,22 @@ import { redisSchema } from '../redis/config.ts';
 
 const envBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
+/** An http(s) URL without credentials, query or fragment; kept without a trailing slash. */
+const publicUrl = z.string().transform((raw, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `expected an http(s) URL such as https://hub.example.com, got ${JSON.stringify(raw)}` });
+    return z.NEVER;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: `expected an http(s) URL without credentials, query or fragment, got ${JSON.stringify(raw)}` });
+    return z.NEVER;
+  }
+  return url.href.replace(/\/+$/, '');
+});
+
 export const serverSchema = z
   .strictObject({
     /** Interface to bind. @default 127.0.0.1 */
@@ -20,6 +36,11 @@ export const serverSchema = z
     trustProxy: envBoolean.default(false),
     /** How long shutdown waits for requests in flight, in milliseconds. @default 10000 */
     shutdownTimeoutMs: z.coerce.number().int().min(0).default(10_000),
+    /**
+     * The address clients reach the hub at (behind a proxy, the proxy's https URL). Every link the
+     * hub hands out (invitations) uses it. @default http://<host>:<port>
+     */
+    publicUrl: publicUrl.optional(),
   })
   .default({ host: '127.0.0.1', port: 8788, bodyLimitBytes: 5 * 1024 * 1024, trustProxy: false, shutdownTimeoutMs: 10_000 });
 

@@ -4,7 +4,8 @@
  * callers can answer 503 rather than hold requests, and it reconnects in the background so the hub
  * recovers on its own when Redis comes back.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../log.ts';
 import type { RedisConfig } from './config.ts';
 
@@ -21,6 +22,15 @@ export interface RedisClientOptions {
    * silent this long is dropped and reconnected. @default config.connectTimeoutMillis
    */
   commandTimeoutMillis?: number;
+}
+
+let ioredis: typeof import('ioredis') | undefined;
+/**
+ * ioredis, loaded on the first connection: a hub without a `redis` section (and every CLI
+ * command) never pays for it. It is a CommonJS package, so a synchronous require keeps this API.
+ */
+function loadIoredis(): typeof import('ioredis') {
+  return (ioredis ??= createRequire(import.meta.url)('ioredis') as typeof import('ioredis'));
 }
 
 /** Longest pause between reconnection attempts: bounds how long the hub stays down after Redis is back. */
@@ -40,7 +50,8 @@ function reconnectDelay(attempt: number): number {
 export function createRedisClient(config: RedisConnectionConfig, options: RedisClientOptions = {}): Redis {
   const purpose = options.purpose ?? 'hub';
   const timeout = options.commandTimeoutMillis ?? config.connectTimeoutMillis;
-  const client = new Redis({
+  const { Redis: RedisClient } = loadIoredis();
+  const client = new RedisClient({
     host: config.host,
     port: config.port,
     password: config.password,

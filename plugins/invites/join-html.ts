@@ -48,7 +48,9 @@ const SCRIPT = `
   if (!root) return;
   var time = document.getElementById('exp');
   var when = new Date(time.getAttribute('datetime'));
-  if (!isNaN(when.getTime())) time.textContent = when.toLocaleString();
+  // In the reader's own time zone, named ("GMT+9", "EST"), so nobody misreads the expiry; the
+  // server-rendered text (UTC) stays for browsers without JavaScript.
+  if (!isNaN(when.getTime())) time.textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
   if (root.getAttribute('data-expired') === 'true') return;
   var code = new URLSearchParams(location.hash.slice(1)).get('code') || '';
   var status = document.getElementById('code-status');

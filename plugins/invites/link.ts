@@ -16,6 +16,11 @@ export function serverBaseUrl(server: { host: string; port: number }): string {
   return `http://${shown}:${server.port}`;
 }
 
+/** The address links point at: `server.publicUrl` when set, else {@link serverBaseUrl}. */
+export function publicBaseUrl(server: { host: string; port: number; publicUrl?: string | undefined }): string {
+  return server.publicUrl ?? serverBaseUrl(server);
+}
+
 /** Checks a `--base-url`: an http(s) URL without query or fragment; returns it without a trailing `/`. */
 export function parseBaseUrl(raw: string): string {
   let url: URL;

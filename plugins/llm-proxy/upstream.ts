@@ -4,7 +4,8 @@
  * format, runs a step (whole or streamed), and turns every provider failure into a 502 whose message
  * says what went wrong without echoing the key.
  */
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { HttpError } from '../../kernel/errors.ts';
 import { DEFAULT_BASE_URLS, type LlmConfig, type Provider } from './config.ts';
@@ -31,6 +32,19 @@ export interface ProviderClients {
   clear(): void;
 }
 
+let openai: typeof OpenAI | undefined;
+/**
+ * The openai client library, loaded on the first LLM call: hubs without an `llm` section (and every
+ * CLI command) never pay for it. Its CommonJS build keeps `get` synchronous.
+ */
+function loadOpenAI(): typeof OpenAI {
+  if (!openai) {
+    const loaded = createRequire(import.meta.url)('openai') as { OpenAI: typeof OpenAI; default?: typeof OpenAI };
+    openai = loaded.OpenAI ?? loaded.default!;
+  }
+  return openai;
+}
+
 export function createProviderClients(): ProviderClients {
   const clients = new Map<Provider, OpenAI>();
   return {
@@ -38,7 +52,8 @@ export function createProviderClients(): ProviderClients {
       let client = clients.get(provider);
       if (!client) {
         const settings = section.providers[provider]!;
-        client = new OpenAI({
+        const OpenAIClient = loadOpenAI();
+        client = new OpenAIClient({
           apiKey: settings.apiKey,
           baseURL: settings.baseUrl ?? DEFAULT_BASE_URLS[provider],
           timeout: section.timeoutMs,
@@ -168,6 +183,9 @@ export async function streamStep(client: OpenAI, body: ChatStepBody, signal: Abo
 export function upstreamFailure(error: unknown, provider: Provider, section: LlmSection): HttpError {
   const key = section.providers[provider]?.apiKey;
   const clean = (text: string) => (key ? text.split(key).join('***') : text).slice(0, 500);
+  // A provider error can only exist once the library was loaded for the call that failed.
+  const OpenAI = openai;
+  if (!OpenAI) return new HttpError(502, `The LLM provider (${provider}) failed: ${clean(error instanceof Error ? error.message : String(error))}`);
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new HttpError(502, `The LLM provider (${provider}) did not answer within ${Math.round(section.timeoutMs / 1000)} s.`);
   }

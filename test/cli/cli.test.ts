@@ -61,59 +61,59 @@ describe('workspace-hub help and version', () => {
 });
 
 describe('workspace-hub argument errors', () => {
-  it('rejects an unknown command with exit code 1', async () => {
+  it('rejects an unknown command with exit code 2', async () => {
     const { code, stderr } = await project.run('usr', 'list');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('Unknown command "usr"');
   });
 
   it('rejects an unknown option instead of ignoring it', async () => {
     const { code, stderr, stdout } = await project.run('user', 'update', 'some-id', '--colection-access', '*');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('Unknown option --colection-access');
     expect(stdout).toBe('');
   });
 
   it('names a missing required option', async () => {
     const { code, stderr } = await project.run('user', 'token', 'create', '--user', 'x');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--name');
   });
 
   it('rejects a wildcard mixed with ids before touching the database', async () => {
     const { code, stderr, stdout } = await project.run('user', 'create', '--name', 'alice', '--collection-access', '*', '--collection-access', '3f0e5b4c-0000-4000-8000-000000000001');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--collection-access: Wildcard access "*" must be the only entry.');
     expect(stdout).toBe('');
   });
 
   it('rejects a wildcard mixed with ids in a comma-separated list', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--snippet-access', 'a,*');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--snippet-access: Wildcard access "*" must be the only entry.');
   });
 
   it('rejects entity access flags for an admin before touching the database', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'root', '--role', 'admin', '--environment-access', '*');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--environment-access cannot be used with --role admin');
   });
 
   it('rejects access flags when an update promotes the user to admin', async () => {
     const { code, stderr } = await project.run('user', 'update', 'some-id', '--role', 'admin', '--live-server-access', 'x');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--live-server-access cannot be used with --role admin');
   });
 
   it('rejects a negative monthly token cap', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--llm-monthly-tokens', '-5');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--llm-monthly-tokens must be a whole number');
   });
 
   it('rejects an unknown role', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--role', 'owner');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('--role');
   });
 
@@ -131,17 +131,17 @@ describe('workspace-hub argument errors', () => {
 
   it('rejects an update with no changes', async () => {
     const { code, stderr } = await project.run('user', 'update', 'some-id');
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain('Nothing to update');
   });
 });
 
 describe('workspace-hub config errors', () => {
-  it('names the unknown key of a bad server.yaml and exits 1 without a stack trace', async () => {
+  it('names the unknown key of a bad server.yaml and exits 3 without a stack trace', async () => {
     const bad = await createProject({ server: { prot: 8788 } });
     try {
       const { code, stderr, stdout } = await bad.run('user', 'list');
-      expect(code).toBe(1);
+      expect(code).toBe(3);
       expect(stderr).toContain('server.prot');
       expect(stderr).not.toMatch(/^\s+at /m);
       expect(stdout).toBe('');
@@ -152,15 +152,15 @@ describe('workspace-hub config errors', () => {
 
   it('reports a missing --config file', async () => {
     const { code, stderr } = await project.run('migrate', '--config', 'missing.yaml');
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(stderr).toContain('Config file not found');
   });
 
-  it('reports a config error from start with exit code 1', async () => {
+  it('reports a config error from start with exit code 3', async () => {
     const bad = await createProject({ multitenancy: { enabled: 'maybe' } });
     try {
       const { code, stderr } = await bad.run('start', '--port', '0');
-      expect(code).toBe(1);
+      expect(code).toBe(3);
       expect(stderr).toContain('multitenancy.enabled');
     } finally {
       await bad.remove();

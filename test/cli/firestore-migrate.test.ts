@@ -21,7 +21,7 @@ describe('migrate --firestore-indexes elsewhere', () => {
     const project = await createProject({ db: { driver: 'sqlite', path: './data/hub.db' }, ...quietLogging });
     try {
       const { code, stderr, stdout } = await project.run('migrate', '--firestore-indexes', 'firestore.indexes.json');
-      expect(code).toBe(1);
+      expect(code).toBe(2);
       expect(stderr).toContain('--firestore-indexes applies only to db.driver: firestore');
       expect(stdout).toBe('');
     } finally {

@@ -1,4 +1,6 @@
 /** `migrate` and `start` against PostgreSQL: schema checks, the first admin, graceful shutdown. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, quietLogging, startServer, type Project } from './helpers.ts';
 import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
@@ -67,11 +69,48 @@ describe.skipIf(skipPg)('workspace-hub migrate on a new database (PostgreSQL)', 
     await database?.drop();
   });
 
-  it('applies every migration and provisions the default tenant', async () => {
+  it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
     const { code, stdout, stderr } = await project.run('migrate');
     expect(code, stderr).toBe(0);
+    expect(stderr).toBe('');
     expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
     const tenants = await database.query('SELECT id FROM tenants');
     expect(tenants.map((row) => row.id)).toEqual(['__default__']);
+  });
+});
+
+describe.skipIf(skipPg)('workspace-hub migrate on a terminal (PostgreSQL)', () => {
+  let database: TestPgDatabase;
+  let project: Project;
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    project = await createProject({ db: database.db, ...quietLogging });
+  });
+  afterAll(async () => {
+    await project?.remove();
+    await database?.drop();
+  });
+
+  /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
+  const onTerminal = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+      const command = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
+      execFile('script', ['-qec', command, '/dev/null'], { cwd: project.dir, timeout: 90_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    });
+
+  it('shows each migration as it runs, then clears the progress line', async () => {
+    const output = await onTerminal('migrate');
+    expect(output).toMatch(/\r\x1b\[2KMigrating 1\/\d+: kernel\/0001-identity/);
+    expect(output).toContain('\r\x1b[2KApplied ');
+  });
+
+  it('stays quiet on a terminal with --json', async () => {
+    await database.query('DELETE FROM hub_migrations WHERE id = $1', ['llm-proxy/0001-usage']);
+    await database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
+    const output = await onTerminal('migrate', '--json');
+    expect(output).not.toContain('Migrating');
+    expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });
   });
 });

@@ -1,4 +1,5 @@
 /** `user …` and `user token …` against PostgreSQL, through the real CLI process. */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, quietLogging, type Project } from './helpers.ts';
 import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
@@ -45,10 +46,10 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
     expect(stdout.match(/hbk_[A-Za-z0-9_-]{40,}/g)).toHaveLength(1);
   });
 
-  it('refuses a duplicate name with the service message', async () => {
+  it('refuses a duplicate name with the service message, naming the flag', async () => {
     const { code, stderr } = await project.run('user', 'create', '--name', 'ALICE');
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('name: User name "ALICE" is already in use.');
+    expect(stderr.trim()).toBe('--name: User name "ALICE" is already in use.');
   });
 
   it('refuses specific ids that do not exist', async () => {
@@ -64,8 +65,34 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
     expect(names).not.toContain('system');
     for (const user of users) expect(user.warnings).toEqual([]);
     const human = await project.run('user', 'list');
-    expect(human.stdout).toContain('alice (');
-    expect(human.stdout).not.toContain('system (');
+    const [header, ...lines] = human.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED']);
+    // One row per user: id, name, role, access summary, creation time.
+    expect(lines).toHaveLength(users.length);
+    const alice = users.find((user: { name: string }) => user.name === 'alice');
+    const row = lines.find((line) => line.startsWith(alice.id))!.split(/\s{2,}/);
+    expect(row).toEqual([alice.id, 'alice', 'user', 'collections *, llm', alice.createdAt.replace(/\.\d+Z$/, 'Z')]);
+    expect(human.stdout).not.toMatch(/\bsystem\b/);
+  });
+
+  it('reads --config and --json before the command, from a directory without server.yaml', async () => {
+    const elsewhere = await createProject();
+    try {
+      const before = await elsewhere.run('--config', join(project.dir, 'server.yaml'), '--json', 'user', 'list');
+      expect(before.code, before.stderr).toBe(0);
+      const after = await elsewhere.run('user', 'list', '--json', '--config', join(project.dir, 'server.yaml'));
+      expect(JSON.parse(after.stdout)).toEqual(JSON.parse(before.stdout));
+      expect(JSON.parse(before.stdout).users.map((user: { name: string }) => user.name)).toEqual(expect.arrayContaining(['alice', 'bob']));
+    } finally {
+      await elsewhere.remove();
+    }
+  });
+
+  it('prints a failed operation as JSON on stderr with exit code 1', async () => {
+    const { code, stdout, stderr } = await project.run('user', 'show', '00000000-0000-4000-8000-000000000000', '--json');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(JSON.parse(stderr)).toEqual({ error: 'No user found with id 00000000-0000-4000-8000-000000000000.' });
   });
 
   it('shows, updates and deletes a user', async () => {

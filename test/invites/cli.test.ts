@@ -47,6 +47,14 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
     expect(link.endsWith(`#code=${secret}`)).toBe(true);
   });
 
+  it('builds links on server.publicUrl when set; --base-url still wins', async () => {
+    const config = await project.writeConfig('public.yaml', { db: database.db, server: { host: '0.0.0.0', port: 9123, publicUrl: 'https://team.example.org/hub' }, ...quietLogging });
+    const result = await project.json('--config', config, 'user', 'invite', 'create', '--name', 'frances');
+    expect(result.link.startsWith('https://team.example.org/hub/join?url=https%3A%2F%2Fteam.example.org%2Fhub&name=frances&')).toBe(true);
+    const flagged = await project.json('user', 'invite', 'create', '--user', result.user.id, '--base-url', 'https://other.example.net', '--config', config);
+    expect(flagged.link.startsWith('https://other.example.net/join?url=https%3A%2F%2Fother.example.net&')).toBe(true);
+  });
+
   it('re-invites an existing user with --user, and lists and revokes invitations', async () => {
     const created = await project.json('user', 'create', '--name', 'frank');
     const again = await project.json('user', 'invite', 'create', '--user', created.user.id);
@@ -65,16 +73,17 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
   });
 
   it('refuses bad flags before touching the database', async () => {
-    const cases: [string[], RegExp][] = [
-      [['--name', 'x', '--base-url', 'ftp://hub'], /--base-url must use http or https/],
-      [['--name', 'x', '--expires-in-hours', '0'], /--expires-in-hours must be between 1 and 8760/],
-      [['--user', 'abc', '--name', 'x'], /cannot be combined/],
-      [[], /Give --name for a new user, or --user/],
-      [['--user', '00000000-0000-4000-8000-000000000000'], /No user found with id 00000000-0000-4000-8000-000000000000\./],
+    // Exit code 2: the command line is wrong; 1: the operation failed (here, no such user).
+    const cases: [string[], RegExp, number][] = [
+      [['--name', 'x', '--base-url', 'ftp://hub'], /--base-url must use http or https/, 2],
+      [['--name', 'x', '--expires-in-hours', '0'], /--expires-in-hours must be between 1 and 8760/, 2],
+      [['--user', 'abc', '--name', 'x'], /cannot be combined/, 2],
+      [[], /Give --name for a new user, or --user/, 2],
+      [['--user', '00000000-0000-4000-8000-000000000000'], /No user found with id 00000000-0000-4000-8000-000000000000\./, 1],
     ];
-    for (const [flags, message] of cases) {
+    for (const [flags, message, exitCode] of cases) {
       const { code, stderr } = await project.run('user', 'invite', 'create', ...flags);
-      expect(code, flags.join(' ')).toBe(1);
+      expect(code, flags.join(' ')).toBe(exitCode);
       expect(stderr).toMatch(message);
     }
   });

@@ -17,7 +17,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T12:00:00.000Z'));
   beforeAll(async () => {
     db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver, clock, config: { invites: { expiresInHours: 48 } } });
+    t = await startTestHub({ driver: db.driver, clock, config: { invites: { expiresInHours: 48 }, server: { host: '0.0.0.0', port: 9555, publicUrl: 'https://hub.example.com/team/' } } });
   });
   afterAll(async () => {
     await t?.close();
@@ -42,6 +42,19 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(row!.codeHash).toBe(await sha256Hex(secret));
     expect(JSON.stringify(row)).not.toContain(secret);
     expect((await t.request('GET', '/admin/tokens')).body.tokens.some((token: any) => token.userId === user.id)).toBe(false);
+  });
+
+  it('answers with the join link on server.publicUrl, as the CLI prints it', async () => {
+    const { user, invitation, secret, link } = (await invite()) as { user: any; invitation: any; secret: string; link: string };
+    const url = new URL(link);
+    expect(`${url.origin}${url.pathname}`).toBe('https://hub.example.com/team/join');
+    expect(url.searchParams.get('url')).toBe('https://hub.example.com/team');
+    expect(url.searchParams.get('name')).toBe(user.name);
+    expect(url.searchParams.get('exp')).toBe(invitation.expiresAt);
+    expect(url.hash).toBe(`#code=${secret}`);
+    const reissued = await t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} });
+    expect(reissued.status).toBe(201);
+    expect(reissued.body.link).toMatch(/^https:\/\/hub\.example\.com\/team\/join\?url=https%3A%2F%2Fhub\.example\.com%2Fteam&/);
   });
 
   it('previews without using the invitation up, then redeems it once for a working hbk_ token', async () => {

@@ -94,6 +94,17 @@ describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in
     await page.close();
   }, 60_000);
 
+  it('shows the expiry in the reader\'s time zone, naming the zone', async () => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/join?${new URLSearchParams({ url: base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`);
+      await expect.poll(() => page.locator('#exp').innerText()).toBe('Jan 1, 2999, 9:00:00 AM GMT+9');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('keeps the button disabled and explains when the code is missing', async () => {
     const link = `${base}/join?${new URLSearchParams({ url: base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
     const { page } = await open(link);

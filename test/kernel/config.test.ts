@@ -107,4 +107,50 @@ describe('config loading', () => {
     expect(parseConfig('collaboration:\n  e2ee: true\n', noPlugins, {}).collaboration.e2ee).toBe(true);
     expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).path).toBe('collaboration.e2ee');
   });
+
+  it('reports every problem of a file at once, misspelled keys first', () => {
+    const error = errorOf(() => parseConfig('server:\n  port: 70000\nmultitenancy:\n  enabled: maybe\nlogging:\n  levle: debug\n', noPlugins, {}));
+    expect(error.problems).toEqual([
+      { path: 'logging.levle', message: 'unknown key (did you mean level?)' },
+      { path: 'server.port', message: 'must be at most 65535, got 70000' },
+      { path: 'multitenancy.enabled', message: 'expected true or false, got "maybe"' },
+    ]);
+    expect(error.message).toBe([
+      'server.yaml: 3 problems:',
+      '  logging.levle: unknown key (did you mean level?)',
+      '  server.port: must be at most 65535, got 70000',
+      '  multitenancy.enabled: expected true or false, got "maybe"',
+    ].join('\n'));
+  });
+
+  it('names a misspelled key as unknown even when the section also lacks the key it meant', () => {
+    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  user: hub\n  databse: hub\n', noPlugins, {}));
+    expect(error.path).toBe('db.databse');
+    expect(error.problems[0]).toEqual({ path: 'db.databse', message: 'unknown key (did you mean database?)' });
+    expect(error.problems[1]).toEqual({ path: 'db.database', message: 'missing (required)' });
+  });
+
+  it('suggests the closest section for a misspelled section name', () => {
+    expect(errorOf(() => parseConfig('servr:\n  port: 80\n', noPlugins, {})).message).toBe('server.yaml: servr: unknown section (did you mean server?)');
+  });
+
+  it('says what was given for a value of the wrong type', () => {
+    expect(errorOf(() => parseConfig('server:\n  port: eighty\n', noPlugins, {})).message).toBe('server.yaml: server.port: expected an integer, got "eighty"');
+    expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).message).toBe('server.yaml: collaboration.e2ee: expected true or false, got "true" (quoted text)');
+    expect(errorOf(() => parseConfig('logging:\n  level: loud\n', noPlugins, {})).message).toBe('server.yaml: logging.level: expected one of debug, info, warn, error, silent, got "loud"');
+  });
+
+  it('reports every missing environment variable with the other problems', () => {
+    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  user: ${DB_USER}\n  database: ${DB_NAME}\nserver:\n  port: x\n', noPlugins, { DB_NAME: '' }));
+    expect(error.problems).toEqual([
+      { path: 'db.user', message: 'Missing environment variable DB_USER for config key db.user' },
+      { path: 'db.database', message: 'Missing environment variable DB_NAME for config key db.database' },
+      { path: 'server.port', message: 'expected an integer, got "x"' },
+    ]);
+  });
+
+  it('accepts server.publicUrl as an http(s) URL and refuses anything else', () => {
+    expect(parseConfig('server:\n  publicUrl: https://hub.example.com/\n', noPlugins, {}).server.publicUrl).toBe('https://hub.example.com');
+    expect(errorOf(() => parseConfig('server:\n  publicUrl: hub.example.com\n', noPlugins, {})).path).toBe('server.publicUrl');
+  });
 });

@@ -1,0 +1,89 @@
+/**
+ * `workspace-hub reload` against a real server process on PostgreSQL: the PID the server prints and
+ * writes, each section's outcome, `logging` applied live, a failed `db` reload logged as an error
+ * with its reason, and the PID file gone after a clean stop.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { createProject, startServer, type Project, type RunningServer } from './helpers.ts';
+import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+
+describe.skipIf(skipPg)('workspace-hub reload (PostgreSQL)', () => {
+  let database: TestPgDatabase;
+  let project: Project;
+  let server: RunningServer;
+  const write = (config: Record<string, unknown>) => writeFile(join(project.dir, 'server.yaml'), stringify({ db: database.db, ...config }));
+  const statuses = (sections: { section: string; status: string }[]) => Object.fromEntries(sections.map((s) => [s.section, s.status]));
+
+  beforeAll(async () => {
+    database = await createPgDatabase();
+    project = await createProject({ db: database.db, logging: { level: 'error' } });
+    const migrated = await project.run('migrate');
+    expect(migrated.code, migrated.stderr).toBe(0);
+    server = await startServer(project.dir, ['--port', '0']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await project?.remove();
+    await database?.drop();
+  });
+
+  it('prints its PID at start and writes it to a private PID file in the data directory', async () => {
+    expect(server.stdout()).toMatch(new RegExp(`listening on http://127\\.0\\.0\\.1:\\d+ \\(database: postgres\\), pid ${server.child.pid}\\n`));
+    const file = join(project.dir, 'data', 'workspace-hub.pid');
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ pid: server.child.pid, url: server.url });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('reloads the running server and reports every section', async () => {
+    const human = await project.run('reload');
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`(pid ${server.child.pid})`);
+    expect(human.stdout).toMatch(/^db\s+unchanged\s*$/m);
+    const json = await project.run('--json', 'reload');
+    expect(json.code, json.stderr).toBe(0);
+    const body = JSON.parse(json.stdout);
+    expect(body.pid).toBe(server.child.pid);
+    expect(statuses(body.sections)).toMatchObject({ db: 'unchanged', redis: 'unchanged', server: 'unchanged', logging: 'unchanged' });
+  });
+
+  it('applies a logging change live: level and format', async () => {
+    const before = server.stderr().length;
+    await write({ logging: { level: 'info', format: 'json' } });
+    const { code, stdout, stderr } = await project.run('reload', '--json');
+    expect(code, stderr).toBe(0);
+    expect(statuses(JSON.parse(stdout).sections).logging).toBe('reloaded');
+    // The reload's own summary is an info line: logged only because the new level applies, as JSON.
+    await expect.poll(() => server.stderr().slice(before)).toContain('"level":"info"');
+    const line = server.stderr().slice(before).split('\n').find((l) => l.includes('Config reloaded'))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: expect.stringContaining('logging: reloaded') });
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+  });
+
+  it('reports a failed db reload with its reason, logs it as an error and keeps serving', async () => {
+    const before = server.stderr().length;
+    await write({ db: { ...database.db, port: 1, connectionTimeoutMillis: 2000 }, logging: { level: 'info', format: 'pretty' } });
+    const json = await project.run('reload', '--json');
+    expect(json.code).toBe(1);
+    const db = JSON.parse(json.stdout).sections.find((s: { section: string }) => s.section === 'db');
+    expect(db).toMatchObject({ section: 'db', status: 'failed', error: expect.stringMatching(/ECONNREFUSED|connect/) });
+    await expect.poll(() => server.stderr().slice(before)).toMatch(/ERROR Config reload failed for db \(db: failed \(.*ECONNREFUSED/);
+    expect(server.stderr().slice(before)).not.toMatch(/INFO\s+Config reloaded/);
+    const human = await project.run('reload');
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/^Failed: db \(.+\)$/m);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    await write({ logging: { level: 'error' } });
+  });
+
+  it('removes the PID file on a clean stop, after which reload finds no server (exit code 4)', async () => {
+    expect(await server.stop()).toBe(0);
+    await expect(stat(join(project.dir, 'data', 'workspace-hub.pid'))).rejects.toThrow(/ENOENT/);
+    const { code, stderr } = await project.run('reload');
+    expect(code).toBe(4);
+    expect(stderr).toContain('No running server found');
+  });
+});
