@@ -166,9 +166,13 @@ function describeIssue(issue: z.core.$ZodIssue, schema: AnySchema, document: unk
       });
     }
     case 'invalid_union':
-      if (path.endsWith('db') && (value === null || typeof value !== 'object' || 'driver' in value)) {
-        const driver = (value as { driver?: unknown } | null)?.driver;
-        return [{ path: `${path}.driver`, message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : `, got ${shown(driver)}`}` }];
+      if (path === 'db' || path.endsWith('.db') || path.endsWith('db.driver')) {
+        const driver = path.endsWith('driver') ? value : (value as { driver?: unknown } | null)?.driver;
+        if (path.endsWith('driver') || value === null || typeof value !== 'object' || 'driver' in value) {
+          // The removed pglite driver is an option of the schema only to explain itself; not offered.
+          const where = path.endsWith('driver') ? path : `${path}.driver`;
+          return [{ path: where, message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : `, got ${shown(driver)}`}` }];
+        }
       }
       return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), undefined)}, got ${shown(value)}` }];
     case 'invalid_type':

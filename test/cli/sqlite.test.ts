@@ -151,7 +151,8 @@ describe('the embedded database files', () => {
         const data = join(project.dir, 'data');
         expect(await mode(data)).toBe(0o700);
         const files = (await readdir(data)).sort();
-        expect(files).toEqual(['hub.db', 'hub.db-shm', 'hub.db-wal']);
+        // The PID file `start` writes for `workspace-hub reload` sits beside the database.
+        expect(files).toEqual(['hub.db', 'hub.db-shm', 'hub.db-wal', 'workspace-hub.pid']);
         for (const file of files) expect([file, await mode(join(data, file))]).toEqual([file, 0o600]);
         const backup = await project.run('backup', '--out', 'copy.db', '--json');
         expect(backup.code).toBe(0);
@@ -182,7 +183,7 @@ describe('the embedded database files', () => {
     const project = await createProject({ db: { driver: 'pglite', dataDir: './data' }, ...quietLogging });
     try {
       const { code, stderr, stdout } = await project.run('start', '--port', '0');
-      expect(code).toBe(1);
+      expect(code).toBe(3); // a configuration error (README: exit codes)
       expect(stderr).toContain('db.driver');
       expect(stderr).toContain('use "driver: sqlite"');
       expect(stderr).toContain('no converter');

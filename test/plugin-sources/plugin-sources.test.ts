@@ -42,7 +42,7 @@ describe('plugin sources', () => {
   it.each([
     [{ catalogs: ['not a url'] }, 'server.yaml: plugins.catalogs.0: must be an http(s) URL'],
     [{ trusted: ['ftp://x.example'] }, 'server.yaml: plugins.trusted.0: must be an http(s) URL'],
-    [{ catalogs: 'https://a.example' }, 'server.yaml: plugins.catalogs: Invalid input: expected array, received string'],
+    [{ catalogs: 'https://a.example' }, 'server.yaml: plugins.catalogs: expected a list, got "https://a.example"'],
     [{ extra: [] }, 'server.yaml: plugins.extra: unknown key'],
   ])('refuses %j naming the key', (plugins, message) => {
     expect(() => validateConfig({ plugins }, sections, {})).toThrow(ConfigError);
