@@ -4,52 +4,24 @@
  * Runs when HUB_TEST_CHROMIUM names a browser or `chromium` is on PATH; under CI=true a missing
  * browser fails the suite instead of skipping it.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { delimiter, join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { uniqueName, type TestHub } from '../helpers/hub.ts';
+import { openBrowserHub, SCREENSHOTS, SKIP_BROWSER, type BrowserHub } from '../helpers/browser.ts';
 import { joinLink } from '../../plugins/invites/link.ts';
 
-function findChromium(): string | undefined {
-  if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
-
-const executablePath = findChromium();
-const OUTPUT = join(process.cwd(), 'test-output');
-
-describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in headless Chromium', () => {
-  let db: TestDriver;
+describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
+  let env: BrowserHub;
   let t: TestHub;
-  let server: ServerType;
   let base: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!executablePath) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver });
-    server = await new Promise<ServerType>((resolve) => {
-      const started = serve({ fetch: t.hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    await mkdir(OUTPUT, { recursive: true });
+    env = await openBrowserHub();
+    ({ t, base, browser } = env);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await t?.close();
-    await db?.cleanup();
-  });
+  afterAll(() => env?.close());
 
   async function open(link: string, viewport = { width: 390, height: 844 }) {
     const page = await browser.newPage({ viewport });
@@ -90,7 +62,7 @@ describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in
       expect(request.url).not.toContain(secret);
       expect(JSON.stringify(request.headers)).not.toContain(secret);
     }
-    await page.screenshot({ path: join(OUTPUT, 'join-page.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'join-page.png'), fullPage: true });
     await page.close();
   }, 60_000);
 
@@ -116,7 +88,7 @@ describe.skipIf(!executablePath && process.env.CI !== 'true')('the /join page in
   it('shows a friendly page for a malformed link', async () => {
     const { page } = await open(`${base}/join?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
     expect(await page.locator('h1').innerText()).toBe('Invalid invite link');
-    await page.screenshot({ path: join(OUTPUT, 'join-page-invalid.png') });
+    await page.screenshot({ path: join(SCREENSHOTS, 'join-page-invalid.png') });
     await page.close();
   }, 60_000);
 });

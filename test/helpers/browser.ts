@@ -1,0 +1,75 @@
+/**
+ * Real headless Chromium against a hub served over a real socket, for the page suites (`/join`,
+ * `/docs`). The browser is Debian's (`HUB_TEST_CHROMIUM`, else `chromium` on PATH); playwright-core
+ * never downloads one. Locally a missing browser skips the suite; under CI=true it fails it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser } from 'playwright-core';
+import { openTestDriver, EMBEDDED_DRIVER, type TestDriver } from './drivers.ts';
+import { startTestHub, type TestHub } from './hub.ts';
+
+function findChromium(): string | undefined {
+  if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+export const CHROMIUM = findChromium();
+/** Whether a browser suite should be skipped: only locally, never under CI. */
+export const SKIP_BROWSER = !CHROMIUM && process.env.CI !== 'true';
+/** Where the suites write their screenshots. */
+export const SCREENSHOTS = join(process.cwd(), 'test-output');
+
+/** No host but the loopback address resolves, and Chromium's own background traffic is off. */
+const OFFLINE_ARGS = [
+  '--no-sandbox',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-domain-reliability',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export interface BrowserHub {
+  t: TestHub;
+  /** `http://127.0.0.1:<port>` of the served hub. */
+  base: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** A hub on a fresh embedded database, served on a free loopback port, and a browser for it. */
+export async function openBrowserHub(): Promise<BrowserHub> {
+  if (!CHROMIUM) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
+  let db: TestDriver | undefined;
+  let t: TestHub | undefined;
+  let server: ServerType | undefined;
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await t?.close();
+    await db?.cleanup();
+  };
+  try {
+    db = await openTestDriver(EMBEDDED_DRIVER);
+    t = await startTestHub({ driver: db.driver });
+    const hub = t.hub;
+    server = await new Promise<ServerType>((resolve) => {
+      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
+    await mkdir(SCREENSHOTS, { recursive: true });
+    return { t, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, browser, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
