@@ -7,9 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import type { DbConfig } from '../../kernel/storage/config.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { commonArgs, jsonArg } from '../args.ts';
-import { loadCliConfig } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { print, printJson } from '../output.ts';
 
@@ -29,6 +27,9 @@ export const backupCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
+    // The kernel loads only when the command runs, so `--help` stays instant.
+    const { loadCliConfig } = await import('../hub-modules.ts');
+    const { createDriver } = await import('../../kernel/storage/create-driver.ts');
     const { config } = await loadCliConfig(args);
     const db = config.db;
     if (db.driver !== 'sqlite') {

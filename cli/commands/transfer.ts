@@ -1,47 +1,10 @@
 /**
  * `workspace-hub export --out <file>` and `workspace-hub import <file>`: move a hub between
- * databases (any driver to any driver). The format and the rules are in kernel/storage/transfer.ts.
+ * databases (any driver to any driver). The format and the rules are in kernel/storage/transfer.ts;
+ * what the commands do is in cli/transfer-run.ts, loaded only when one runs.
  */
-import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { defineCommand } from 'citty';
-import { collectMigrations, collectTables, createHub, PendingMigrationsError } from '../../kernel/hub.ts';
-import { tenantsTable } from '../../kernel/identity/tables.ts';
-import type { StorageDriver } from '../../kernel/storage/contract.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { exportHub, importHub } from '../../kernel/storage/transfer.ts';
-import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { HUB_VERSION } from '../../kernel/version.ts';
-import { plugins } from '../../plugins/index.ts';
 import { commonArgs, jsonArg } from '../args.ts';
-import { commandLogger, loadCliConfig, resolveTenantOption } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { print, printJson } from '../output.ts';
-
-/** Progress on stderr, only when a person watches it (a TTY), at most a few times a second. */
-function progressReporter(verb: string) {
-  if (!process.stderr.isTTY) return { report: undefined, done: () => undefined };
-  let last = 0;
-  return {
-    report(table: string, rows: number) {
-      const now = Date.now();
-      if (now - last < 200) return;
-      last = now;
-      process.stderr.write(`\r\u001b[2K${verb} ${table}: ${rows} row(s)`);
-    },
-    done: () => process.stderr.write('\r\u001b[2K'),
-  };
-}
-
-/** The database must have every migration this version declares (export reads, import writes). */
-async function assertCurrentSchema(driver: StorageDriver): Promise<void> {
-  const applied = new Set(await driver.appliedMigrations());
-  const pending = collectMigrations(plugins).filter((m) => !applied.has(m.id)).map((m) => m.id);
-  if (pending.length > 0) throw new PendingMigrationsError(pending);
-}
 
 export const exportCommand = defineCommand({
   meta: { name: 'workspace-hub export', description: 'Write every table of the hub to one JSON file (to import into another database)' },
@@ -52,43 +15,11 @@ export const exportCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    if (!args.out?.trim()) throw new CliError('--out needs a file path.');
-    const { config } = await loadCliConfig(args);
-    const tenantId = args.tenant === undefined ? undefined : resolveTenantOption(config, args.tenant);
-    const file = resolve(args.out);
-    const driver = await createDriver(config.db);
-    let created = false;
-    try {
-      await assertCurrentSchema(driver);
-      if (tenantId !== undefined && !(await driver.unscoped().table(tenantsTable).get(tenantId))) {
-        throw new CliError(`No tenant found with id "${tenantId}".`);
-      }
-      // `wx`: never overwrite (an old export, or worse); 0600: the file holds token hashes.
-      const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
-      await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-        throw new CliError(error.code === 'EEXIST' ? `${file} already exists; choose another name or remove it.` : `Cannot write ${file}: ${error.message}`);
-      });
-      created = true;
-      const failed = new Promise<never>((_, reject) => out.once('error', reject));
-      failed.catch(() => undefined);
-      const write = async (chunk: string) => {
-        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
-      };
-      const progress = progressReporter('Exporting');
-      const result = await exportHub({ driver, tables: collectTables(plugins), hubVersion: HUB_VERSION, tenantId, write, ...(progress.report ? { progress: progress.report } : {}) });
-      progress.done();
-      out.end();
-      await Promise.race([once(out, 'close'), failed]);
-      if (args.json) return printJson({ file, ...result });
-      print(`Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`);
-    } catch (error) {
-      if (created) await rm(file, { force: true });
-      throw error;
-    } finally {
-      await driver.close();
-    }
+    const { runExport } = await import('../transfer-run.ts');
+    return runExport(args);
   },
 });
+
 
 export const importCommand = defineCommand({
   meta: { name: 'workspace-hub import', description: 'Load an export into a new database that "workspace-hub migrate" has just prepared' },
@@ -98,37 +29,7 @@ export const importCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const file = resolve(String(args.file));
-    const loaded = await loadCliConfig(args);
-    const input = createReadStream(file);
-    await once(input, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw new CliError(error.code === 'ENOENT' ? `${file} does not exist.` : `Cannot read ${file}: ${error.message}`);
-    });
-    // Start iterating at once: readline drops the lines (and its end) emitted before anyone
-    // iterates, and the checks below take a while. The iterator buffers and pauses the file.
-    const iterator = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
-    const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
-    const driver = await createDriver(loaded.config.db);
-    try {
-      await assertCurrentSchema(driver);
-      const progress = progressReporter('Importing');
-      const result = await importHub({
-        driver,
-        tables: collectTables(plugins),
-        lines,
-        ...(progress.report ? { progress: progress.report } : {}),
-        // The rows migrate provisions (default tenant, system accounts), as migrate makes them.
-        async reprovision() {
-          const hub = await createHub({ config: loaded.config, configPath: loaded.path, plugins, driver, throttle: createMemoryThrottleStore(), log: commandLogger(loaded.config, args.verbose), migrate: false });
-          await hub.close();
-        },
-      });
-      progress.done();
-      if (args.json) return printJson({ file, ...result });
-      print(`Imported ${result.rowCount} row(s) into ${Object.keys(result.tables).length} table(s) from ${file}.`);
-    } finally {
-      input.destroy();
-      await driver.close();
-    }
+    const { runImport } = await import('../transfer-run.ts');
+    return runImport(args);
   },
 });

@@ -1,0 +1,131 @@
+/**
+ * What `workspace-hub export` and `import` do once they run (cli/commands/transfer.ts declares
+ * them). Kept apart so that `--help` never loads the kernel and the plugins.
+ */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { collectMigrations, collectTables, createHub, PendingMigrationsError } from '../kernel/hub.ts';
+import { tenantsTable } from '../kernel/identity/tables.ts';
+import type { StorageDriver } from '../kernel/storage/contract.ts';
+import { createDriver } from '../kernel/storage/create-driver.ts';
+import { exportHub, importHub } from '../kernel/storage/transfer.ts';
+import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
+import { HUB_VERSION } from '../kernel/version.ts';
+import { plugins } from '../plugins/index.ts';
+import { commandLogger, loadCliConfig, resolveTenantOption } from './context.ts';
+import { CliError } from './errors.ts';
+import { print, printJson } from './output.ts';
+
+
+export interface ExportArgs {
+  out?: string;
+  tenant?: string;
+  json?: boolean;
+  config?: string;
+  verbose?: boolean;
+}
+
+export interface ImportArgs {
+  file: string;
+  json?: boolean;
+  config?: string;
+  verbose?: boolean;
+}
+
+/** Progress on stderr, only when a person watches it (a TTY), at most a few times a second. */
+function progressReporter(verb: string) {
+  if (!process.stderr.isTTY) return { report: undefined, done: () => undefined };
+  let last = 0;
+  return {
+    report(table: string, rows: number) {
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      process.stderr.write(`\r\u001b[2K${verb} ${table}: ${rows} row(s)`);
+    },
+    done: () => process.stderr.write('\r\u001b[2K'),
+  };
+}
+
+/** The database must have every migration this version declares (export reads, import writes). */
+async function assertCurrentSchema(driver: StorageDriver): Promise<void> {
+  const applied = new Set(await driver.appliedMigrations());
+  const pending = collectMigrations(plugins).filter((m) => !applied.has(m.id)).map((m) => m.id);
+  if (pending.length > 0) throw new PendingMigrationsError(pending);
+}
+
+export async function runExport(args: ExportArgs): Promise<void> {
+  if (!args.out?.trim()) throw new CliError('--out needs a file path.');
+  const { config } = await loadCliConfig(args);
+  const tenantId = args.tenant === undefined ? undefined : resolveTenantOption(config, args.tenant);
+  const file = resolve(args.out);
+  const driver = await createDriver(config.db);
+  let created = false;
+  try {
+    await assertCurrentSchema(driver);
+    if (tenantId !== undefined && !(await driver.unscoped().table(tenantsTable).get(tenantId))) {
+      throw new CliError(`No tenant found with id "${tenantId}".`);
+    }
+    // `wx`: never overwrite (an old export, or worse); 0600: the file holds token hashes.
+    const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(error.code === 'EEXIST' ? `${file} already exists; choose another name or remove it.` : `Cannot write ${file}: ${error.message}`);
+    });
+    created = true;
+    const failed = new Promise<never>((_, reject) => out.once('error', reject));
+    failed.catch(() => undefined);
+    const write = async (chunk: string) => {
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    };
+    const progress = progressReporter('Exporting');
+    const result = await exportHub({ driver, tables: collectTables(plugins), hubVersion: HUB_VERSION, tenantId, write, ...(progress.report ? { progress: progress.report } : {}) });
+    progress.done();
+    out.end();
+    await Promise.race([once(out, 'close'), failed]);
+    if (args.json) return printJson({ file, ...result });
+    print(`Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`);
+  } catch (error) {
+    if (created) await rm(file, { force: true });
+    throw error;
+  } finally {
+    await driver.close();
+  }
+}
+
+export async function runImport(args: ImportArgs): Promise<void> {
+  const file = resolve(String(args.file));
+  const loaded = await loadCliConfig(args);
+  const input = createReadStream(file);
+  await once(input, 'open').catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(error.code === 'ENOENT' ? `${file} does not exist.` : `Cannot read ${file}: ${error.message}`);
+  });
+  // Start iterating at once: readline drops the lines (and its end) emitted before anyone
+  // iterates, and the checks below take a while. The iterator buffers and pauses the file.
+  const iterator = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
+  const driver = await createDriver(loaded.config.db);
+  try {
+    await assertCurrentSchema(driver);
+    const progress = progressReporter('Importing');
+    const result = await importHub({
+      driver,
+      tables: collectTables(plugins),
+      lines,
+      ...(progress.report ? { progress: progress.report } : {}),
+      // The rows migrate provisions (default tenant, system accounts), as migrate makes them.
+      async reprovision() {
+        const hub = await createHub({ config: loaded.config, configPath: loaded.path, plugins, driver, throttle: createMemoryThrottleStore(), log: commandLogger(loaded.config, args.verbose), migrate: false });
+        await hub.close();
+      },
+    });
+    progress.done();
+    if (args.json) return printJson({ file, ...result });
+    print(`Imported ${result.rowCount} row(s) into ${Object.keys(result.tables).length} table(s) from ${file}.`);
+  } finally {
+    input.destroy();
+    await driver.close();
+  }
+}
