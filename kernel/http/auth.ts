@@ -52,8 +52,8 @@ export function bearerAuth(deps: AuthDeps) {
     const ipKey = `${ip}:*`;
 
     // The spec's key decides first: a blocked token (or token-less client) gets 429.
-    const blocked = await guarded(() => throttle.blockedFor(key));
-    if (blocked > 0) throw tooManyRequests(blocked);
+    const status = await guarded(() => throttle.status(key));
+    if (status.blockedFor > 0) throw tooManyRequests(status.blockedFor);
 
     // The per-address block only stops failing attempts: a valid token still gets in from a
     // blocked address, so guessing from a shared (proxy, NAT) address cannot lock everyone out.
@@ -72,7 +72,7 @@ export function bearerAuth(deps: AuthDeps) {
     if (!secret) return fail();
     const found = await deps.identity.tokens.authenticate(c.var.store, secret);
     if (!found) return fail();
-    await guarded(() => throttle.reset(key));
+    if (status.hasFailures) await guarded(() => throttle.reset(key));
     c.set('auth', found);
     // Recording use must never fail or slow the request.
     // A database outage is not logged here per request: kernel/outage.ts logs it once.

@@ -11,11 +11,24 @@ export interface ThrottlePolicy {
   blockSeconds: number;
 }
 
+export interface ThrottleStatus {
+  /** As `blockedFor`. */
+  blockedFor: number;
+  /** Failures are counted for the key (not yet blocked, or a block is in force). */
+  hasFailures: boolean;
+}
+
 export interface ThrottleStore {
   /** `redis` stores are shared by every instance; `memory` is per process. */
   readonly kind: 'memory' | 'redis';
   /** Seconds the key stays blocked (rounded up), or 0 when it is not blocked. */
   blockedFor(key: string): Promise<number>;
+  /**
+   * `blockedFor` and whether the key has failures counted, in one round trip: authentication asks
+   * this before every request, and clears the key after a success only when there is something to
+   * clear (most requests then cost the store one call, not two).
+   */
+  status(key: string): Promise<ThrottleStatus>;
   /**
    * Counts one failure for the key. Returns the block's length in seconds when this failure
    * reached `maxFailures` (the key is now blocked), else 0.

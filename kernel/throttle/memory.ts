@@ -76,6 +76,14 @@ export function createMemoryThrottleStore(options: MemoryThrottleStoreOptions = 
       return Math.ceil((block.expiresAt - at) / 1000);
     },
 
+    async status(key) {
+      const at = sweepAll();
+      const block = blocks.get(key);
+      const blockedFor = !block || block.expiresAt <= at ? 0 : Math.ceil((block.expiresAt - at) / 1000);
+      const counter = failures.get(key);
+      return { blockedFor, hasFailures: blockedFor > 0 || (counter !== undefined && counter.expiresAt > at) };
+    },
+
     async recordFailure(key, policy: ThrottlePolicy) {
       const at = sweepAll();
       let counter = failures.get(key);

@@ -58,6 +58,9 @@ export function createRedisThrottleStore(
   const failKey = (key: string) => `${config.keyPrefix}throttle:fail:${key}`;
   const blockKey = (key: string) => `${config.keyPrefix}throttle:block:${key}`;
 
+  /** A block key's PTTL as seconds: -2 no block; -1 a block without expiry (only a manual SET makes one; honour it). */
+  const blockSeconds = (millis: number) => (millis === -2 ? 0 : millis === -1 ? config.blockSeconds : Math.max(1, Math.ceil(millis / 1000)));
+
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
     await firstConnection;
     try {
@@ -71,13 +74,16 @@ export function createRedisThrottleStore(
   return {
     kind: 'redis',
 
-    blockedFor: (key) =>
-      guarded('blockedFor', async () => {
-        const millis = await client.pttl(blockKey(key));
-        // -2: no block. -1: a block without expiry, which only a manual SET can make; honour it.
-        if (millis === -2) return 0;
-        if (millis === -1) return config.blockSeconds;
-        return Math.max(1, Math.ceil(millis / 1000));
+    blockedFor: (key) => guarded('blockedFor', async () => blockSeconds(await client.pttl(blockKey(key)))),
+
+    status: (key) =>
+      guarded('status', async () => {
+        // One round trip: both commands go out together and answer in order.
+        const replies = await client.multi().pttl(blockKey(key)).exists(failKey(key)).exec();
+        if (!replies) throw new Error('the transaction was aborted');
+        for (const [error] of replies) if (error) throw error;
+        const blockedFor = blockSeconds(Number(replies[0]![1]));
+        return { blockedFor, hasFailures: blockedFor > 0 || Number(replies[1]![1]) > 0 };
       }),
 
     recordFailure: (key, policy: ThrottlePolicy) =>

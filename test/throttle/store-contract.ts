@@ -73,6 +73,23 @@ export function describeThrottleStoreContract(name: string, create: () => Thrott
       expect(await s.recordFailure(key, policy)).toBe(120);
     });
 
+    it('reports in status whether a key has failures counted or is blocked', async () => {
+      const s = await store();
+      const key = uniqueKey();
+      expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: false });
+      await s.recordFailure(key, policy);
+      expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: true });
+      await s.recordFailure(key, policy);
+      await s.recordFailure(key, policy);
+      const blocked = await s.status(key);
+      expect(blocked.hasFailures).toBe(true);
+      expect(blocked.blockedFor).toBeGreaterThan(0);
+      expect(blocked.blockedFor).toBeLessThanOrEqual(120);
+      expect(blocked.blockedFor).toBe(await s.blockedFor(key));
+      await s.reset(key);
+      expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: false });
+    });
+
     it('counts 50 concurrent failures exactly once each', async () => {
       const s = await store();
       const key = uniqueKey();
