@@ -95,6 +95,31 @@ describe('the SQLite driver with another process on the same file', () => {
     }
   }, 30_000);
 
+  it('keeps the event loop turning while a write waits for another process\'s lock', async () => {
+    const other = new OtherProcess(path);
+    try {
+      expect(await other.next()).toBe('ready');
+      expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
+      const insert = driver.forTenant('t').table(notes).insert({ id: 'turning', body: 'x', n: 1 });
+      // Sample the loop while the write waits: a wait inside the library's synchronous call would
+      // show as one long gap between ticks.
+      let longest = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 5);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      clearInterval(timer);
+      expect(longest).toBeLessThan(200);
+      expect(await other.exec('COMMIT')).toBe('done');
+      await insert;
+    } finally {
+      await other.end();
+    }
+  }, 30_000);
+
   it('answers 503 while another process keeps the writer lock, and serves writes again once it lets go', async () => {
     const hub: TestHub = await startTestHub({ driver });
     const other = new OtherProcess(path);

@@ -30,7 +30,8 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       try {
         return await run();
       } catch (error) {
-        if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= 30) throw error;
+        // The busy timeout is tiny (it blocks the event loop); wait here instead, up to ~10 s.
+        if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= 200) throw error;
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
       }
     }

@@ -18,8 +18,12 @@ import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnec
 import type { SqliteDbConfig } from '../config.ts';
 import type { SqlDialect } from './dialect.ts';
 
-/** How long one statement waits for another process's lock before SQLITE_BUSY (then retried). */
-export const BUSY_TIMEOUT_MS = 250;
+/**
+ * How long one statement waits for another process's lock before SQLITE_BUSY. libsql waits inside
+ * its synchronous call, with the event loop stopped, so this stays tiny: the real waiting is the
+ * driver's retries, which pause between attempts with the event loop free (store.ts).
+ */
+export const BUSY_TIMEOUT_MS = 5;
 /** Files the hub creates: readable by the service user only, whatever the umask. */
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;

@@ -27,17 +27,18 @@ export function mapError(error: unknown, table?: string): never {
 const CONFLICT_ATTEMPTS = 5;
 /**
  * SQLite: how often a write that found another process holding the writer lock (each time after
- * the busy timeout) is tried before the database counts as unavailable. Waiting happens between
- * attempts, off the event loop.
+ * the tiny busy timeout) is tried before the database counts as unavailable. Waiting happens
+ * between attempts, off the event loop: about 2 s in all (see `pause`).
  */
-const BUSY_ATTEMPTS = 10;
+const BUSY_ATTEMPTS = 40;
 
 /** A lock another process kept past every attempt: the database is unavailable for now (503). */
 function busyUnavailable(error: unknown, table?: string): StorageError {
   return new StorageError('unavailable', 'The database is locked by another process', { ...(table ? { table } : {}), cause: error });
 }
 
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt + (attempt > 1 ? 10 : 0)));
+/** Backoff between attempts: grows by 5 ms an attempt up to 50 ms, with jitter so racers spread. */
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(50, 5 * attempt) + Math.random() * 10));
 
 /** mapError as a value: the StorageError, or rethrows what is not a storage failure. */
 function catchStorageError(error: unknown): StorageError {
