@@ -91,5 +91,9 @@ export function isHubRunning(pid: number): boolean {
   } catch {
     return true; // no /proc here (macOS): the id alone has to do
   }
-  return cmdline.split('\0').includes('start');
+  const words = cmdline.split('\0');
+  // Both the `start` command and a workspace-hub entry point: a reused id that now belongs to
+  // `npm start`, `pm2 start` or anything else never gets the signal (SIGHUP would end it).
+  const hub = words.some((word) => /(?:^|[/\\])(?:workspace-hub|bin\.mjs|main\.js|deno\.ts)$/.test(word));
+  return hub && words.includes('start');
 }
