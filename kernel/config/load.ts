@@ -157,6 +157,9 @@ function describeIssue(issue: z.core.$ZodIssue, schema: AnySchema, document: unk
   const path = issue.path.map(String).join('.');
   const at = (key?: string) => [path, key].filter(Boolean).join('.') || '(root)';
   const value = valueAt(document, issue.path);
+  // A secret's value never appears in a message: messages reach logs and the reload answer.
+  const secret = issue.path.some((key) => /password|token|secret|apikey|credential/i.test(String(key)));
+  const got = (given: unknown) => (secret ? '' : `, got ${shown(given)}`);
   switch (issue.code) {
     case 'unrecognized_keys': {
       const known = schemasAt(schema, issue.path, document).flatMap((c) => (defOf(c).type === 'object' ? Object.keys(defOf(c).shape) : []));
@@ -171,20 +174,20 @@ function describeIssue(issue: z.core.$ZodIssue, schema: AnySchema, document: unk
         if (path.endsWith('driver') || value === null || typeof value !== 'object' || 'driver' in value) {
           // The removed pglite driver is an option of the schema only to explain itself; not offered.
           const where = path.endsWith('driver') ? path : `${path}.driver`;
-          return [{ path: where, message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : `, got ${shown(driver)}`}` }];
+          return [{ path: where, message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : got(driver)}` }];
         }
       }
-      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), undefined)}, got ${shown(value)}` }];
+      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), undefined)}${got(value)}` }];
     case 'invalid_type':
       if (value === undefined) return [{ path: at(), message: 'missing (required)' }];
-      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), issue.expected)}, got ${shown(value)}` }];
+      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), issue.expected)}${got(value)}` }];
     case 'invalid_value':
-      return [{ path: at(), message: `expected ${issue.values.length > 1 ? 'one of ' : ''}${issue.values.map(String).join(', ')}, got ${shown(value)}` }];
+      return [{ path: at(), message: `expected ${issue.values.length > 1 ? 'one of ' : ''}${issue.values.map(String).join(', ')}${got(value)}` }];
     case 'too_big':
-      if (issue.origin === 'number') return [{ path: at(), message: `must be at most ${issue.maximum}, got ${shown(value)}` }];
+      if (issue.origin === 'number') return [{ path: at(), message: `must be at most ${issue.maximum}${got(value)}` }];
       break;
     case 'too_small':
-      if (issue.origin === 'number') return [{ path: at(), message: `must be at least ${issue.minimum}, got ${shown(value)}` }];
+      if (issue.origin === 'number') return [{ path: at(), message: `must be at least ${issue.minimum}${got(value)}` }];
       if (issue.origin === 'string' && Number(issue.minimum) === 1) return [{ path: at(), message: 'must not be empty' }];
       break;
   }

@@ -18,7 +18,8 @@ const publicUrl = z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
-    ctx.addIssue({ code: 'custom', message: `expected an http(s) URL without credentials, query or fragment, got ${JSON.stringify(raw)}` });
+    // The given URL is not echoed: it may carry a password.
+    ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL without credentials, query or fragment' });
     return z.NEVER;
   }
   return url.href.replace(/\/+$/, '');

@@ -65,6 +65,15 @@ describe('config loading', () => {
     expect(error.message).toContain('sqlite, postgres, mysql, firestore');
   });
 
+  it('never repeats the value of a secret key in a message', () => {
+    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  database: hub\n  password: 12345678\n', noPlugins, {}));
+    expect(error.message).toContain('db.password: expected a string');
+    expect(error.message).not.toContain('12345678');
+    const url = errorOf(() => parseConfig('server:\n  publicUrl: https://alice:hunter2@hub.example.com\n', noPlugins, {}));
+    expect(url.message).toContain('server.publicUrl');
+    expect(url.message).not.toContain('hunter2');
+  });
+
   it('refuses the removed pglite driver, naming sqlite and saying there is no converter', () => {
     const error = errorOf(() => parseConfig('db:\n  driver: pglite\n  dataDir: ./data\n', noPlugins, {}));
     expect(error.path).toBe('db.driver');
