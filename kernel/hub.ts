@@ -320,7 +320,7 @@ function routeTemplate(c: Context<KernelEnv>): string {
 }
 
 interface NodeBindings {
-  outgoing?: { once(event: 'close', listener: () => void): void; socket?: { bytesWritten: number } | null };
+  outgoing?: { once(event: 'close', listener: () => void): void; socket?: { bytesWritten: number } | null; closed?: boolean; destroyed?: boolean };
 }
 
 /**
@@ -360,7 +360,10 @@ function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => bool
         });
         if (outgoing && bytesBefore !== undefined) {
           const socket = outgoing.socket;
-          outgoing.once('close', () => log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined)));
+          const write = () => log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined));
+          // A client that left while the handler ran has closed the response already: log now.
+          if (outgoing.closed || outgoing.destroyed) write();
+          else outgoing.once('close', write);
         } else {
           const length = c.res.headers.get('content-length');
           log.info('request', fields(length === null ? undefined : Number(length)));
