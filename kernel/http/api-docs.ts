@@ -10,14 +10,11 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { RELOAD_SECTIONS } from '../config/reload.ts';
 import type { KernelEnv } from '../plugin.ts';
+import { htmlPageHeaders, newNonce } from './html.ts';
 import { buildOpenApiDocument, type RouteDocs } from './openapi.ts';
 import { HUB_VERSION } from '../version.ts';
 
 const BUNDLE_PATH = '/docs/redoc.standalone.js';
-
-function newNonce(): string {
-  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
-}
 
 /**
  * The one address the bundle would load from another host: the vendor logo in the menu footer.
@@ -64,25 +61,14 @@ Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200,2
  * elements at run time and its search index runs in a worker made from a blob, hence those two.
  */
 export function docsHeaders(nonce: string): Record<string, string> {
-  return {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `script-src 'self' 'nonce-${nonce}'`,
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self' data:",
-      "connect-src 'self'",
-      "worker-src 'self' blob:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-  };
+  return htmlPageHeaders([
+    `script-src 'self' 'nonce-${nonce}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+  ]);
 }
 
 const DESCRIPTION = [

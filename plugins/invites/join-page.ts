@@ -4,6 +4,7 @@
  * page's own script reads it, in the browser, so it never reaches this server or any log.
  * Always 200 HTML: a broken or expired link gets an explanation, not an error body.
  */
+import { htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
 import { joinPageHtml, type JoinView } from './join-html.ts';
 
 const ROLES = new Set(['user', 'admin']);
@@ -46,30 +47,9 @@ export function readJoinQuery(query: (name: string) => string | undefined, now: 
   };
 }
 
-/** A fresh random nonce per response, for the page's one inline script and style. */
-export function newNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return btoa(String.fromCharCode(...bytes));
-}
-
 /** The security headers of the page: no external anything, inline code only with the nonce. */
 export function joinHeaders(nonce: string): Record<string, string> {
-  return {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
-      `style-src 'nonce-${nonce}'`,
-      "img-src 'none'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-  };
+  return htmlPageHeaders([`script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "img-src 'none'"]);
 }
 
 /** Renders the page for a request's query. */

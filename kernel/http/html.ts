@@ -1,0 +1,25 @@
+/**
+ * The few HTML pages the hub serves itself (`/join`, `/docs`) share one stance: nothing from other
+ * origins, inline code only with a per-response nonce, never cached, framed or sent a referrer.
+ */
+
+/** A fresh nonce for one response's inline script and style. */
+export function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/**
+ * The headers of such a page. `sources` are the page's own CSP fetch directives (after
+ * `default-src 'none'`); base URI, form targets and framing are always refused.
+ */
+export function htmlPageHeaders(sources: readonly string[]): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': ["default-src 'none'", ...sources, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; '),
+  };
+}
