@@ -10,7 +10,7 @@
  * Goals (issue 13): --help ≤ 4×, user list on PostgreSQL ≤ 10×, start to /health ≤ 2 s.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './support.mjs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -31,14 +31,6 @@ function timeCommand(argv) {
     if (i > 0) times.push(performance.now() - started); // the first run warms the file cache
   }
   return median(times);
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 async function timeStart() {

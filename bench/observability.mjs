@@ -10,7 +10,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from './support.mjs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,14 +19,6 @@ const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' }, rounds: { type: 'string', default: '2' } },
 });
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function start(dir, name, extra) {
   const port = await freePort();

@@ -9,8 +9,8 @@
  * as the README says for shared databases.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/net.ts';
 import { createProject, startServer, type Project, type RunningServer } from './helpers.ts';
 import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
 
@@ -30,14 +30,6 @@ function shellWords(line: string): string[] {
   const words: string[] = [];
   for (const match of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]!);
   return words;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Runs the quick start on a project whose server.yaml holds `db` (undefined: the embedded default). */

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from '../helpers/net.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,14 +42,6 @@ export function captureLog(): { log: Logger; entries(): Array<Record<string, any
     log: createLogger({ level: 'info', format: 'json', write: (line) => void lines.push(line) }),
     entries: () => lines.map((line) => JSON.parse(line) as Record<string, any>),
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface FaultProxy {
@@ -200,3 +193,5 @@ export async function privateRedis(): Promise<RedisChild> {
     },
   };
 }
+
+export { freePort };
