@@ -20,6 +20,7 @@ import { describeMiddleware } from './http/openapi.ts';
 import { urlLimit } from './http/limits.ts';
 import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
+import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { kernelMigrations, kernelTables, provision } from './identity/provision.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -138,7 +139,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       if (!(options.migrate ?? driver.kind === 'sqlite')) throw new PendingMigrationsError(pending);
       await runMigrations(driver, migrations, log);
     }
-    const identity = createIdentity({ driver: () => driver, clock, tables: () => tables });
+    const cache = createReadCache(() => driver.changes, () => config.server.cacheBytes);
+    const identity = createIdentity({ driver: () => driver, clock, tables: () => tables, cache });
     await provision(driver, identity, clock, log);
 
     let ownsThrottle = !options.throttle;
@@ -170,6 +172,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         throttle: pluginThrottle,
         clientIp,
         metrics: metrics.forPlugin(plugin.name),
+        cache,
       };
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
@@ -196,6 +199,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         const [old, owned] = [driver, ownsDriver];
         [driver, ownsDriver] = [fresh, true];
         tenants.invalidate();
+        cache.clear();
         retirement.retire('database connection', async () => (owned ? old.close() : undefined));
       },
       async swapThrottle(next) {
@@ -236,12 +240,15 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       }
       return c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' });
     });
-    app.use('*', bodyLimit({
+    const limitBody = bodyLimit({
       maxSize: config.server.bodyLimitBytes,
       onError: () => {
         throw new HttpError(413, `Request body is too large (limit ${config.server.bodyLimitBytes} bytes).`);
       },
-    }));
+    });
+    // A GET or HEAD request has no body for the fetch API; asking for one (as bodyLimit does)
+    // would make the Node adapter build a whole web Request for nothing.
+    app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
     // Every body this API takes is JSON; a form or text body would otherwise read as "no fields".
     app.use('*', async (c, next) => {
       const type = c.req.header('content-type');

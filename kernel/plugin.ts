@@ -16,6 +16,7 @@ import type { Identity } from './identity/identity.ts';
 import type { ApiTokenRow, TenantRow, UserRow } from './identity/tables.ts';
 import type { Logger } from './log.ts';
 import type { PluginMetrics } from './metrics.ts';
+import type { ReadCache } from './cache.ts';
 import type { Migration, Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
@@ -58,6 +59,11 @@ export interface PluginContext<Section> {
   clientIp(c: Context<KernelEnv>): string;
   /** Prometheus series of the plugin's own (`workspace_hub_<name>`), served on `GET /metrics`. */
   metrics: PluginMetrics;
+  /**
+   * Values derived from tables, kept in process until a row of those tables changes in any
+   * process (see kernel/cache.ts). Put the tenant in every key.
+   */
+  cache: ReadCache;
 }
 
 export interface PluginInstance<Section = unknown> {

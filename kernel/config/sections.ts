@@ -42,8 +42,13 @@ export const serverSchema = z
      * hub hands out (invitations) uses it. @default http://<host>:<port>
      */
     publicUrl: publicUrl.optional(),
+    /**
+     * Memory for the read cache (authenticated tokens, serialized lists), in bytes; 0 turns it
+     * off. Used on SQLite and PostgreSQL, which tell the hub of every write. @default 64 MiB
+     */
+    cacheBytes: z.coerce.number().int().min(0).max(16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   })
-  .default({ host: '127.0.0.1', port: 8788, bodyLimitBytes: 5 * 1024 * 1024, trustProxy: false, shutdownTimeoutMs: 10_000 });
+  .default({ host: '127.0.0.1', port: 8788, bodyLimitBytes: 5 * 1024 * 1024, trustProxy: false, shutdownTimeoutMs: 10_000, cacheBytes: 64 * 1024 * 1024 });
 
 export const multitenancySchema = z
   .strictObject({

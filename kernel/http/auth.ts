@@ -48,7 +48,8 @@ export function bearerAuth(deps: AuthDeps) {
     const policy = deps.policy();
     const ip = deps.clientIp(c);
     const secret = extractBearer(c.req.header('authorization'));
-    const key = secret ? `${ip}:${await sha256Hex(secret)}` : `${ip}:none`;
+    const hash = secret ? sha256Hex(secret) : null;
+    const key = hash ? `${ip}:${hash}` : `${ip}:none`;
     const ipKey = `${ip}:*`;
 
     // The spec's key decides first: a blocked token (or token-less client) gets 429.
@@ -69,8 +70,8 @@ export function bearerAuth(deps: AuthDeps) {
       throw unauthorized();
     };
 
-    if (!secret) return fail();
-    const found = await deps.identity.tokens.authenticate(c.var.store, secret);
+    if (!hash) return fail();
+    const found = await deps.identity.tokens.authenticateHash(c.var.store, hash);
     if (!found) return fail();
     if (status.hasFailures) await guarded(() => throttle.reset(key));
     c.set('auth', found);

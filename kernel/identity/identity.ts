@@ -1,4 +1,5 @@
 /** The identity service handed to plugins: users, tokens, tenants and access-list resolvers. */
+import type { ReadCache } from '../cache.ts';
 import type { Clock } from '../clock.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
@@ -14,12 +15,12 @@ export interface Identity {
   access: AccessRegistry;
 }
 
-export function createIdentity(options: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[] }): Identity {
+export function createIdentity(options: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[]; cache?: ReadCache }): Identity {
   const access = createAccessRegistry();
   return {
     access,
     users: createUsersService({ access, clock: options.clock }),
-    tokens: createTokensService({ clock: options.clock }),
+    tokens: createTokensService({ clock: options.clock, ...(options.cache ? { cache: options.cache } : {}) }),
     tenants: createTenantsService(options),
   };
 }

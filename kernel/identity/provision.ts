@@ -14,6 +14,8 @@ import { DEFAULT_TENANT_ID } from './tenants.ts';
 
 export const kernelMigrations: Migration[] = [
   { id: 'kernel/0001-identity', createTables: [tenantsTable, usersTable, apiTokensTable, hubStateTable] },
+  // Tables created before change stamps existed get their trigger here (PostgreSQL; a no-op elsewhere).
+  { id: 'kernel/0002-change-feed', changeFeed: true },
 ];
 
 export const kernelTables = [tenantsTable, usersTable, apiTokensTable, hubStateTable];

@@ -1,6 +1,7 @@
 /** API tokens: issue (secret shown once), list, revoke, delete, and look-up by secret. */
 import { badRequest, notFound } from '../errors.ts';
 import type { Clock } from '../clock.ts';
+import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
 import { issueSecret, newId, sha256Hex } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
@@ -44,7 +45,27 @@ export interface Authenticated {
   token: ApiTokenRow;
 }
 
-export function createTokensService({ clock }: { clock: Clock }) {
+/** Rough bytes of a cached token and user (strings are UTF-16 in memory). */
+const authBytes = (found: Authenticated | null) => (found ? 2 * JSON.stringify(found).length : null);
+
+function freeze(found: Authenticated | null): Authenticated | null {
+  if (!found) return null;
+  for (const value of Object.values(found.user)) if (Array.isArray(value)) Object.freeze(value);
+  Object.freeze(found.user);
+  Object.freeze(found.token);
+  return Object.freeze(found);
+}
+
+export function createTokensService({ clock, cache }: { clock: Clock; cache?: ReadCache }) {
+  /** The active token with this hash and its owner, from the tables. */
+  async function lookup(store: Store, hash: string): Promise<Authenticated | null> {
+    const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
+    if (!token || token.revokedAt !== null || token.userId === null) return null;
+    const user = await store.table(usersTable).get(token.userId);
+    if (!user) return null;
+    return { user, token };
+  }
+
   /** Issues a token for a user the caller has already checked; returns the secret once. */
   async function issue(store: Store, user: UserRow, name: string): Promise<{ token: ApiTokenRow; secret: string }> {
     const issued = await issueSecret('hbk');
@@ -60,6 +81,17 @@ export function createTokensService({ clock }: { clock: Clock }) {
     };
     await store.table(apiTokensTable).insert(row);
     return { token: row, secret: issued.secret };
+  }
+
+  /**
+   * The active token with the secret of this sha256, and its owner. With a cache, a token and its
+   * user are kept until a row of either table changes in any process (revoked, deleted, access
+   * changed), so a hot token costs no query and a change still applies on the very next request.
+   * The result is frozen.
+   */
+  function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
+    if (!cache) return lookup(store, hash);
+    return cache.read(`auth:${store.tenantId}:${hash}`, [apiTokensTable, usersTable], async () => freeze(await lookup(store, hash)), authBytes);
   }
 
   return {
@@ -104,14 +136,8 @@ export function createTokensService({ clock }: { clock: Clock }) {
     },
 
     /** The active token and its owner for a presented secret, or null. */
-    async authenticate(store: Store, secret: string): Promise<Authenticated | null> {
-      const hash = await sha256Hex(secret);
-      const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
-      if (!token || token.revokedAt !== null || token.userId === null) return null;
-      const user = await store.table(usersTable).get(token.userId);
-      if (!user) return null;
-      return { user, token };
-    },
+    authenticate: (store: Store, secret: string) => authenticateHash(store, sha256Hex(secret)),
+    authenticateHash,
 
     /** Records use of a token, at most once per {@link LAST_USED_RESOLUTION_MS}. */
     async touch(store: Store, token: ApiTokenRow): Promise<void> {

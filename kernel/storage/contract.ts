@@ -5,6 +5,7 @@
  * contract suite (test/storage/contract-suite.ts). A handler only ever holds a {@link Store} bound to
  * its request's tenant, so it cannot read or write another tenant's rows by mistake.
  */
+import type { ChangeFeed } from './changes.ts';
 import type { Table, RowOfTable } from './table.ts';
 
 /** A comparison on one column. A bare value means equality; `null` means "is null". */
@@ -125,6 +126,11 @@ export interface Migration {
   readonly addIndexes?: readonly Table[];
   /** A data step, run after the schema operations with the unscoped store. */
   readonly run?: (store: Store) => Promise<void>;
+  /**
+   * Installs, on every table there is, what tells other processes of its writes (PostgreSQL: a
+   * statement trigger that NOTIFYs). Tables created later get it when they are created.
+   */
+  readonly changeFeed?: true;
 }
 
 export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
@@ -161,6 +167,11 @@ export interface StorageDriver {
   backup?(out: string): Promise<{ path: string; bytes: number }>;
   /** The pool's counts for metrics, or null when the driver has no pool (embedded, Firestore). */
   poolStats?(): PoolStats | null;
+  /**
+   * Change stamps for in-process caches (see changes.ts). Absent where the driver cannot learn of
+   * other processes' writes (MySQL, Firestore): nothing is cached there.
+   */
+  readonly changes?: ChangeFeed;
   /** Closes every connection; waits for queries in flight. */
   close(): Promise<void>;
 }

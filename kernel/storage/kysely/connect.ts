@@ -6,6 +6,7 @@ import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
 import type { SqlDialect } from './dialect.ts';
 import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
+import { watchNotifications } from './pg-listen.ts';
 
 /** Defaults of `db.acquireTimeoutMillis` and `db.queryTimeoutMillis` (see kernel/storage/config.ts). */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
@@ -53,10 +54,21 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }) });
+  const listenerOptions = {
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    connectionTimeoutMillis: config.connectionTimeoutMillis,
+    keepAlive: true,
+    ...(ssl ? { ssl } : {}),
+  };
   return {
     kind: 'postgres',
     flavor: 'postgres',
     db,
+    watchOthers: (stamps) => watchNotifications(() => new pg.Client(listenerOptions), stamps),
     close: () => db.destroy(),
     poolStats: () => ({ total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
   };

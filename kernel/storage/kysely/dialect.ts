@@ -3,6 +3,7 @@
  * reported, and how migrations take a cross-process lock. Everything else is shared Kysely code.
  */
 import type { Kysely } from 'kysely';
+import type { ChangeStamps } from '../changes.ts';
 import type { PoolStats } from '../contract.ts';
 import type { ColumnSpec } from '../table.ts';
 
@@ -21,6 +22,17 @@ export interface SqlDialect {
   close(): Promise<void>;
   /** The pool's counts, when the client library exposes them. */
   poolStats?(): PoolStats | null;
+  /**
+   * Starts watching for other processes' writes, bumping `stamps` when they happen. Absent when
+   * the database gives no such signal (then the driver offers caches no change feed).
+   */
+  watchOthers?(stamps: ChangeStamps): OthersWatch;
+}
+
+export interface OthersWatch {
+  /** Brings the stamps up to date; false while other processes' writes could be missed. */
+  current(): boolean;
+  close(): Promise<void>;
 }
 
 export function columnType(flavor: SqlFlavor, spec: ColumnSpec): string {

@@ -5,8 +5,9 @@
  */
 import { sql } from 'kysely';
 import type { Migration, StorageDriver } from '../contract.ts';
-import { isBusyError, type SqlDialect } from './dialect.ts';
-import { addColumns, createIndexes, createTable, ensureMigrationsTable, MIGRATIONS_TABLE } from './schema.ts';
+import { ChangeStamps, type ChangeFeed } from '../changes.ts';
+import { isBusyError, type OthersWatch, type SqlDialect } from './dialect.ts';
+import { addColumns, createIndexes, createTable, ensureMigrationsTable, installChangeTriggers, MIGRATIONS_TABLE } from './schema.ts';
 import { backupSqlite } from './sqlite.ts';
 import { createSqlStore, mapError } from './store.ts';
 import { withoutQueryTimeout } from './bounded-pool.ts';
@@ -17,6 +18,20 @@ const MIGRATION_LOCK_KEY = 72_716_031;
 export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   const { db, flavor } = dialect;
   let migrationsTableReady = false;
+  const stamps = new ChangeStamps();
+  const changed = (tables: Iterable<string>) => stamps.bump(tables);
+  // Watching other processes starts with the first cache that asks, so a CLI command never does.
+  let others: OthersWatch | undefined;
+  let closed = false;
+  const changes: ChangeFeed | undefined = dialect.watchOthers
+    ? {
+        stamp(tables) {
+          if (closed) return null;
+          others ??= dialect.watchOthers!(stamps);
+          return others.current() ? stamps.stamp(tables) : null;
+        },
+      }
+    : undefined;
 
   const ensureTable = async () => {
     if (migrationsTableReady) return;
@@ -50,9 +65,11 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
       for (const { table, columns } of migration.addColumns ?? []) await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
+      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx);
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
       await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
     });
+    stamps.bumpAll();
   }
 
   // MySQL commits DDL implicitly, so each schema step is idempotent and only the data step and the
@@ -71,6 +88,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
           if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
           await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
         });
+        stamps.bumpAll();
       } finally {
         await sql`SELECT RELEASE_LOCK('workspace_hub_migrate')`.execute(conn);
       }
@@ -79,8 +97,9 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   return {
     kind: dialect.kind,
-    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false),
-    unscoped: () => createSqlStore(dialect, db, null, false),
+    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false, changed),
+    unscoped: () => createSqlStore(dialect, db, null, false, changed),
+    ...(changes ? { changes } : {}),
     async appliedMigrations() {
       try {
         await ensureTable();
@@ -107,6 +126,10 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     },
     ...(flavor === 'sqlite' && dialect.path ? { backup: (out: string) => backupSqlite(dialect, out) } : {}),
     poolStats: () => dialect.poolStats?.() ?? null,
-    close: () => dialect.close(),
+    async close() {
+      closed = true;
+      await others?.close();
+      await dialect.close();
+    },
   };
 }

@@ -70,8 +70,35 @@ export async function createTable(db: Executor, flavor: SqlFlavor, table: Table)
     if (table.tenantScoped) columns.splice(1, 0, `${TENANT_COLUMN} VARCHAR(128) NOT NULL`);
     const suffix = flavor === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
     await sql.raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`).execute(db);
+    if (flavor === 'postgres') await installChangeTrigger(db, table.name);
   }
   await createIndexes(db, flavor, table);
+}
+
+/** The channel on which PostgreSQL tells every hub process which table a statement wrote. */
+export const CHANGES_CHANNEL = 'workspace_hub_changes';
+const CHANGE_TRIGGER = 'hub_changes';
+
+/**
+ * PostgreSQL: after each statement that writes the table (whoever runs it: a hub, the CLI, psql),
+ * NOTIFY its name. Delivered at commit only, once per table and transaction; see ../changes.ts.
+ */
+async function installChangeTrigger(db: Executor, table: string): Promise<void> {
+  await sql.raw(
+    `CREATE OR REPLACE FUNCTION hub_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
+      `BEGIN PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$`,
+  ).execute(db);
+  await sql.raw(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${table}`).execute(db);
+  await sql.raw(
+    `CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
+      'FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_change()',
+  ).execute(db);
+}
+
+/** PostgreSQL: the change trigger on every table of the schema but the migrations record. */
+export async function installChangeTriggers(db: Executor): Promise<void> {
+  const tables = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> ${MIGRATIONS_TABLE}`.execute(db);
+  for (const { name } of tables.rows) await installChangeTrigger(db, name);
 }
 
 export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, names: readonly string[]): Promise<void> {

@@ -8,15 +8,16 @@
  * goes through a single writer connection whose Kysely driver runs one query or transaction at a
  * time (a queue, rather than spinning on SQLITE_BUSY); transactions take the writer lock up front
  * (`BEGIN IMMEDIATE`) so they never fail half-way on a lock upgrade. Plain reads use a second
- * connection and run while a write transaction is open. Nothing is cached in process, so what
- * another process commits is seen by the next query.
+ * connection and run while a write transaction is open. What another process commits is seen by
+ * the next query, and by the next cache lookup through `watchOthers` (data_version).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
 import type { SqliteDbConfig } from '../config.ts';
-import type { SqlDialect } from './dialect.ts';
+import type { ChangeStamps } from '../changes.ts';
+import type { OthersWatch, SqlDialect } from './dialect.ts';
 
 /**
  * How long one statement waits for another process's lock before SQLITE_BUSY. libsql waits inside
@@ -209,6 +210,7 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
     db,
     readDb,
     path: memory ? null : path,
+    watchOthers: (stamps) => watchDataVersion(writer, stamps),
     async close() {
       // destroy() waits for the query or transaction in flight on each connection.
       await db.destroy();
@@ -216,6 +218,35 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
       readerDb?.close();
       writerDb.close();
     },
+  };
+}
+
+/**
+ * Other processes' commits, from SQLite itself: `PRAGMA data_version` on a connection changes
+ * exactly when another connection has committed since it was last asked. Asked on the writer
+ * connection, whose own commits are this process's writes (already bumped by the store), it names
+ * only other processes' writes (a CLI command, say). A synchronous check against shared memory,
+ * so every cache lookup makes it: nothing another process committed is ever missed.
+ */
+function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersWatch {
+  let statement: NativeStatement | undefined;
+  let seen: unknown;
+  return {
+    current() {
+      try {
+        statement ??= writer.prepare('PRAGMA data_version');
+        const version = (statement.all([])[0] as { data_version?: unknown } | undefined)?.data_version;
+        if (version !== seen) {
+          if (seen !== undefined) stamps.bumpAll();
+          seen = version;
+        }
+        return true;
+      } catch {
+        // The connection is closed (a reload swapped the database): cache nothing.
+        return false;
+      }
+    },
+    close: async () => undefined,
   };
 }
 

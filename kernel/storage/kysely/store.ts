@@ -69,7 +69,11 @@ async function guard<T>(table: string, run: () => Promise<T>, retryBusy = false)
   }
 }
 
-function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, inTransaction: boolean): TableApi<Row> {
+/** Told which tables a statement or transaction may have changed (see ../changes.ts). */
+export type ChangedTables = (tables: Iterable<string>) => void;
+const nothingChanged: ChangedTables = () => undefined;
+
+function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, inTransaction: boolean, changed: ChangedTables): TableApi<Row> {
   const codec: TableCodec = codecFor(table);
   const name = table.name;
   const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
@@ -79,6 +83,8 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   // Outside a transaction a statement is retried on its own when another process holds a lock it
   // needs (SQLite); inside one, the whole transaction is.
   const statement = <T>(run: () => Promise<T>) => guard(name, run, !inTransaction);
+  /** A statement that writes: its table's change stamp moves once it has run (or failed). */
+  const write = <T>(run: () => Promise<T>) => statement(run).finally(() => changed([name]));
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
   const insertValues = (row: Row): Row => {
@@ -151,7 +157,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       });
     },
     insert(row) {
-      return statement(async () => {
+      return write(async () => {
         await db.insertInto(name).values(insertValues(row)).execute();
         return row;
       });
@@ -170,15 +176,15 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     async update(id, patch) {
       const values = setValues(patch);
       if (Object.keys(values).length > 0) {
-        const changed = await api.updateWhere({ id }, patch);
-        if (changed === 0) return null;
+        const matched = await api.updateWhere({ id }, patch);
+        if (matched === 0) return null;
       }
       return api.get(id);
     },
-    updateWhere(w, patch) {
-      return statement(async () => {
-        const values = setValues(patch);
-        if (Object.keys(values).length === 0) return api.count(w);
+    async updateWhere(w, patch) {
+      const values = setValues(patch);
+      if (Object.keys(values).length === 0) return api.count(w);
+      return write(async () => {
         const result = await db.updateTable(name).set(values).where(where(w)).executeTakeFirst();
         return Number(result.numUpdatedRows);
       });
@@ -187,12 +193,12 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return (await api.deleteWhere({ id })) > 0;
     },
     deleteWhere(w) {
-      return statement(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
+      return write(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
     },
     async increment(id, deltas, init) {
       const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
       const apply = () =>
-        statement(async () => {
+        write(async () => {
           const set: Row = {};
           for (const [column, delta] of entries) set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
           const result = await db.updateTable(name).set(set).where(where({ id })).executeTakeFirst();
@@ -215,20 +221,26 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   return api;
 }
 
-export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean): Store {
+/**
+ * A store on `db` (the pool, or an open transaction). `changed` hears of every table written:
+ * outside a transaction after each statement, for a transaction once it has ended, so a cache
+ * filled from rows the transaction was changing never outlives its commit.
+ */
+export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean, changed: ChangedTables = nothingChanged): Store {
   const store: Store = {
     tenantId,
-    table: (table) => tableApi(dialect, db, tenantId, table, inTransaction) as any,
+    table: (table) => tableApi(dialect, db, tenantId, table, inTransaction, changed) as any,
     async transaction(fn) {
       if (inTransaction) return fn(store);
       for (let attempt = 1; ; attempt++) {
+        const written = new Set<string>();
         try {
           // READ COMMITTED everywhere (PostgreSQL's default; MySQL's is REPEATABLE READ): a read
           // after taking a row lock must see what the previous lock holder committed, not a
           // snapshot from before we waited.
           // SQLite has one writer at a time (BEGIN IMMEDIATE), so every read sees the last commit.
           const begin = (db as Kysely<any>).transaction();
-          const run = (trx: Transaction<any>) => fn(createSqlStore(dialect, trx, tenantId, true));
+          const run = (trx: Transaction<any>) => fn(createSqlStore(dialect, trx, tenantId, true, (tables) => { for (const t of tables) written.add(t); }));
           return await (dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed')).execute(run);
         } catch (error) {
           const busy = isBusyError(error);
@@ -239,6 +251,8 @@ export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: stri
           // again from fresh reads, after a short random pause so the contenders do not collide
           // again in lockstep.
           await pause(attempt);
+        } finally {
+          if (written.size > 0) changed(written);
         }
       }
     },

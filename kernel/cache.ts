@@ -1,0 +1,105 @@
+/**
+ * The read cache: values derived from tables (an authenticated token and its user, a serialized
+ * list) kept in process while the tables' change stamp is unchanged (storage/changes.ts), so a
+ * hot read costs no database round trip and is still never stale. A driver without a change feed
+ * (MySQL, Firestore), or one whose feed cannot vouch right now, gets every read loaded afresh.
+ *
+ * Memory is bounded by a byte budget (`server.cacheBytes`): entries are dropped least recently
+ * used first, and a value larger than a quarter of the budget is not kept at all. Concurrent
+ * misses of one key share one load.
+ */
+import type { ChangeFeed } from './storage/changes.ts';
+import type { Table } from './storage/table.ts';
+
+export interface ReadCache {
+  /**
+   * The value kept under `key` while no row of `tables` has changed, else `load()`'s (kept when
+   * it resolves). `bytes` estimates a value's size, or is null for a value not worth keeping (a
+   * miss). Values are shared between requests: never change one.
+   */
+  read<T>(key: string, tables: readonly Table[], load: () => Promise<T>, bytes: (value: T) => number | null): Promise<T>;
+  /** Drops everything (the database was swapped). */
+  clear(): void;
+}
+
+interface Entry {
+  stamp: number;
+  value: unknown;
+  bytes: number;
+}
+
+/** A per-entry allowance for the key, the map slot and the entry object. */
+const OVERHEAD_BYTES = 200;
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  bytes: number;
+  entries: number;
+}
+
+export function createReadCache(feed: () => ChangeFeed | undefined, budget: () => number): ReadCache & { stats(): CacheStats } {
+  // A Map iterates in insertion order: re-inserting on a hit makes its first key the least recent.
+  const entries = new Map<string, Entry>();
+  const loading = new Map<string, { stamp: number; promise: Promise<unknown> }>();
+  let bytes = 0;
+  let hits = 0;
+  let misses = 0;
+
+  const remove = (key: string, entry: Entry) => {
+    entries.delete(key);
+    bytes -= entry.bytes;
+  };
+
+  const keep = (key: string, stamp: number, value: unknown, size: number) => {
+    const limit = budget();
+    const old = entries.get(key);
+    if (old) remove(key, old);
+    if (size > limit / 4) return;
+    entries.set(key, { stamp, value, bytes: size });
+    bytes += size;
+    for (const [oldest, entry] of entries) {
+      if (bytes <= limit) break;
+      remove(oldest, entry);
+    }
+  };
+
+  return {
+    async read<T>(key: string, tables: readonly Table[], load: () => Promise<T>, size: (value: T) => number | null): Promise<T> {
+      const changes = feed();
+      const stamp = changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
+      if (stamp === null) return load();
+      const hit = entries.get(key);
+      if (hit) {
+        if (hit.stamp === stamp) {
+          hits++;
+          entries.delete(key);
+          entries.set(key, hit);
+          return hit.value as T;
+        }
+        remove(key, hit);
+      }
+      misses++;
+      const pending = loading.get(key);
+      if (pending && pending.stamp === stamp) return pending.promise as Promise<T>;
+      // The stamp was taken before the load: a write that lands meanwhile moves it, and the value
+      // kept here is then never served.
+      const promise = load();
+      loading.set(key, { stamp, promise });
+      try {
+        const value = await promise;
+        const estimate = size(value);
+        if (estimate !== null) keep(key, stamp, value, estimate + OVERHEAD_BYTES + key.length * 2);
+        return value;
+      } finally {
+        if (loading.get(key)?.promise === promise) loading.delete(key);
+      }
+    },
+    clear() {
+      entries.clear();
+      loading.clear();
+      bytes = 0;
+    },
+    stats: () => ({ hits, misses, bytes, entries: entries.size }),
+  };
+}
