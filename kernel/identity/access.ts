@@ -8,6 +8,7 @@
  */
 import { badRequest } from '../errors.ts';
 import type { Store } from '../storage/contract.ts';
+import type { Table } from '../storage/table.ts';
 import type { UserRow } from './tables.ts';
 
 export const ENTITY_ACCESS_FIELDS = ['collectionAccess', 'environmentAccess', 'snippetAccess', 'liveServerAccess', 'livePageAccess'] as const;
@@ -29,6 +30,8 @@ export const WILDCARD = '*';
 
 export interface AccessResolver {
   field: AccessField;
+  /** The tables `existing` reads (a cached user listing with warnings depends on them). */
+  tables: readonly Table[];
   /** Returns which of `ids` exist for the store's tenant. */
   existing(store: Store, ids: readonly string[]): Promise<Set<string>>;
 }
@@ -51,6 +54,8 @@ export interface AccessRegistry {
   assertKnown(store: Store, field: AccessField, list: readonly string[]): Promise<void>;
   /** Warning lines for stored ids that no longer exist, for each user. */
   warnings(store: Store, users: readonly UserRow[]): Promise<Map<string, string[]>>;
+  /** Every table the registered resolvers read. */
+  tables(): Table[];
 }
 
 export function createAccessRegistry(): AccessRegistry {
@@ -72,6 +77,7 @@ export function createAccessRegistry(): AccessRegistry {
       if (unknown.length === 1) throw badRequest(`Unknown ${ACCESS_LABELS[field]} id: ${unknown[0]}.`);
       if (unknown.length > 1) throw badRequest(`Unknown ${ACCESS_LABELS[field]} id(s): ${unknown.join(', ')}.`);
     },
+    tables: () => [...new Set([...resolvers.values()].flatMap((resolver) => resolver.tables))],
     async warnings(store, users) {
       const result = new Map<string, string[]>(users.map((user) => [user.id, []]));
       for (const field of ACCESS_FIELDS) {

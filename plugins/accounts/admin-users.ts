@@ -6,17 +6,40 @@ import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { validate } from '../../kernel/validate.ts';
+import type { ReadCache } from '../../kernel/cache.ts';
+import type { HubConfig } from '../../kernel/config/load.ts';
+import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { parseImageField, setUserImage } from '../avatars/service.ts';
 import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
 
-export function adminUserRoutes(identity: Identity, clock: Clock) {
+/** A number per config object: what was derived from one config is not reused under another. */
+const generations = new WeakMap<object, number>();
+let lastGeneration = 0;
+function configGeneration(config: object): number {
+  let generation = generations.get(config);
+  if (generation === undefined) generations.set(config, (generation = ++lastGeneration));
+  return generation;
+}
+
+export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCache, hubConfig: () => HubConfig) {
   const { users, tokens } = identity;
   return createPluginApp()
     .get('/admin/users', async (c) => {
-      const rows = await users.list(c.var.store);
-      const warnings = await users.warnings(c.var.store, rows);
-      return c.json({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+      const store = c.var.store;
+      // Kept until a user or a thing an access list names changes; the LLM models a list may name
+      // come from the config, so a reload (a new config object) starts afresh.
+      const answer = await cache.read(
+        `accounts:users:${store.tenantId}:${configGeneration(hubConfig())}`,
+        [usersTable, ...identity.access.tables()],
+        async () => {
+          const rows = await users.list(store);
+          const warnings = await users.warnings(store, rows);
+          return toCachedJson({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+        },
+        cachedJsonBytes,
+      );
+      return sendCachedJson(c, answer);
     })
     .post('/admin/users', validate('json', createUserBody), async (c) => {
       const body = c.req.valid('json');

@@ -14,8 +14,8 @@ export const accountsPlugin = definePlugin({
   api: accountsApi,
   setup(ctx) {
     const routes = createPluginApp();
-    routes.route('/', sessionRoutes(ctx.hubConfig));
-    routes.route('/', adminUserRoutes(ctx.identity, ctx.clock));
+    routes.route('/', sessionRoutes(ctx.hubConfig, ctx.cache));
+    routes.route('/', adminUserRoutes(ctx.identity, ctx.clock, ctx.cache, ctx.hubConfig));
     return { publicRoutes: healthRoutes(), routes };
   },
 });

@@ -4,6 +4,7 @@ import { createPluginApp } from '../../kernel/plugin.ts';
 import { tenantsTable, type TenantRow } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
+import type { ReadCache } from '../../kernel/cache.ts';
 
 export function hubPresentation(tenant: TenantRow) {
   return {
@@ -18,12 +19,14 @@ export function healthRoutes() {
   return createPluginApp().get('/health', (c) => c.json({ status: 'ok', version: HUB_VERSION }));
 }
 
-export function sessionRoutes(hubConfig: () => HubConfig) {
+export function sessionRoutes(hubConfig: () => HubConfig, cache: ReadCache) {
   return createPluginApp().get('/auth/session', async (c) => {
     const { user, token } = c.var.auth;
     const record = toUserRecord(user);
-    // The request's tenant row comes from a short-lived cache; the hub avatar may have just changed.
-    const tenant = (await c.var.store.table(tenantsTable).get(c.var.tenant.id)) ?? c.var.tenant;
+    // The request's tenant row may be a few seconds old (the tenant lookup's own cache), and the
+    // hub avatar may have just changed: read it through the read cache, exact on every change.
+    const store = c.var.store;
+    const tenant = (await cache.read(`tenant:${c.var.tenant.id}`, [tenantsTable], () => store.table(tenantsTable).get(c.var.tenant.id), () => 512)) ?? c.var.tenant;
     const admin = user.role === 'admin';
     return c.json({
       user: {

@@ -13,7 +13,9 @@ import { listPage, listQuery } from './listing.ts';
 import { commentBody, parseBody } from './payload.ts';
 import { COMMENT_NOT_FOUND, loadAuthors, recordOf, toCommentRecord } from './records.ts';
 import { commentsTable, type DiscussionEntityType } from './tables.ts';
-import { requireTarget, TARGET_NOT_FOUND } from './targets.ts';
+import { checkTarget, loadTarget, requireTarget, TARGET_NOT_FOUND, targetTables } from './targets.ts';
+import { usersTable } from '../../kernel/identity/tables.ts';
+import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import { createComment, requireComment, type DiscussionDeps } from './write.ts';
 
 /** URL segment → entity type of the four discussable kinds. */
@@ -33,13 +35,29 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
 
     app.get(path, validate('query', listQuery), async (c) => {
       const store = c.var.store;
-      const target = await requireTarget(store, c.var.auth.user, entityType, pathId(c, 'id', TARGET_NOT_FOUND));
+      const entityId = pathId(c, 'id', TARGET_NOT_FOUND);
+      const target = await deps.cache.read(
+        `discussions:target:${store.tenantId}:${entityType}:${entityId}`,
+        [targetTables[entityType]],
+        () => loadTarget(store, entityType, entityId),
+        (found) => (found ? 1024 : null),
+      );
+      checkTarget(c.var.auth.user, target);
       const { limit, cursor } = c.req.valid('query');
-      const page = await listPage(store, entityType, target.entityId, { limit, cursor });
-      const authors = await loadAuthors(store, page.rows);
       const e2ee = deps.e2ee();
-      const comments = page.rows.map((row) => toCommentRecord(row, authors, e2ee));
-      return c.json(page.nextCursor ? { comments, nextCursor: page.nextCursor } : { comments });
+      // One page, serialized once and kept until a comment or a user (an author) changes.
+      const answer = await deps.cache.read(
+        `discussions:page:${store.tenantId}:${entityType}:${entityId}:${limit}:${cursor ? `${cursor.createdAt}|${cursor.id}` : ''}:${e2ee}`,
+        [commentsTable, usersTable],
+        async () => {
+          const page = await listPage(store, entityType, entityId, { limit, cursor });
+          const authors = await loadAuthors(store, page.rows);
+          const comments = page.rows.map((row) => toCommentRecord(row, authors, e2ee));
+          return toCachedJson(page.nextCursor ? { comments, nextCursor: page.nextCursor } : { comments });
+        },
+        cachedJsonBytes,
+      );
+      return sendCachedJson(c, answer);
     });
 
     app.post(path, jsonBody(commentBody), async (c) => {

@@ -25,6 +25,7 @@ export const discussionsPlugin = definePlugin({
       events: ctx.events,
       // A getter, not a copy: a config reload may switch E2EE on or off without a restart.
       e2ee: () => ctx.hubConfig().collaboration.e2ee,
+      cache: ctx.cache,
     };
     const unsubscribe = ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, (event) =>
       removeDiscussions(ctx.storage(event.tenantId), event));

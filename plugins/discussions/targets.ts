@@ -70,11 +70,23 @@ export function canAccessTarget(user: UserRow, target: DiscussionTarget): boolea
  * collection routes would tell them.
  */
 export async function requireTarget(store: Store, user: UserRow, entityType: DiscussionEntityType, entityId: string): Promise<DiscussionTarget> {
-  const target = await loadTarget(store, entityType, entityId);
+  return checkTarget(user, await loadTarget(store, entityType, entityId));
+}
+
+/** {@link requireTarget}'s checks on a target already loaded (or null when it does not exist). */
+export function checkTarget(user: UserRow, target: DiscussionTarget | null): DiscussionTarget {
   if (!target) throw notFound(TARGET_NOT_FOUND);
   if (!canAccessTarget(user, target)) throw forbidden();
   return target;
 }
+
+/** The table each target kind lives in (what a cached target depends on). */
+export const targetTables = {
+  collection: collectionsTable,
+  folder: foldersTable,
+  request: requestsTable,
+  runResult: runResultsTable,
+} as const satisfies Record<DiscussionEntityType, unknown>;
 
 /** `thread:<entityType>:<entityId>`, the MLS group id convention of the desktop client. */
 const GROUP_ID = /^thread:(request|collection|folder|runresult):(.+)$/i;

@@ -4,6 +4,7 @@
  * commits, so a notice never points at a comment that was rolled back.
  */
 import { forbidden, notFound } from '../../kernel/errors.ts';
+import type { ReadCache } from '../../kernel/cache.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
@@ -23,6 +24,7 @@ export interface DiscussionDeps {
   events: EventBus;
   /** Whether the hub requires encrypted bodies; read per request because a reload may change it. */
   e2ee(): boolean;
+  cache: ReadCache;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
+import type { ReadCache } from '../../kernel/cache.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
@@ -19,6 +20,7 @@ import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } fr
 export interface EntityDeps {
   clock: Clock;
   events: EventBus;
+  cache: ReadCache;
 }
 
 /** Event topic published after entities are removed, with every removed id by kind. */

@@ -33,10 +33,11 @@ export const entitiesPlugin = definePlugin({
       const table: Table = kind.table;
       ctx.identity.access.register({
         field: kind.field as EntityAccessField,
+        tables: [table],
         existing: async (store, ids) => new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
-    const deps: EntityDeps = { clock: ctx.clock, events: ctx.events };
+    const deps: EntityDeps = { clock: ctx.clock, events: ctx.events, cache: ctx.cache };
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);

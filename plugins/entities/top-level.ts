@@ -11,6 +11,7 @@ import { canCreate, hasAccess, WILDCARD, type EntityAccessField } from '../../ke
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
+import { cachedJsonBytes, sendCachedJson, toCachedJson, type CachedJson } from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import { inTransaction, pathId, publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
@@ -86,10 +87,27 @@ async function accessibleRows<Row extends TopLevelRow>(store: Store, user: UserR
   const list = user[kind.field];
   const table = rowsOf<Row>(store, kind.table);
   let rows: Row[];
-  if (user.role === 'admin' || list.includes(WILDCARD)) rows = await table.find();
+  if (seesAll(user, kind)) rows = await table.find();
   else if (list.length === 0) rows = [];
   else rows = await table.getMany(list);
   return rows.sort((a, b) => kind.compare(a, b));
+}
+
+const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) => user.role === 'admin' || user[kind.field].includes(WILDCARD);
+
+/**
+ * The user's list answer, serialized once per distinct access list and kept until a row of the
+ * kind's table changes (the access list itself is part of the key, and a changed user row is a
+ * new authentication).
+ */
+function listAnswer<Row extends TopLevelRow>(deps: EntityDeps, store: Store, user: UserRow, kind: TopLevelKind<Row, any, any, any>): Promise<CachedJson> {
+  const scope = seesAll(user, kind) ? WILDCARD : user[kind.field].join(',');
+  return deps.cache.read(
+    `entities:${store.tenantId}:${kind.path}:${scope}`,
+    [kind.table],
+    async () => toCachedJson({ [kind.listKey]: (await accessibleRows(store, user, kind)).map((row) => kind.toRecord(row)) }),
+    cachedJsonBytes,
+  );
 }
 
 /** Deletes the row and its dependants in the caller's transaction; returns every removed id. */
@@ -109,10 +127,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     return row;
   };
 
-  app.get(kind.path, async (c) => {
-    const rows = await accessibleRows(c.var.store, c.var.auth.user, kind);
-    return c.json({ [kind.listKey]: rows.map((row) => kind.toRecord(row)) });
-  });
+  app.get(kind.path, async (c) => sendCachedJson(c, await listAnswer(deps, c.var.store, c.var.auth.user, kind)));
 
   app.post(kind.path, jsonBody(kind.createBody), async (c) => {
     const user = c.var.auth.user;

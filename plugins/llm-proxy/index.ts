@@ -42,6 +42,8 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
       // nothing can be checked, so every id is accepted and none is reported stale.
       ctx.identity.access.register({
         field: 'llmModels',
+        // Models come from the config section, not a table.
+        tables: [],
         async existing(_store, ids) {
           const section = ctx.config();
           if (!section) return new Set(ids);
