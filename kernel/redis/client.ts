@@ -68,6 +68,9 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisC
     // A server that accepts but never answers (stalled, half-open) must still count as down.
     socketTimeout: timeout,
     retryStrategy: reconnectDelay,
+    // Commands issued in one turn of the event loop (many requests' throttle checks under load)
+    // leave in one write instead of one system call each.
+    enableAutoPipelining: true,
   });
 
   const where = { purpose, address: `${config.host}:${config.port}` };

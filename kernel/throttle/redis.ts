@@ -29,8 +29,15 @@ end
 return 0
 `;
 
-/** The command `defineCommand` adds; ioredis cannot type it. */
+/**
+ * A key's throttle status in one command: the block's PTTL and whether failures are counted.
+ * KEYS: block, fail. Returns { pttl, exists }.
+ */
+const STATUS_LUA = `return { redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]) }`;
+
+/** The commands `defineCommand` adds; ioredis cannot type them. */
 type WithRecordFailure = Redis & {
+  hubThrottleStatus(blockKey: string, failKey: string): Promise<[number, number]>;
   hubThrottleRecordFailure(
     failKey: string,
     blockKey: string,
@@ -52,6 +59,7 @@ export function createRedisThrottleStore(
 ): ThrottleStore & { readonly kind: 'redis' } {
   const client = createRedisClient(config, { purpose: 'throttle', log: options.log }) as WithRecordFailure;
   client.defineCommand('hubThrottleRecordFailure', { numberOfKeys: 2, lua: RECORD_FAILURE_LUA });
+  client.defineCommand('hubThrottleStatus', { numberOfKeys: 2, lua: STATUS_LUA });
   // Requests arriving while the first connection is still being made wait for it once (bounded
   // by connectTimeoutMillis); afterwards a down Redis fails each command at once.
   const firstConnection = waitForRedis(client, config.connectTimeoutMillis);
@@ -78,12 +86,10 @@ export function createRedisThrottleStore(
 
     status: (key) =>
       guarded('status', async () => {
-        // One round trip: both commands go out together and answer in order.
-        const replies = await client.multi().pttl(blockKey(key)).exists(failKey(key)).exec();
-        if (!replies) throw new Error('the transaction was aborted');
-        for (const [error] of replies) if (error) throw error;
-        const blockedFor = blockSeconds(Number(replies[0]![1]));
-        return { blockedFor, hasFailures: blockedFor > 0 || Number(replies[1]![1]) > 0 };
+        // One command (a script), so one reply to parse: every authenticated request asks.
+        const [pttl, failures] = await client.hubThrottleStatus(blockKey(key), failKey(key));
+        const blockedFor = blockSeconds(Number(pttl));
+        return { blockedFor, hasFailures: blockedFor > 0 || Number(failures) > 0 };
       }),
 
     recordFailure: (key, policy: ThrottlePolicy) =>
