@@ -10,6 +10,7 @@ import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
+import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import {
@@ -68,8 +69,20 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
 
   app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    await requireCollection(c.var.store, c.var.auth.user, collectionId);
-    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } as never })));
+    const store = c.var.store;
+    assertCollectionAccess(c.var.auth.user, collectionId);
+    // Serialized once, kept until a collection or an item of this kind changes.
+    const answer = await deps.cache.read(
+      `entities:${store.tenantId}:${kind.segment}:${collectionId}`,
+      [collectionsTable, kind.table],
+      async () => {
+        if (!(await store.table(collectionsTable).get(collectionId))) return null;
+        return toCachedJson(listed(await rows(store).find({ where: { collectionId } as never })));
+      },
+      cachedJsonBytes,
+    );
+    if (!answer) throw notFound('Collection not found');
+    return sendCachedJson(c, answer);
   });
 
   app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
@@ -91,6 +104,16 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const user = c.var.auth.user;
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json' as never) as ItemUpdate;
     assertCollectionAccess(user, collectionId);
+    // An edit that stays in its collection and folder (the common case) is one statement on the
+    // row alone: the collection lock only orders writers that plan positions, and the item keeps
+    // its position. The row's own lock makes it atomic with a concurrent move or delete, after
+    // which the condition no longer holds and the edit takes the full path below.
+    const inPlace = { ...definedOnly(fields), marker, ...touched(user, deps.clock.iso()) };
+    const where = { id, collectionId, ...(folderId !== undefined ? { folderId } : {}) };
+    if ((await rows(c.var.store).updateWhere(where as never, inPlace as unknown as Partial<Row>)) === 1) {
+      const updated = await rows(c.var.store).get(id);
+      if (updated) return c.json(kind.toRecord(updated));
+    }
     const row = await inTransaction(c.var.store, async (tx) => {
       const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
       assertCollectionAccess(user, current.collectionId);
