@@ -1,62 +1,93 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: start-up time, idle memory and authenticated throughput of a real hub process.
+ * `npm run bench`: the shared load benchmark (`../shared/bench/bench.mjs`, nine scenarios through
+ * the public API) against a real hub process that this script starts, plus start-up time and memory.
  *
- *   node bench/run.mjs                 embedded SQLite in a fresh temp directory
- *   node bench/run.mjs --postgres      PostgreSQL (HUB_BENCH_PG_URL or HUB_TEST_PG_URL) + Redis
- *                                      (HUB_BENCH_REDIS_URL or HUB_TEST_REDIS_URL)
- *   --duration <s> (default 10)  --connections <n> (default 32)  --json
+ *   npm run bench                          embedded SQLite, then PostgreSQL + Redis when configured
+ *                                          (HUB_BENCH_PG_URL or HUB_TEST_PG_URL, HUB_BENCH_REDIS_URL
+ *                                          or HUB_TEST_REDIS_URL)
+ *   npm run bench -- --driver sqlite       one database only (sqlite | postgres)
+ *   npm run bench -- --hub ../other        another checkout of the hub (to compare two trees in one run)
+ *   npm run bench -- --node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the hub's node
+ *   --duration <s> (10)  --warmup <s> (2)  --connections <n> (32)  --scenarios a,b  --json
+ *   --bench-dir <dir>  where the shared bench lives (default ../shared/bench, or HUB_SHARED_BENCH)
  *
- * It measures what a person running the hub sees: time from process start to the first answer on a
- * fresh and on an existing database, resident memory once idle and at its peak, and `GET /health`,
- * `GET /auth/session`, `GET /collections` and creating a saved request (`POST
- * /collections/:id/requests`) under load with autocannon. The load generator shares the machine's
- * cores.
+ * The shared bench is copied, with its own lockfile, into node_modules/.cache/shared-bench and
+ * installed there once (`npm ci`), so it runs with exactly the load generator it pins. Every run
+ * uses a new temporary data directory or PostgreSQL database and Redis key prefix, dropped after.
+ * The load generator shares the machine's cores with the hub and the databases: compare two hubs
+ * in one run (`--hub`), never against a figure from another day.
  */
-import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { freePort } from './support.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: {
-    postgres: { type: 'boolean', default: false },
+    driver: { type: 'string' },
+    hub: { type: 'string', default: root },
+    'node-args': { type: 'string', default: '' },
     duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
+    scenarios: { type: 'string', default: '' },
+    'bench-dir': { type: 'string', default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench') },
     json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (args.help) {
+  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0].replace(/^[\s\S]*?\/\*\*\n/, '').replace(/^ \* ?/gm, ''));
+  process.exit(0);
+}
 const note = (message) => process.stderr.write(`[bench] ${message}\n`);
+const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL;
+const redisUrl = process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const drivers = args.driver ? [args.driver] : pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+for (const driver of drivers) {
+  if (driver !== 'sqlite' && driver !== 'postgres') throw new Error(`--driver: expected sqlite or postgres, got ${driver}`);
+}
 
-async function freePort() {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
+/** The shared bench with its pinned dependencies, installed once under node_modules/.cache. */
+async function sharedBench() {
+  const source = resolve(args['bench-dir']);
+  if (!existsSync(join(source, 'bench.mjs'))) {
+    throw new Error(`the shared bench is not at ${source} (give --bench-dir or HUB_SHARED_BENCH)`);
+  }
+  const dir = join(root, 'node_modules/.cache/shared-bench');
+  await mkdir(dir, { recursive: true });
+  const lock = readFileSync(join(source, 'package-lock.json'), 'utf8');
+  const installed = existsSync(join(dir, 'package-lock.json')) ? readFileSync(join(dir, 'package-lock.json'), 'utf8') : '';
+  for (const file of ['bench.mjs', 'summarize.mjs', 'package.json', 'package-lock.json']) await copyFile(join(source, file), join(dir, file));
+  if (lock !== installed || !existsSync(join(dir, 'node_modules'))) {
+    note('installing the shared bench (npm ci)');
+    const done = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--silent'], { cwd: dir, stdio: 'inherit' });
+    if (done.status !== 0) throw new Error('npm ci of the shared bench failed');
+  }
+  return join(dir, 'bench.mjs');
 }
 
 /** Starts the hub; resolves once /health answers, with the admin secret if one was printed. */
-async function startHub(configPath, cwd) {
+async function startHub(configPath, cwd, port) {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'cli/bin.mjs'), 'start', '--migrate', '--config', configPath], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs = args['node-args'].split(/\s+/).filter(Boolean);
+  const bin = join(resolve(args.hub), 'cli/bin.mjs');
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--migrate', '--config', configPath], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  const config = await readFile(configPath, 'utf8');
-  const port = Number(config.match(/port: (\d+)/)[1]);
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`hub exited early:\n${stderr}`);
     try {
-      const res = await fetch(`${url}/health`);
-      if (res.ok) break;
+      if ((await fetch(`${url}/health`)).ok) break;
     } catch {
       /* not listening yet */
     }
@@ -69,114 +100,112 @@ async function startHub(configPath, cwd) {
 
 async function stopHub(child) {
   child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
 }
 
-async function rssMiB(pid) {
+async function statusMiB(pid, field) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+  return Math.round(Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))[1]) / 1024);
 }
 
-async function peakRssMiB(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(status.match(/VmHWM:\s+(\d+)/)[1]) / 1024;
-}
-
-function load(url, path, token, body) {
-  const headers = token ? { authorization: `Bearer ${token}` } : {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
+/** Runs the shared bench against `url`; resolves with its JSON lines. */
+function runSharedBench(benchPath, url, secret, pid) {
+  const env = {
+    ...process.env,
+    HUB_URL: url,
+    HUB_ADMIN_TOKEN: secret,
+    HUB_PID: String(pid),
+    BENCH_DURATION: args.duration,
+    BENCH_WARMUP: args.warmup,
+    BENCH_CONNECTIONS: args.connections,
+  };
+  const scenarios = args.scenarios.split(',').filter(Boolean);
   return new Promise((resolvePromise, reject) => {
-    autocannon(
-      { url: url + path, duration: Number(args.duration), connections: Number(args.connections), headers, ...(body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) }) },
-      (error, result) => (error ? reject(error) : resolvePromise(result)),
-    );
+    const child = spawn(process.execPath, [benchPath, ...scenarios], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the shared bench exited with ${code}`));
+      resolvePromise(out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)));
+    });
   });
 }
 
-function summarize(result) {
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
+/** A new database for one run: its config text and how to drop it. */
+async function prepareDatabase(driver, dir, port) {
+  const server = `server:\n  port: ${port}\nlogging:\n  level: warn\n`;
+  if (driver === 'sqlite') {
+    return { yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`, drop: async () => {} };
+  }
+  if (!pgUrl) throw new Error('--driver postgres needs HUB_BENCH_PG_URL or HUB_TEST_PG_URL');
+  const name = `hub_bench_${Date.now()}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(pgUrl);
+  const r = new URL(redisUrl);
+  const yaml = `${server}db:\n  driver: postgres\n  host: ${u.hostname}\n  port: ${u.port || 5432}\n  user: ${decodeURIComponent(u.username) || 'postgres'}\n  password: "${decodeURIComponent(u.password)}"\n  database: ${name}\nredis:\n  host: ${r.hostname}\n  port: ${r.port || 6379}\n  keyPrefix: "hub-bench-${name}:"\n`;
+  const drop = async () => {
+    const c = new pg.Client({ connectionString: pgUrl });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
   };
+  return { yaml, drop };
 }
 
-async function main() {
+async function benchDriver(driver, benchPath) {
   const dir = await mkdtemp(join(tmpdir(), 'hub-bench-'));
   const port = await freePort();
   const configPath = join(dir, 'server.yaml');
-  let dropDb = async () => {};
-  if (args.postgres) {
-    const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    const redisUrl = new URL(process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const name = `hub_bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(pgUrl);
-    await writeFile(configPath, `server:\n  port: ${port}\ndb:\n  driver: postgres\n  host: ${u.hostname}\n  port: ${u.port || 5432}\n  user: ${decodeURIComponent(u.username) || 'postgres'}\n  password: "${decodeURIComponent(u.password)}"\n  database: ${name}\n  max: 20\nredis:\n  host: ${redisUrl.hostname}\n  port: ${redisUrl.port || 6379}\n  keyPrefix: "hub-bench-${Date.now()}:"\nlogging:\n  level: warn\n`);
-    dropDb = async () => {
-      const c = new pg.Client({ connectionString: pgUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
-  } else {
-    await writeFile(configPath, `server:\n  port: ${port}\ndb:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\nlogging:\n  level: warn\n`);
-  }
-  const results = { database: args.postgres ? 'postgres+redis' : 'sqlite', node: process.version, duration: Number(args.duration), connections: Number(args.connections) };
+  const database = await prepareDatabase(driver, dir, port);
+  await writeFile(configPath, database.yaml);
+  const result = { driver: driver === 'sqlite' ? 'sqlite' : 'postgres+redis', hub: resolve(args.hub), node: process.version };
   try {
-    note('starting on a fresh database');
-    let hub = await startHub(configPath, dir);
-    results.firstResponseFreshMs = Math.round(hub.firstResponseMs);
+    note(`${result.driver}: starting on a fresh database`);
+    let hub = await startHub(configPath, dir, port);
+    result.firstResponseFreshMs = Math.round(hub.firstResponseMs);
     const secret = hub.secret;
     if (!secret) throw new Error('the first start did not print an admin token');
     await stopHub(hub.child);
 
-    note('starting on the existing database');
-    hub = await startHub(configPath, dir);
-    results.firstResponseExistingMs = Math.round(hub.firstResponseMs);
+    note(`${result.driver}: starting on the existing database`);
+    hub = await startHub(configPath, dir, port);
+    result.firstResponseExistingMs = Math.round(hub.firstResponseMs);
     await new Promise((r) => setTimeout(r, 3000));
-    results.idleRssMiB = Math.round(await rssMiB(hub.child.pid));
-
-    note(`GET /health for ${args.duration}s`);
-    results.health = summarize(await load(hub.url, '/health'));
-    note(`GET /auth/session for ${args.duration}s`);
-    results.session = summarize(await load(hub.url, '/auth/session', secret));
-    const collection = await fetch(`${hub.url}/collections`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench' }),
-    }).then((res) => res.json());
-    note(`GET /collections for ${args.duration}s`);
-    results.collections = summarize(await load(hub.url, '/collections', secret));
-    note(`POST /collections/:id/requests for ${args.duration}s`);
-    results.createRequest = summarize(await load(hub.url, `/collections/${collection.id}/requests`, secret, { name: 'bench request', method: 'GET', url: 'https://example.com/' }));
-    results.rssAfterLoadMiB = Math.round(await rssMiB(hub.child.pid));
-    results.peakRssMiB = Math.round(await peakRssMiB(hub.child.pid));
-    await stopHub(hub.child);
+    result.idleRssMiB = await statusMiB(hub.child.pid, 'VmRSS');
+    try {
+      result.scenarios = (await runSharedBench(benchPath, hub.url, secret, hub.child.pid)).filter((line) => line.scenario !== '_server_memory');
+      result.peakRssMiB = await statusMiB(hub.child.pid, 'VmHWM');
+    } finally {
+      await stopHub(hub.child);
+    }
   } finally {
-    await dropDb();
+    await database.drop();
     await rm(dir, { recursive: true, force: true });
   }
-  if (args.json) {
-    console.log(JSON.stringify(results));
-    return;
+  return result;
+}
+
+function printTable(result) {
+  console.log(`\n### ${result.driver} (${result.hub})\n`);
+  console.log('| scenario | req/s | p50 ms | p99 ms | non-2xx | bytes |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const s of result.scenarios) {
+    const non2xx = s.scenario === 'bad-token' ? Object.entries(s.status).map(([code, n]) => `${code}: ${n}`).join(', ') : s.non2xx;
+    console.log(`| ${s.scenario} | ${s.rps} | ${s.latency_ms.p50} | ${s.latency_ms.p99} | ${non2xx} | ${s.bytes_per_response} |`);
   }
-  console.log(`| ${results.database} | value |\n|---|---|`);
-  console.log(`| first response, fresh database | ${results.firstResponseFreshMs} ms |`);
-  console.log(`| first response, existing database | ${results.firstResponseExistingMs} ms |`);
-  console.log(`| idle RSS | ${results.idleRssMiB} MiB |`);
-  const labels = { health: 'GET /health', session: 'GET /auth/session', collections: 'GET /collections', createRequest: 'POST /collections/:id/requests' };
-  for (const [key, label] of Object.entries(labels)) {
-    const r = results[key];
-    console.log(`| ${label} | ${r.requestsPerSecond} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, non-2xx ${r.non2xx} |`);
-  }
-  console.log(`| RSS after load | ${results.rssAfterLoadMiB} MiB |`);
-  console.log(`| peak RSS | ${results.peakRssMiB} MiB |`);
+  console.log(`\nfirst response: ${result.firstResponseFreshMs} ms on a fresh database, ${result.firstResponseExistingMs} ms on an existing one; ` +
+    `idle RSS ${result.idleRssMiB} MiB; peak RSS ${result.peakRssMiB} MiB`);
+}
+
+async function main() {
+  const benchPath = await sharedBench();
+  const results = [];
+  for (const driver of drivers) results.push(await benchDriver(driver, benchPath));
+  if (args.json) console.log(JSON.stringify(results));
+  else results.forEach(printTable);
 }
 
 main().catch((error) => {
