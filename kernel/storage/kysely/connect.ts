@@ -62,6 +62,8 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     database: config.database,
     connectionTimeoutMillis: config.connectionTimeoutMillis,
     keepAlive: true,
+    // So an operator (and pg_stat_activity) can tell it from the pool's connections.
+    application_name: 'workspace-hub changes',
     ...(ssl ? { ssl } : {}),
   };
   return {

@@ -1,0 +1,209 @@
+/**
+ * The read cache and the change stamps under it, on real drivers: SQLite always, PostgreSQL and
+ * MySQL when configured. Stamps move on this process's writes (also of a transaction that fails),
+ * on another process's commits (a second driver on the same database), and on PostgreSQL stand
+ * aside while the LISTEN connection is gone; the cache keeps to its byte budget.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReadCache } from '../../kernel/cache.ts';
+import type { Migration, StorageDriver } from '../../kernel/storage/contract.ts';
+import { createDriver } from '../../kernel/storage/create-driver.ts';
+import { runMigrations } from '../../kernel/storage/migrate.ts';
+import { col, defineTable } from '../../kernel/storage/table.ts';
+import { kernelMigrations } from '../../kernel/identity/provision.ts';
+import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
+
+const notes = defineTable({ name: 'cache_notes', columns: { id: col.id(), text: col.string() } });
+const others = defineTable({ name: 'cache_others', columns: { id: col.id(), text: col.string() } });
+const migrations: Migration[] = [...kernelMigrations, { id: 'test/cache-notes', createTables: [notes, others] }];
+
+const open: { driver: StorageDriver }[] = [];
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  for (const { driver } of open.splice(0)) await driver.close();
+  for (const database of databases.splice(0)) await database.drop();
+});
+
+async function database(kind: 'sqlite' | 'postgres' | 'mysql'): Promise<{ first: StorageDriver; second: () => Promise<StorageDriver> }> {
+  const db = await createTestDatabase(kind);
+  databases.push(db);
+  const connect = async () => {
+    const driver = await createDriver(db.config);
+    open.push({ driver });
+    return driver;
+  };
+  const first = await connect();
+  await runMigrations(first, migrations);
+  return { first, second: connect };
+}
+
+/** Polls until `check` holds (a notification is on its way), at most ~5 s. */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(check()).toBe(true);
+}
+
+/** Waits for the feed to vouch (PostgreSQL connects its listener on the first ask). */
+async function ready(driver: StorageDriver): Promise<number> {
+  await eventually(() => driver.changes!.stamp([notes.name]) !== null);
+  return driver.changes!.stamp([notes.name])!;
+}
+
+const kinds = (['sqlite', 'postgres'] as const).filter(driverAvailable);
+
+for (const kind of kinds) {
+  describe(`change stamps (${kind})`, () => {
+    it("moves a table's stamp on this process's insert, update and delete, and leaves other tables' alone", async () => {
+      const { first } = await database(kind);
+      const store = first.forTenant('__default__');
+      let before = await ready(first);
+      const otherBefore = first.changes!.stamp([others.name]);
+      for (const write of [
+        () => store.table(notes).insert({ id: 'n1', text: 'a' }),
+        () => store.table(notes).update('n1', { text: 'b' }),
+        () => store.table(notes).delete('n1'),
+      ]) {
+        await write();
+        const after = first.changes!.stamp([notes.name])!;
+        expect(after).not.toBe(before);
+        before = after;
+      }
+      expect(first.changes!.stamp([others.name])).toBe(otherBefore);
+    });
+
+    it('moves the stamp when a transaction that wrote fails, and only once it has ended', async () => {
+      const { first } = await database(kind);
+      const store = first.forTenant('__default__');
+      const before = await ready(first);
+      let inside: number | null = null;
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.table(notes).insert({ id: 'n2', text: 'x' });
+          inside = first.changes!.stamp([notes.name]);
+          throw new Error('give up');
+        }),
+      ).rejects.toThrow('give up');
+      expect(inside).toBe(before);
+      expect(first.changes!.stamp([notes.name])).not.toBe(before);
+    });
+
+    it("moves the stamps when another process's connection commits", async () => {
+      const { first, second } = await database(kind);
+      const other = await second();
+      const before = await ready(first);
+      await other.forTenant('__default__').table(notes).insert({ id: 'n3', text: 'from elsewhere' });
+      await eventually(() => first.changes!.stamp([notes.name]) !== before);
+    });
+
+    it('serves a kept value until its table changes in another process, then loads afresh', async () => {
+      const { first, second } = await database(kind);
+      const other = await second();
+      await ready(first);
+      const cache = createReadCache(() => first.changes, () => 1024 * 1024);
+      let loads = 0;
+      const read = () =>
+        cache.read('notes', [notes], async () => {
+          loads++;
+          return (await first.forTenant('__default__').table(notes).find()).length;
+        }, () => 8);
+      expect(await read()).toBe(0);
+      expect(await read()).toBe(0);
+      expect(loads).toBe(1);
+      const stamp = first.changes!.stamp([notes.name]);
+      await other.forTenant('__default__').table(notes).insert({ id: 'n4', text: 'new' });
+      await eventually(() => first.changes!.stamp([notes.name]) !== stamp);
+      expect(await read()).toBe(1);
+      expect(loads).toBe(2);
+    });
+  });
+}
+
+describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)', () => {
+  it('stands aside while the LISTEN connection is gone, and afterwards holds nothing from before', async () => {
+    const { first } = await database('postgres');
+    const before = await ready(first);
+    // Ends the listener's session from the server side, as a restart or a proxy would.
+    const { default: pg } = await import('pg');
+    const config = databases.at(-1)!.config as { host: string; port: number; user: string; password: string; database: string };
+    const client = new pg.Client({ host: config.host, port: config.port, user: config.user, password: config.password, database: config.database });
+    await client.connect();
+    try {
+      const killed = await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'workspace-hub changes' AND datname = $1`, [config.database]);
+      expect(killed.rowCount).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
+    await eventually(() => first.changes!.stamp([notes.name]) === null);
+    await eventually(() => first.changes!.stamp([notes.name]) !== null);
+    expect(first.changes!.stamp([notes.name])).not.toBe(before);
+  });
+});
+
+describe.skipIf(!driverAvailable('mysql'))('the read cache without a change feed (mysql)', () => {
+  it('loads every read afresh', async () => {
+    const { first } = await database('mysql');
+    expect(first.changes).toBeUndefined();
+    const cache = createReadCache(() => first.changes, () => 1024 * 1024);
+    let loads = 0;
+    for (let i = 0; i < 3; i++) await cache.read('k', [notes], async () => ++loads, () => 8);
+    expect(loads).toBe(3);
+  });
+});
+
+describe('the read cache on its own', () => {
+  /** A feed whose stamp the test moves by hand. */
+  const feed = () => {
+    let stamp = 1;
+    return { changes: { stamp: () => stamp }, move: () => stamp++ };
+  };
+
+  it('drops the least recently used entries to stay within its byte budget, and keeps no value over a quarter of it', async () => {
+    const { changes } = feed();
+    const cache = createReadCache(() => changes, () => 4000);
+    const value = (n: number) => async () => n;
+    await cache.read('a', [notes], value(1), () => 700);
+    await cache.read('b', [notes], value(2), () => 700);
+    await cache.read('a', [notes], value(1), () => 700); // a is now the most recent
+    await cache.read('c', [notes], value(3), () => 700);
+    await cache.read('d', [notes], value(4), () => 700);
+    await cache.read('e', [notes], value(5), () => 700);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(4000);
+    let loadedB = false;
+    await cache.read('b', [notes], async () => ((loadedB = true), 2), () => 700);
+    expect(loadedB).toBe(true);
+    let loadedE = false;
+    await cache.read('e', [notes], async () => ((loadedE = true), 5), () => 700);
+    expect(loadedE).toBe(false);
+    await cache.read('huge', [notes], value(6), () => 1500);
+    expect(await cache.read('huge', [notes], async () => 7, () => 1500)).toBe(7);
+  });
+
+  it('shares one load among concurrent misses of a key, and reloads once the stamp moves', async () => {
+    const { changes, move } = feed();
+    const cache = createReadCache(() => changes, () => 1 << 20);
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return loads;
+    };
+    const results = await Promise.all(Array.from({ length: 10 }, () => cache.read('k', [notes], load, () => 8)));
+    expect(results).toEqual(Array(10).fill(1));
+    expect(loads).toBe(1);
+    move();
+    expect(await cache.read('k', [notes], load, () => 8)).toBe(2);
+  });
+
+  it('keeps nothing while the budget is 0, and does not keep a miss the size function declines', async () => {
+    const { changes } = feed();
+    let budget = 0;
+    const cache = createReadCache(() => changes, () => budget);
+    let loads = 0;
+    await cache.read('k', [notes], async () => ++loads, () => 8);
+    await cache.read('k', [notes], async () => ++loads, () => 8);
+    expect(loads).toBe(2);
+    budget = 1 << 20;
+    await cache.read('miss', [notes], async () => null, () => null);
+    expect(cache.stats().entries).toBe(0);
+  });
+});
