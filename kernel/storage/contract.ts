@@ -55,6 +55,11 @@ export interface TableApi<Row> {
   count(where?: Where<Row>): Promise<number>;
   /** Inserts a complete row. Throws a `unique` {@link StorageError} on a duplicate id or unique key. */
   insert(row: Row): Promise<Row>;
+  /**
+   * Inserts complete rows, all or none (one statement per few hundred rows on SQL, inside the
+   * caller's transaction or one of its own). Throws like {@link insert}.
+   */
+  insertMany(rows: readonly Row[]): Promise<Row[]>;
   /** Inserts the row, or replaces every column of the row with the same id. */
   put(row: Row): Promise<Row>;
   /** Changes some columns; returns the updated row, or null when no row has that id. */

@@ -114,6 +114,23 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         await expect(a.table(things).insert(thing({ name: row.name }))).rejects.toSatisfy((e) => e instanceof StorageError && e.code === 'unique');
       });
 
+      it('inserts many rows at once, all or none', async () => {
+        const rows = Array.from({ length: 230 }, () => thing());
+        expect(await a.table(things).insertMany(rows)).toEqual(rows);
+        expect((await a.table(things).getMany(rows.map((row) => row.id))).length).toBe(230);
+        expect(await a.table(things).insertMany([])).toEqual([]);
+        // A duplicate in the last chunk: nothing of the call lands, also not the earlier chunks.
+        const batch = [...Array.from({ length: 150 }, () => thing()), { ...thing(), id: rows[0]!.id }];
+        await expect(a.table(things).insertMany(batch)).rejects.toMatchObject({ code: 'unique' });
+        expect(await a.table(things).getMany(batch.slice(0, 150).map((row) => row.id))).toEqual([]);
+        const inside = [thing(), thing()];
+        await expect(a.transaction(async (tx) => {
+          await tx.table(things).insertMany(inside);
+          throw new Error('roll back');
+        })).rejects.toThrow('roll back');
+        expect(await a.table(things).getMany(inside.map((row) => row.id))).toEqual([]);
+      });
+
       it('updates some columns and returns the whole row', async () => {
         const row = await a.table(things).insert(thing());
         const updated = await a.table(things).update(row.id, { rank: -1, data: { changed: true }, seenAt: '2026-01-02T03:04:05.006Z' });

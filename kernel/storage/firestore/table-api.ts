@@ -268,6 +268,11 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       await stageInsert(state, row, tenantFor(row));
       return row;
     },
+    async insertMany(rows) {
+      if (!state) return alone((tx) => tx.insertMany(rows));
+      for (const row of rows) await stageInsert(state, row, tenantFor(row));
+      return [...rows];
+    },
     async put(row) {
       if (!state) return alone((tx) => tx.put(row));
       const tenant = tenantFor(row);

@@ -13,6 +13,8 @@ import { afterExpression, whereExpression } from './query.ts';
 type Executor = Kysely<any> | Transaction<any>;
 type Row = Record<string, unknown>;
 const CHUNK = 500;
+/** Rows per multi-row INSERT: well under every database's limit on bound parameters. */
+const INSERT_CHUNK = 100;
 
 /** Turns driver errors into StorageErrors; never lets SQL text reach a client. */
 export function mapError(error: unknown, table?: string): never {
@@ -161,6 +163,18 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
         await db.insertInto(name).values(insertValues(row)).execute();
         return row;
       });
+    },
+    async insertMany(rows) {
+      if (rows.length === 0) return [];
+      // Several statements only need a transaction of their own when there is more than one.
+      if (rows.length > INSERT_CHUNK && !inTransaction) return createSqlStore(dialect, db, tenantId, false, changed).transaction((tx) => tx.table(table).insertMany(rows) as Promise<Row[]>);
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const chunk = rows.slice(i, i + INSERT_CHUNK);
+        await write(async () => {
+          await db.insertInto(name).values(chunk.map(insertValues)).execute();
+        });
+      }
+      return [...rows];
     },
     async put(row) {
       const { id, tenantId: _ignored, ...rest } = row;
