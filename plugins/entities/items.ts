@@ -16,6 +16,7 @@ import type { Table } from '../../kernel/storage/table.ts';
 import {
   assertCollectionAccess, created, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
 } from './access.ts';
+import { createAppender } from './append.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
 import { definedOnly, idSchema, jsonBody, listOf } from './schemas.ts';
 import { collectionsTable } from './tables.ts';
@@ -64,6 +65,17 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     if (!row) throw notFound(kind.notFound);
     return row;
   };
+  /** Appends into one container: lock the collection, check the folder, then the next position. */
+  const appender = createAppender<{ collectionId: string; folderId: string | null }, Row>({
+    key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
+    async start(tx, { collectionId, folderId }) {
+      // Access was checked per create, before it joined a batch: here only the lock and existence.
+      if (!(await tx.table(collectionsTable).getForUpdate(collectionId))) throw notFound('Collection not found');
+      await requireFolder(tx, collectionId, folderId);
+      return { first: await nextIn(tx, collectionId, folderId), now: deps.clock.iso() };
+    },
+    insert: (tx, built) => rows(tx).insertMany(built),
+  });
   const listed = (list: Row[]) => ({ [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)) });
   const reorderBody = z.object({ folderId: idSchema.nullable().optional(), [kind.idsKey]: listOf(idSchema) });
 
@@ -89,13 +101,11 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.var.auth.user;
     const { name, folderId = null, marker = null, ...content } = c.req.valid('json' as never) as ItemCreate;
-    const row = await inTransaction(c.var.store, async (tx) => {
-      await requireCollection(tx, user, collectionId);
-      await requireFolder(tx, collectionId, folderId);
-      const sortOrder = await nextIn(tx, collectionId, folderId);
-      const now = deps.clock.iso();
-      return rows(tx).insert({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) } as unknown as Row);
-    });
+    assertCollectionAccess(user, collectionId);
+    const store = c.var.store;
+    // Last in its folder; concurrent creates into one folder are written together (append.ts).
+    const row = await appender.append({ collectionId, folderId }, store, (sortOrder, now) =>
+      ({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) }) as unknown as Row);
     return c.json(kind.toRecord(row), 200);
   });
 

@@ -1,0 +1,101 @@
+/**
+ * Appending items (saved requests, documents) to a container — a folder, or a collection's root.
+ *
+ * A new item goes last in its container, so each create locks the collection to read the last
+ * position and insert after it; concurrent creates into one container take turns, each holding
+ * the lock for several round trips. Here, creates into the same container that arrive while one
+ * is being written wait and then go together: one transaction locks the collection once, reads
+ * the last position once and inserts every waiting row at consecutive positions in one statement
+ * (group commit). Positions stay distinct and in arrival order, and every create still answers
+ * only once its row is committed.
+ *
+ * A batch that fails with an HTTP error (the collection or folder is gone) fails every create in
+ * it, as each alone would have. Any other failure (a row the database refuses) re-runs each
+ * create of that batch on its own, so one bad row never fails another request.
+ */
+import { HttpError } from '../../kernel/errors.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+
+/** Rows one batch writes at most; more wait for the next. */
+const MAX_BATCH = 200;
+
+interface Pending<Container, Row> {
+  container: Container;
+  /** The request's store: a batch writes through its first create's (one tenant, one database). */
+  store: Store;
+  build: (sortOrder: number, now: string) => Row;
+  resolve: (row: Row) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface Appender<Container, Row> {
+  /**
+   * Adds a row built by `build` (given its position and the write's time) at the end of
+   * `container`, through `store` (the request's, bound to its tenant); resolves with the
+   * committed row.
+   */
+  append(container: Container, store: Store, build: (sortOrder: number, now: string) => Row): Promise<Row>;
+}
+
+export interface AppendSteps<Container, Row> {
+  /** Names a container; creates with equal keys (and tenants) share batches. */
+  key(container: Container): string;
+  /**
+   * Inside the batch's transaction: checks and locks the container, and gives the first free
+   * position and the write's time.
+   */
+  start(tx: Store, container: Container): Promise<{ first: number; now: string }>;
+  /** Inserts the built rows inside the same transaction. */
+  insert(tx: Store, rows: Row[]): Promise<unknown>;
+}
+
+export function createAppender<Container, Row>(steps: AppendSteps<Container, Row>): Appender<Container, Row> {
+  const queues = new Map<string, Pending<Container, Row>[]>();
+
+  async function runBatch(batch: Pending<Container, Row>[]): Promise<void> {
+    const { store, container } = batch[0]!;
+    try {
+      const rows = await store.transaction(async (tx) => {
+        const { first, now } = await steps.start(tx, container);
+        const built = batch.map((pending, index) => pending.build(first + index, now));
+        await steps.insert(tx, built);
+        return built;
+      });
+      batch.forEach((pending, index) => pending.resolve(rows[index]!));
+    } catch (error) {
+      if (batch.length === 1 || error instanceof HttpError) {
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      for (const pending of batch) await runBatch([pending]);
+    }
+  }
+
+  async function drain(key: string): Promise<void> {
+    for (;;) {
+      const queue = queues.get(key)!;
+      if (queue.length === 0) {
+        queues.delete(key);
+        return;
+      }
+      await runBatch(queue.splice(0, MAX_BATCH));
+    }
+  }
+
+  return {
+    append(container, store, build) {
+      const key = `${store.tenantId}:${steps.key(container)}`;
+      return new Promise<Row>((resolve, reject) => {
+        const pending = { container, store, build, resolve, reject };
+        const queue = queues.get(key);
+        if (queue) {
+          queue.push(pending);
+          return;
+        }
+        queues.set(key, [pending]);
+        // The first create of a quiet container starts draining; later ones join its batches.
+        void drain(key);
+      });
+    },
+  };
+}
