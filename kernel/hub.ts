@@ -152,7 +152,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     closers.push(() => events.close());
     const shutdown = new AbortController();
     const tenants = createTenantCache(() => identity.tenants);
-    const metrics = createHubMetrics(() => driver.poolStats?.() ?? null);
+    const metrics = createHubMetrics(() => driver.poolStats?.() ?? null, () => cache.stats());
 
     const clientIp = clientIpResolver(() => config, options.clientIp);
     // `policy` is declared below; the guard only calls it per request, after setup.

@@ -7,6 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheStats } from './cache.ts';
 import type { PoolStats } from './storage/contract.ts';
 
 /** What a plugin may record; names get the `workspace_hub_` prefix and must be unique per hub. */
@@ -53,7 +54,7 @@ function processMetrics(): Registry {
 }
 
 /** Builds the registry; `pool` reads the current database pool (it changes on a reload). */
-export function createHubMetrics(pool: () => PoolStats | null): HubMetrics {
+export function createHubMetrics(pool: () => PoolStats | null, cache?: () => CacheStats): HubMetrics {
   const registry = new Registry();
   const requests = new Counter({ name: `${PREFIX}http_requests_total`, help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const duration = new Histogram({
@@ -79,6 +80,17 @@ export function createHubMetrics(pool: () => PoolStats | null): HubMetrics {
   poolGauge('connections', 'Open database connections in the pool', (s) => s.total);
   poolGauge('in_use', 'Database connections running a query or transaction', (s) => s.inUse);
   poolGauge('waiting', 'Queries waiting for a free database connection', (s) => s.waiting);
+  if (cache) {
+    // The cache keeps its own numbers; they are read at scrape time.
+    const cacheCounter = (name: string, help: string, read: (stats: CacheStats) => number) =>
+      new Counter({ name: `${PREFIX}cache_${name}_total`, help, registers: [registry], collect() { this.reset(); this.inc(read(cache())); } });
+    const cacheGauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
+      new Gauge({ name: `${PREFIX}cache_${name}`, help, registers: [registry], collect() { this.set(read(cache())); } });
+    cacheCounter('hits', 'Reads answered from the read cache', (s) => s.hits);
+    cacheCounter('misses', 'Reads the read cache had to load (not counted while it is off)', (s) => s.misses);
+    cacheGauge('bytes', 'Memory the read cache holds, by its estimate', (s) => s.bytes);
+    cacheGauge('entries', 'Values the read cache holds', (s) => s.entries);
+  }
 
   const owned = new Map<string, string>();
   const claim = (plugin: string, name: string): string => {

@@ -227,6 +227,23 @@ describe('metrics', () => {
     }
   });
 
+  it('reports the read cache: hits, misses, entries and bytes', async () => {
+    const t = await startTestHub({ driver: db.driver });
+    const value = (text: string, name: string) => Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    try {
+      const before = (await t.request('GET', '/metrics', { token: null })).text;
+      for (let i = 0; i < 3; i++) expect((await t.request('GET', '/collections')).status).toBe(200);
+      const after = (await t.request('GET', '/metrics', { token: null })).text;
+      // Three list reads: the first loads the list, the other two are answered from memory.
+      expect(value(after, 'hits_total') - value(before, 'hits_total')).toBeGreaterThanOrEqual(2);
+      expect(value(after, 'misses_total') - value(before, 'misses_total')).toBeGreaterThanOrEqual(1);
+      expect(value(after, 'entries')).toBeGreaterThan(0);
+      expect(value(after, 'bytes')).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('reports the notice streams open on this instance', async () => {
     const t = await startTestHub({ driver: db.driver });
     const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
