@@ -6,7 +6,8 @@
  *   npm run bench                          embedded SQLite, then PostgreSQL + Redis when configured
  *                                          (HUB_BENCH_PG_URL or HUB_TEST_PG_URL, HUB_BENCH_REDIS_URL
  *                                          or HUB_TEST_REDIS_URL)
- *   npm run bench -- --driver sqlite       one database only (sqlite | postgres)
+ *   npm run bench -- --driver sqlite       one database only: sqlite, postgres, or default (no db
+ *                                          section: whatever the checkout's embedded default is)
  *   npm run bench -- --hub ../other        another checkout of the hub (to compare two trees in one run)
  *   npm run bench -- --node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the hub's node
  *   --duration <s> (10)  --warmup <s> (2)  --connections <n> (32)  --scenarios a,b  --json
@@ -51,7 +52,7 @@ const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL;
 const redisUrl = process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const drivers = args.driver ? [args.driver] : pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 for (const driver of drivers) {
-  if (driver !== 'sqlite' && driver !== 'postgres') throw new Error(`--driver: expected sqlite or postgres, got ${driver}`);
+  if (!['sqlite', 'postgres', 'default'].includes(driver)) throw new Error(`--driver: expected sqlite, postgres or default, got ${driver}`);
 }
 
 /** The shared bench with its pinned dependencies, installed once under node_modules/.cache. */
@@ -134,6 +135,7 @@ function runSharedBench(benchPath, url, secret, pid) {
 /** A new database for one run: its config text and how to drop it. */
 async function prepareDatabase(driver, dir, port) {
   const server = `server:\n  port: ${port}\nlogging:\n  level: warn\n`;
+  if (driver === 'default') return { yaml: server, drop: async () => {} };
   if (driver === 'sqlite') {
     return { yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`, drop: async () => {} };
   }
@@ -161,7 +163,7 @@ async function benchDriver(driver, benchPath) {
   const configPath = join(dir, 'server.yaml');
   const database = await prepareDatabase(driver, dir, port);
   await writeFile(configPath, database.yaml);
-  const result = { driver: driver === 'sqlite' ? 'sqlite' : 'postgres+redis', hub: resolve(args.hub), node: process.version };
+  const result = { driver: driver === 'postgres' ? 'postgres+redis' : driver, hub: resolve(args.hub), node: process.version };
   try {
     note(`${result.driver}: starting on a fresh database`);
     let hub = await startHub(configPath, dir, port);

@@ -3,6 +3,7 @@
  * ETag. Sending one costs no serialization, and a client that presents the ETag in
  * `If-None-Match` gets `304 Not Modified` with no body.
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 
