@@ -8,16 +8,18 @@
  * used first, and a value larger than a quarter of the budget is not kept at all. Concurrent
  * misses of one key share one load.
  */
-import type { ChangeFeed } from './storage/changes.ts';
+import type { Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
 export interface ReadCache {
   /**
    * The value kept under `key` while no row of `tables` has changed, else `load()`'s (kept when
-   * it resolves). `bytes` estimates a value's size, or is null for a value not worth keeping (a
-   * miss). Values are shared between requests: never change one.
+   * it resolves). `load` must read through `store`, whose driver's stamps decide (outside a
+   * transaction; a transaction's store is never cached). `bytes` estimates a value's size, or is
+   * null for a value not worth keeping (a miss). Values are shared between requests: never
+   * change one.
    */
-  read<T>(key: string, tables: readonly Table[], load: () => Promise<T>, bytes: (value: T) => number | null): Promise<T>;
+  read<T>(store: Store, key: string, tables: readonly Table[], load: () => Promise<T>, bytes: (value: T) => number | null): Promise<T>;
   /** Drops everything (the database was swapped). */
   clear(): void;
 }
@@ -38,7 +40,7 @@ export interface CacheStats {
   entries: number;
 }
 
-export function createReadCache(feed: () => ChangeFeed | undefined, budget: () => number): ReadCache & { stats(): CacheStats } {
+export function createReadCache(budget: () => number): ReadCache & { stats(): CacheStats } {
   // A Map iterates in insertion order: re-inserting on a hit makes its first key the least recent.
   const entries = new Map<string, Entry>();
   const loading = new Map<string, { stamp: number; promise: Promise<unknown> }>();
@@ -54,6 +56,8 @@ export function createReadCache(feed: () => ChangeFeed | undefined, budget: () =
   const keep = (key: string, stamp: number, value: unknown, size: number) => {
     const limit = budget();
     const old = entries.get(key);
+    // Stamps grow: a load that started later (a higher stamp) already left a newer value here.
+    if (old && old.stamp > stamp) return;
     if (old) remove(key, old);
     if (size > limit / 4) return;
     entries.set(key, { stamp, value, bytes: size });
@@ -65,8 +69,8 @@ export function createReadCache(feed: () => ChangeFeed | undefined, budget: () =
   };
 
   return {
-    async read<T>(key: string, tables: readonly Table[], load: () => Promise<T>, size: (value: T) => number | null): Promise<T> {
-      const changes = feed();
+    async read<T>(store: Store, key: string, tables: readonly Table[], load: () => Promise<T>, size: (value: T) => number | null): Promise<T> {
+      const changes = store.changes;
       const stamp = changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
       if (stamp === null) return load();
       const hit = entries.get(key);

@@ -22,7 +22,7 @@ import { serializeError } from './http/serialize-error.ts';
 import { createTenantCache, resolveTenant, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
-import { kernelMigrations, kernelTables, provision } from './identity/provision.ts';
+import { changeFeedMigration, kernelMigrations, kernelTables, provision } from './identity/provision.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createOutageLog } from './outage.ts';
 import { createHubMetrics, metricsTokenMatches, UNMATCHED_ROUTE, type HubMetrics } from './metrics.ts';
@@ -92,7 +92,8 @@ export interface Hub {
 
 /** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
 export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
-  return [...kernelMigrations, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.migrations ?? [])];
+  const ordered = orderPlugins(plugins, Object.keys(kernelSections));
+  return [...kernelMigrations, ...ordered.flatMap((p) => p.migrations ?? []), changeFeedMigration(collectTables(plugins))];
 }
 
 /** Every table of the kernel and the given plugins (what export and import iterate). */
@@ -139,7 +140,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       if (!(options.migrate ?? driver.kind === 'sqlite')) throw new PendingMigrationsError(pending);
       await runMigrations(driver, migrations, log);
     }
-    const cache = createReadCache(() => driver.changes, () => config.server.cacheBytes);
+    const cache = createReadCache(() => config.server.cacheBytes);
     const identity = createIdentity({ driver: () => driver, clock, tables: () => tables, cache });
     await provision(driver, identity, clock, log);
 

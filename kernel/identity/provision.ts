@@ -4,6 +4,7 @@
  * access of an existing account.
  */
 import { isUniqueViolation, type Migration, type StorageDriver } from '../storage/contract.ts';
+import type { Table } from '../storage/table.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Identity } from './identity.ts';
@@ -14,9 +15,17 @@ import { DEFAULT_TENANT_ID } from './tenants.ts';
 
 export const kernelMigrations: Migration[] = [
   { id: 'kernel/0001-identity', createTables: [tenantsTable, usersTable, apiTokensTable, hubStateTable] },
-  // Tables created before change stamps existed get their trigger here (PostgreSQL; a no-op elsewhere).
-  { id: 'kernel/0002-change-feed', changeFeed: true },
 ];
+
+/**
+ * Tables created before change stamps existed get their trigger here (PostgreSQL; a no-op
+ * elsewhere); tables created later get it with the table. Listed after every plugin's migrations,
+ * since it names every table the hub declares — and only those, never another application's
+ * tables in a shared schema.
+ */
+export function changeFeedMigration(tables: readonly Table[]): Migration {
+  return { id: 'kernel/0002-change-feed', changeFeed: tables };
+}
 
 export const kernelTables = [tenantsTable, usersTable, apiTokensTable, hubStateTable];
 

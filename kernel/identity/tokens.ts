@@ -91,7 +91,7 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
    */
   function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
     if (!cache) return lookup(store, hash);
-    return cache.read(`auth:${store.tenantId}:${hash}`, [apiTokensTable, usersTable], async () => freeze(await lookup(store, hash)), authBytes);
+    return cache.read(store, `auth:${store.tenantId}:${hash}`, [apiTokensTable, usersTable], async () => freeze(await lookup(store, hash)), authBytes);
   }
 
   return {

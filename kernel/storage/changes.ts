@@ -14,27 +14,40 @@
 export interface ChangeFeed {
   /**
    * The current stamp of these tables: it differs from an earlier one whenever a row of any of
-   * them may have changed since. Null while the driver cannot vouch for other processes' writes
-   * (its listener is reconnecting): cache nothing then.
+   * them may have changed since, and grows. Null while the driver cannot vouch for other
+   * processes' writes (its listener is reconnecting), or never can (MySQL, Firestore): cache
+   * nothing then.
    */
   stamp(tables: readonly string[]): number | null;
 }
 
-/** Per-table stamps of one process. */
+/** The feed of a driver that cannot see other processes' writes: one object per driver. */
+export function noChangeFeed(): ChangeFeed {
+  return { stamp: () => null };
+}
+
+/**
+ * One clock for every driver of the process: a stamp value is handed out once, so a stamp of one
+ * driver never equals a stamp of another (a reload that swapped databases cannot make a value
+ * read from the old database look current on the new one).
+ */
+let clock = 0;
+
+/** Per-table stamps of one driver. */
 export class ChangeStamps {
-  #clock = 0;
-  #everything = 0;
+  // A new driver starts after every stamp any earlier driver handed out.
+  #everything = ++clock;
   readonly #tables = new Map<string, number>();
 
   /** Rows of these tables may have changed. */
   bump(tables: Iterable<string>): void {
-    const now = ++this.#clock;
+    const now = ++clock;
     for (const table of tables) this.#tables.set(table, now);
   }
 
   /** Anything may have changed (another process wrote, or a listener reconnected). */
   bumpAll(): void {
-    this.#everything = ++this.#clock;
+    this.#everything = ++clock;
   }
 
   stamp(tables: readonly string[]): number {
@@ -44,16 +57,5 @@ export class ChangeStamps {
       if (at !== undefined && at > stamp) stamp = at;
     }
     return stamp;
-  }
-}
-
-/**
- * Collects the tables a transaction writes; they are bumped when it ends (committed or not),
- * since a cache filled before the commit must not outlive it.
- */
-export class WrittenTables {
-  readonly tables = new Set<string>();
-  add(table: string): void {
-    this.tables.add(table);
   }
 }

@@ -56,7 +56,7 @@ export interface TableApi<Row> {
   /** Inserts a complete row. Throws a `unique` {@link StorageError} on a duplicate id or unique key. */
   insert(row: Row): Promise<Row>;
   /**
-   * Inserts complete rows, all or none (one statement per few hundred rows on SQL, inside the
+   * Inserts complete rows (every column given, as for {@link insert}), all or none (one statement per few hundred rows on SQL, inside the
    * caller's transaction or one of its own). Throws like {@link insert}.
    */
   insertMany(rows: readonly Row[]): Promise<Row[]>;
@@ -85,6 +85,11 @@ export interface TableApi<Row> {
 export interface Store {
   /** The tenant this store is bound to, or null for the kernel's unscoped store. */
   readonly tenantId: string | null;
+  /**
+   * The change stamps of the driver this store reads (the same object for every store of one
+   * driver; see changes.ts). Absent inside a transaction: nothing read there is cached.
+   */
+  readonly changes?: ChangeFeed;
   table<T extends Table>(table: T): TableApi<RowOfTable<T>>;
   /**
    * Runs `fn` in one transaction: all of its writes land, or none do. Do every read before the
@@ -132,10 +137,10 @@ export interface Migration {
   /** A data step, run after the schema operations with the unscoped store. */
   readonly run?: (store: Store) => Promise<void>;
   /**
-   * Installs, on every table there is, what tells other processes of its writes (PostgreSQL: a
-   * statement trigger that NOTIFYs). Tables created later get it when they are created.
+   * Installs on these tables what tells other processes of their writes (PostgreSQL: a statement
+   * trigger that NOTIFYs). Tables created later get it when they are created.
    */
-  readonly changeFeed?: true;
+  readonly changeFeed?: readonly Table[];
 }
 
 export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
@@ -173,10 +178,10 @@ export interface StorageDriver {
   /** The pool's counts for metrics, or null when the driver has no pool (embedded, Firestore). */
   poolStats?(): PoolStats | null;
   /**
-   * Change stamps for in-process caches (see changes.ts). Absent where the driver cannot learn of
-   * other processes' writes (MySQL, Firestore): nothing is cached there.
+   * Change stamps for in-process caches (see changes.ts). Where the driver cannot learn of other
+   * processes' writes (MySQL, Firestore) its stamps are always null: nothing is cached there.
    */
-  readonly changes?: ChangeFeed;
+  readonly changes: ChangeFeed;
   /** Closes every connection; waits for queries in flight. */
   close(): Promise<void>;
 }

@@ -30,6 +30,7 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       // Kept until a user or a thing an access list names changes; the LLM models a list may name
       // come from the config, so a reload (a new config object) starts afresh.
       const answer = await cache.read(
+        store,
         `accounts:users:${store.tenantId}:${configGeneration(hubConfig())}`,
         [usersTable, ...identity.access.tables()],
         async () => {

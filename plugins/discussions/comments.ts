@@ -37,6 +37,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       const store = c.var.store;
       const entityId = pathId(c, 'id', TARGET_NOT_FOUND);
       const target = await deps.cache.read(
+        store,
         `discussions:target:${store.tenantId}:${entityType}:${entityId}`,
         [targetTables[entityType]],
         () => loadTarget(store, entityType, entityId),
@@ -47,6 +48,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       const e2ee = deps.e2ee();
       // One page, serialized once and kept until a comment or a user (an author) changes.
       const answer = await deps.cache.read(
+        store,
         `discussions:page:${store.tenantId}:${entityType}:${entityId}:${limit}:${cursor ? `${cursor.createdAt}|${cursor.id}` : ''}:${e2ee}`,
         [commentsTable, usersTable],
         async () => {

@@ -9,18 +9,21 @@
  * (group commit). Positions stay distinct and in arrival order, and every create still answers
  * only once its row is committed.
  *
- * A batch that fails with an HTTP error (the collection or folder is gone) fails every create in
- * it, as each alone would have. Any other failure (a row the database refuses) re-runs each
- * create of that batch on its own, so one bad row never fails another request.
+ * A batch that the database refuses because of a row (a duplicate key, a value it cannot hold)
+ * re-runs each of its creates on its own, so one bad row never fails another request. Any other
+ * failure (the collection or folder is gone, the database is unavailable, a conflict that
+ * persists) fails every create of the batch at once, as each alone would have failed.
  */
-import { HttpError } from '../../kernel/errors.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
+import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 
-/** Rows one batch writes at most; more wait for the next. */
-const MAX_BATCH = 200;
+/** Rows, and request bytes, one batch writes at most; the rest wait for the next batch. */
+const MAX_BATCH_ROWS = 100;
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 interface Pending<Container, Row> {
   container: Container;
+  /** Roughly what the row weighs (its request body). */
+  bytes: number;
   /** The request's store: a batch writes through its first create's (one tenant, one database). */
   store: Store;
   build: (sortOrder: number, now: string) => Row;
@@ -34,7 +37,7 @@ export interface Appender<Container, Row> {
    * `container`, through `store` (the request's, bound to its tenant); resolves with the
    * committed row.
    */
-  append(container: Container, store: Store, build: (sortOrder: number, now: string) => Row): Promise<Row>;
+  append(container: Container, store: Store, build: (sortOrder: number, now: string) => Row, bytes?: number): Promise<Row>;
 }
 
 export interface AppendSteps<Container, Row> {
@@ -47,6 +50,16 @@ export interface AppendSteps<Container, Row> {
   start(tx: Store, container: Container): Promise<{ first: number; now: string }>;
   /** Inserts the built rows inside the same transaction. */
   insert(tx: Store, rows: Row[]): Promise<unknown>;
+}
+
+const drivers = new WeakMap<object, number>();
+let lastDriver = 0;
+function driverNumber(store: Store): number {
+  const feed = store.changes;
+  if (!feed) return 0;
+  let number = drivers.get(feed);
+  if (number === undefined) drivers.set(feed, (number = ++lastDriver));
+  return number;
 }
 
 export function createAppender<Container, Row>(steps: AppendSteps<Container, Row>): Appender<Container, Row> {
@@ -63,7 +76,8 @@ export function createAppender<Container, Row>(steps: AppendSteps<Container, Row
       });
       batch.forEach((pending, index) => pending.resolve(rows[index]!));
     } catch (error) {
-      if (batch.length === 1 || error instanceof HttpError) {
+      const refusedRow = error instanceof StorageError && (error.code === 'unique' || error.code === 'invalid');
+      if (batch.length === 1 || !refusedRow) {
         for (const pending of batch) pending.reject(error);
         return;
       }
@@ -78,15 +92,20 @@ export function createAppender<Container, Row>(steps: AppendSteps<Container, Row
         queues.delete(key);
         return;
       }
-      await runBatch(queue.splice(0, MAX_BATCH));
+      let rows = 1;
+      let bytes = queue[0]!.bytes;
+      while (rows < queue.length && rows < MAX_BATCH_ROWS && bytes + queue[rows]!.bytes <= MAX_BATCH_BYTES) bytes += queue[rows++]!.bytes;
+      await runBatch(queue.splice(0, rows));
     }
   }
 
   return {
-    append(container, store, build) {
-      const key = `${store.tenantId}:${steps.key(container)}`;
+    append(container, store, build, bytes = 0) {
+      // Stores of one driver share its change feed object: after a reload swapped databases, a
+      // create on the new one never joins a batch written to the old one.
+      const key = `${store.tenantId}:${driverNumber(store)}:${steps.key(container)}`;
       return new Promise<Row>((resolve, reject) => {
-        const pending = { container, store, build, resolve, reject };
+        const pending = { container, store, bytes, build, resolve, reject };
         const queue = queues.get(key);
         if (queue) {
           queue.push(pending);

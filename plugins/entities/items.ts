@@ -85,6 +85,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     assertCollectionAccess(c.var.auth.user, collectionId);
     // Serialized once, kept until a collection or an item of this kind changes.
     const answer = await deps.cache.read(
+      store,
       `entities:${store.tenantId}:${kind.segment}:${collectionId}`,
       [collectionsTable, kind.table],
       async () => {
@@ -105,7 +106,8 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const store = c.var.store;
     // Last in its folder; concurrent creates into one folder are written together (append.ts).
     const row = await appender.append({ collectionId, folderId }, store, (sortOrder, now) =>
-      ({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) }) as unknown as Row);
+      ({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) }) as unknown as Row,
+    Number(c.req.header('content-length') ?? 0) || 0);
     return c.json(kind.toRecord(row), 200);
   });
 

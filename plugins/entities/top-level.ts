@@ -101,8 +101,10 @@ const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) => user.
  * new authentication).
  */
 function listAnswer<Row extends TopLevelRow>(deps: EntityDeps, store: Store, user: UserRow, kind: TopLevelKind<Row, any, any, any>): Promise<CachedJson> {
-  const scope = seesAll(user, kind) ? WILDCARD : user[kind.field].join(',');
+  // JSON, not a join: ids are never split apart or run together, whatever they hold.
+  const scope = seesAll(user, kind) ? WILDCARD : JSON.stringify(user[kind.field]);
   return deps.cache.read(
+    store,
     `entities:${store.tenantId}:${kind.path}:${scope}`,
     [kind.table],
     async () => toCachedJson({ [kind.listKey]: (await accessibleRows(store, user, kind)).map((row) => kind.toRecord(row)) }),

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 for (const kind of (['sqlite', 'postgres'] as const).filter(driverAvailable)) {
   describe(`appending items (${kind})`, () => {
-    async function setup(gone = new Set<string>()) {
+    async function setup(gone = new Set<string>(), down = new Set<string>()) {
       const test = await openTestDriver(kind);
       opened.push(test);
       const driver: StorageDriver = test.driver;
@@ -39,6 +39,7 @@ for (const kind of (['sqlite', 'postgres'] as const).filter(driverAvailable)) {
         async start(tx, box) {
           batches++;
           if (gone.has(box)) throw notFound('Box not found');
+          if (down.has(box)) throw new StorageError('unavailable', 'The database cannot be reached');
           const [last] = await tx.table(items).find({ where: { box }, orderBy: [['sortOrder', 'desc']], limit: 1 });
           return { first: last ? last.sortOrder + 1 : 0, now: '' };
         },
@@ -46,7 +47,7 @@ for (const kind of (['sqlite', 'postgres'] as const).filter(driverAvailable)) {
       });
       const store = driver.forTenant('__default__');
       const append = (box: string, name: string) => appender.append(box, store, (sortOrder) => ({ id: crypto.randomUUID(), box, name, sortOrder }));
-      return { store, append, batches: () => batches };
+      return { store, append, batches: () => batches, down };
     }
 
     it('gives 40 concurrent appends to one container positions 0 to 39 in arrival order, in fewer batches than appends', async () => {
@@ -80,6 +81,15 @@ for (const kind of (['sqlite', 'postgres'] as const).filter(driverAvailable)) {
       const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => append('gone', `x${i}`)));
       for (const result of results) expect(result).toMatchObject({ status: 'rejected', reason: { status: 404, message: 'Box not found' } });
       expect(await store.table(items).find({ where: { box: 'gone' } })).toEqual([]);
+    });
+
+    it('fails a whole batch at once when the database is unavailable, without re-running its creates one by one', async () => {
+      const { append, batches, down } = await setup();
+      down.add('a');
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => append('a', `x${i}`)));
+      for (const result of results) expect(result).toMatchObject({ status: 'rejected', reason: { code: 'unavailable' } });
+      // The first create went alone, the other 19 together: two attempts, not one per create.
+      expect(batches()).toBe(2);
     });
   });
 }

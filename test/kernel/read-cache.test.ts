@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReadCache } from '../../kernel/cache.ts';
-import type { Migration, StorageDriver } from '../../kernel/storage/contract.ts';
+import type { Migration, Store, StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
@@ -99,10 +99,11 @@ for (const kind of kinds) {
       const { first, second } = await database(kind);
       const other = await second();
       await ready(first);
-      const cache = createReadCache(() => first.changes, () => 1024 * 1024);
+      const cache = createReadCache(() => 1024 * 1024);
       let loads = 0;
+      const store = first.forTenant('__default__');
       const read = () =>
-        cache.read('notes', [notes], async () => {
+        cache.read(store, 'notes', [notes], async () => {
           loads++;
           return (await first.forTenant('__default__').table(notes).find()).length;
         }, () => 8);
@@ -142,68 +143,69 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
 describe.skipIf(!driverAvailable('mysql'))('the read cache without a change feed (mysql)', () => {
   it('loads every read afresh', async () => {
     const { first } = await database('mysql');
-    expect(first.changes).toBeUndefined();
-    const cache = createReadCache(() => first.changes, () => 1024 * 1024);
+    expect(first.changes.stamp([notes.name])).toBeNull();
+    const cache = createReadCache(() => 1024 * 1024);
     let loads = 0;
-    for (let i = 0; i < 3; i++) await cache.read('k', [notes], async () => ++loads, () => 8);
+    const store = first.forTenant('__default__');
+    for (let i = 0; i < 3; i++) await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
     expect(loads).toBe(3);
   });
 });
 
 describe('the read cache on its own', () => {
-  /** A feed whose stamp the test moves by hand. */
+  /** A store whose stamp the test moves by hand (the cache reads nothing else of it). */
   const feed = () => {
     let stamp = 1;
-    return { changes: { stamp: () => stamp }, move: () => stamp++ };
+    return { store: { changes: { stamp: () => stamp } } as unknown as Store, move: () => stamp++ };
   };
 
   it('drops the least recently used entries to stay within its byte budget, and keeps no value over a quarter of it', async () => {
-    const { changes } = feed();
-    const cache = createReadCache(() => changes, () => 4000);
+    const { store } = feed();
+    const cache = createReadCache(() => 4000);
     const value = (n: number) => async () => n;
-    await cache.read('a', [notes], value(1), () => 700);
-    await cache.read('b', [notes], value(2), () => 700);
-    await cache.read('a', [notes], value(1), () => 700); // a is now the most recent
-    await cache.read('c', [notes], value(3), () => 700);
-    await cache.read('d', [notes], value(4), () => 700);
-    await cache.read('e', [notes], value(5), () => 700);
+    await cache.read(store, 'a', [notes], value(1), () => 700);
+    await cache.read(store, 'b', [notes], value(2), () => 700);
+    await cache.read(store, 'a', [notes], value(1), () => 700); // a is now the most recent
+    await cache.read(store, 'c', [notes], value(3), () => 700);
+    await cache.read(store, 'd', [notes], value(4), () => 700);
+    await cache.read(store, 'e', [notes], value(5), () => 700);
     expect(cache.stats().bytes).toBeLessThanOrEqual(4000);
     let loadedB = false;
-    await cache.read('b', [notes], async () => ((loadedB = true), 2), () => 700);
+    await cache.read(store, 'b', [notes], async () => ((loadedB = true), 2), () => 700);
     expect(loadedB).toBe(true);
     let loadedE = false;
-    await cache.read('e', [notes], async () => ((loadedE = true), 5), () => 700);
+    await cache.read(store, 'e', [notes], async () => ((loadedE = true), 5), () => 700);
     expect(loadedE).toBe(false);
-    await cache.read('huge', [notes], value(6), () => 1500);
-    expect(await cache.read('huge', [notes], async () => 7, () => 1500)).toBe(7);
+    await cache.read(store, 'huge', [notes], value(6), () => 1500);
+    expect(await cache.read(store, 'huge', [notes], async () => 7, () => 1500)).toBe(7);
   });
 
   it('shares one load among concurrent misses of a key, and reloads once the stamp moves', async () => {
-    const { changes, move } = feed();
-    const cache = createReadCache(() => changes, () => 1 << 20);
+    const { store, move } = feed();
+    const cache = createReadCache(() => 1 << 20);
     let loads = 0;
     const load = async () => {
       loads++;
       await new Promise((resolve) => setTimeout(resolve, 20));
       return loads;
     };
-    const results = await Promise.all(Array.from({ length: 10 }, () => cache.read('k', [notes], load, () => 8)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => cache.read(store, 'k', [notes], load, () => 8)));
     expect(results).toEqual(Array(10).fill(1));
     expect(loads).toBe(1);
     move();
-    expect(await cache.read('k', [notes], load, () => 8)).toBe(2);
+    expect(await cache.read(store, 'k', [notes], load, () => 8)).toBe(2);
   });
 
   it('keeps nothing while the budget is 0, and does not keep a miss the size function declines', async () => {
-    const { changes } = feed();
+    const { store } = feed();
     let budget = 0;
-    const cache = createReadCache(() => changes, () => budget);
+    const cache = createReadCache(() => budget);
     let loads = 0;
-    await cache.read('k', [notes], async () => ++loads, () => 8);
-    await cache.read('k', [notes], async () => ++loads, () => 8);
+    await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
+    await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
     expect(loads).toBe(2);
     budget = 1 << 20;
-    await cache.read('miss', [notes], async () => null, () => null);
+    await cache.read(store, 'miss', [notes], async () => null, () => null);
     expect(cache.stats().entries).toBe(0);
   });
 });

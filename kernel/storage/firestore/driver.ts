@@ -7,7 +7,8 @@
  * writes its default into every existing document, so equality filters on it match old rows too.
  */
 import { Timestamp, type DocumentData, type Firestore } from '@google-cloud/firestore';
-import type { Migration, StorageDriver } from '../contract.ts';
+import type { Migration, Store, StorageDriver } from '../contract.ts';
+import { noChangeFeed } from '../changes.ts';
 import type { ColumnSpec, Table } from '../table.ts';
 import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
@@ -109,10 +110,14 @@ export function createFirestoreDriver(db: Firestore, options: FirestoreDriverOpt
     }
   };
 
+  // Firestore tells no one of other clients' writes: nothing is cached on it.
+  const changes = noChangeFeed();
+  const withFeed = (store: Store): Store => ({ ...store, changes });
   return {
     kind: 'firestore',
-    forTenant: (tenantId) => createFirestoreStore(ctx, tenantId),
-    unscoped: () => createFirestoreStore(ctx, null),
+    forTenant: (tenantId) => withFeed(createFirestoreStore(ctx, tenantId)),
+    unscoped: () => withFeed(createFirestoreStore(ctx, null)),
+    changes,
     appliedMigrations: () =>
       guard(async () => {
         const snap = await db.collection(MIGRATIONS).get();

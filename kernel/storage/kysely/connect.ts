@@ -2,11 +2,12 @@
  * Opening the server databases. Each client library is imported only when its driver is
  * configured, so a PostgreSQL hub never loads `mysql2` and the reverse (SQLite: `sqlite.ts`).
  */
-import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
 import type { SqlDialect } from './dialect.ts';
 import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
 import { watchNotifications } from './pg-listen.ts';
+import { CHANGES_CHANNEL } from './schema.ts';
 
 /** Defaults of `db.acquireTimeoutMillis` and `db.queryTimeoutMillis` (see kernel/storage/config.ts). */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
@@ -62,6 +63,7 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     database: config.database,
     connectionTimeoutMillis: config.connectionTimeoutMillis,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // So an operator (and pg_stat_activity) can tell it from the pool's connections.
     application_name: 'workspace-hub changes',
     ...(ssl ? { ssl } : {}),
@@ -70,7 +72,8 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     kind: 'postgres',
     flavor: 'postgres',
     db,
-    watchOthers: (stamps) => watchNotifications(() => new pg.Client(listenerOptions), stamps),
+    watchOthers: (stamps) =>
+      watchNotifications(() => new pg.Client(listenerOptions), stamps, (payload) => sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`.execute(db)),
     close: () => db.destroy(),
     poolStats: () => ({ total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
   };

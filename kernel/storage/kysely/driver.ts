@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Migration, StorageDriver } from '../contract.ts';
-import { ChangeStamps, type ChangeFeed } from '../changes.ts';
+import { ChangeStamps, noChangeFeed, type ChangeFeed } from '../changes.ts';
 import { isBusyError, type OthersWatch, type SqlDialect } from './dialect.ts';
 import { addColumns, createIndexes, createTable, ensureMigrationsTable, installChangeTriggers, MIGRATIONS_TABLE } from './schema.ts';
 import { backupSqlite } from './sqlite.ts';
@@ -23,7 +23,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   // Watching other processes starts with the first cache that asks, so a CLI command never does.
   let others: OthersWatch | undefined;
   let closed = false;
-  const changes: ChangeFeed | undefined = dialect.watchOthers
+  const changes: ChangeFeed = dialect.watchOthers
     ? {
         stamp(tables) {
           if (closed) return null;
@@ -31,7 +31,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
           return others.current() ? stamps.stamp(tables) : null;
         },
       }
-    : undefined;
+    : noChangeFeed();
 
   const ensureTable = async () => {
     if (migrationsTableReady) return;
@@ -65,7 +65,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
       for (const { table, columns } of migration.addColumns ?? []) await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
-      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx);
+      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx, migration.changeFeed.map((table) => table.name));
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
       await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
     });
@@ -97,9 +97,9 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   return {
     kind: dialect.kind,
-    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false, changed),
-    unscoped: () => createSqlStore(dialect, db, null, false, changed),
-    ...(changes ? { changes } : {}),
+    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false, changed, changes),
+    unscoped: () => createSqlStore(dialect, db, null, false, changed, changes),
+    changes,
     async appliedMigrations() {
       try {
         await ensureTable();

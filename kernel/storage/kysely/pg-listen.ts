@@ -1,37 +1,55 @@
 /**
- * Other processes' writes on PostgreSQL: every table carries a statement trigger that NOTIFYs its
- * name on CHANGES_CHANNEL (schema.ts), delivered when the writing transaction commits. One
- * dedicated connection per hub LISTENs and bumps the table's stamp.
+ * Other processes' writes on PostgreSQL: every table of the hub carries a statement trigger that
+ * NOTIFYs its name on CHANGES_CHANNEL (schema.ts), delivered when the writing transaction commits.
+ * One dedicated connection per hub LISTENs and bumps the table's stamp.
  *
- * While that connection is not listening — before it first connects, after it dropped, while a
- * health check goes unanswered — `current()` is false and caches stand aside, since notifications
- * sent meanwhile are lost. When it listens again every stamp moves (`bumpAll`), so nothing cached
- * before the gap is served after it.
+ * The connection is trusted only while it is proven to hear: before it counts as listening, and
+ * then every few seconds, a NOTIFY sent through the pool (as the hub's writes are) must come back
+ * on it. That catches a connection that died silently (half-open TCP) and a pooler in transaction
+ * mode, where LISTEN succeeds but nothing is ever delivered. While it is not proven — before it
+ * first connects, after it dropped, while a probe goes unanswered — `current()` is false and
+ * caches stand aside, since notifications sent meanwhile may be lost. When it is proven again
+ * every stamp moves (`bumpAll`), so nothing cached before the gap is served after it.
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch } from './dialect.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
 
-/** How often the listening connection proves it is alive, and how long it may take to answer. */
-const HEALTH_INTERVAL_MS = 5_000;
-const HEALTH_TIMEOUT_MS = 2_000;
+/** How often the listening connection proves it hears, and how long a probe may take. */
+const PROBE_INTERVAL_MS = 5_000;
+const PROBE_TIMEOUT_MS = 2_000;
 /** Pause before connecting again after a failure. */
 const RETRY_MS = 1_000;
+/** Probe payloads; table names never hold a colon, so they are never taken for a table. */
+const PROBE_PREFIX = 'probe:';
 
-export function watchNotifications(newClient: () => pg.Client, stamps: ChangeStamps): OthersWatch {
+const unref = (timer: ReturnType<typeof setTimeout>) => (timer as { unref?: () => void }).unref?.();
+
+/**
+ * `probe(payload)` sends `NOTIFY CHANGES_CHANNEL, payload` through the pool the hub writes with.
+ */
+export function watchNotifications(newClient: () => pg.Client, stamps: ChangeStamps, probe: (payload: string) => Promise<unknown>): OthersWatch {
+  // One number per connection attempt: a timer or event of an older attempt does nothing.
+  let generation = 0;
   let client: pg.Client | undefined;
   let listening = false;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const awaited = new Map<string, () => void>();
 
-  const later = (fn: () => void, ms: number) => {
-    timer = setTimeout(fn, ms);
-    // Never keeps a process alive by itself.
-    (timer as { unref?: () => void }).unref?.();
+  const schedule = (attempt: number, fn: () => void, ms: number) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (attempt === generation && !closed) fn();
+    }, ms);
+    unref(timer);
   };
 
-  const drop = () => {
+  const drop = (attempt: number) => {
+    if (attempt !== generation) return;
+    generation++;
     listening = false;
     const old = client;
     client = undefined;
@@ -39,57 +57,63 @@ export function watchNotifications(newClient: () => pg.Client, stamps: ChangeSta
       old.removeAllListeners('notification');
       old.end().catch(() => undefined);
     }
-    if (!closed) later(connect, RETRY_MS);
+    if (!closed) schedule(generation, () => void connect(), RETRY_MS);
   };
 
-  const check = () => {
-    const current = client;
-    if (!current || closed) return;
-    let answered = false;
-    const deadline = setTimeout(() => {
-      if (!answered && client === current) drop();
-    }, HEALTH_TIMEOUT_MS);
-    (deadline as { unref?: () => void }).unref?.();
-    current.query('SELECT 1').then(
-      () => {
-        answered = true;
+  /** Whether a NOTIFY sent through the pool comes back on the listening connection in time. */
+  async function heard(): Promise<boolean> {
+    const payload = `${PROBE_PREFIX}${randomUUID()}`;
+    const arrived = new Promise<boolean>((resolve) => {
+      const deadline = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      unref(deadline);
+      awaited.set(payload, () => {
         clearTimeout(deadline);
-        if (client === current && !closed) later(check, HEALTH_INTERVAL_MS);
-      },
-      () => {
-        answered = true;
-        clearTimeout(deadline);
-        if (client === current) drop();
-      },
-    );
+        resolve(true);
+      });
+    });
+    try {
+      const sent = await Promise.race([probe(payload).then(() => true, () => false), arrived.then(() => true)]);
+      return sent && (await arrived);
+    } finally {
+      awaited.delete(payload);
+    }
+  }
+
+  const check = async (attempt: number) => {
+    if (await heard()) schedule(attempt, () => void check(attempt), PROBE_INTERVAL_MS);
+    else drop(attempt);
   };
 
   async function connect() {
     if (closed) return;
+    const attempt = generation;
     const next = newClient();
     client = next;
     // A listener must exist before anything can fail, or an error event would end the process.
-    next.on('error', () => {
-      if (client === next) drop();
-    });
-    next.on('end', () => {
-      if (client === next) drop();
-    });
+    next.on('error', () => drop(attempt));
+    next.on('end', () => drop(attempt));
     next.on('notification', (message) => {
-      if (message.channel === CHANGES_CHANNEL && message.payload) stamps.bump([message.payload]);
+      if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
+      if (message.payload.startsWith(PROBE_PREFIX)) awaited.get(message.payload)?.();
+      else stamps.bump([message.payload]);
     });
     try {
       await next.connect();
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);
     } catch {
-      if (client === next) drop();
+      drop(attempt);
       return;
     }
-    if (client !== next || closed) return;
+    if (attempt !== generation || closed) return;
+    if (!(await heard())) {
+      drop(attempt);
+      return;
+    }
+    if (attempt !== generation || closed) return;
     // Whatever was written while nobody listened is unknown: every stamp moves.
     stamps.bumpAll();
     listening = true;
-    later(check, HEALTH_INTERVAL_MS);
+    schedule(attempt, () => void check(attempt), PROBE_INTERVAL_MS);
   }
 
   let started = false;
@@ -104,6 +128,7 @@ export function watchNotifications(newClient: () => pg.Client, stamps: ChangeSta
     async close() {
       closed = true;
       listening = false;
+      generation++;
       if (timer) clearTimeout(timer);
       const old = client;
       client = undefined;

@@ -95,10 +95,9 @@ async function installChangeTrigger(db: Executor, table: string): Promise<void> 
   ).execute(db);
 }
 
-/** PostgreSQL: the change trigger on every table of the schema but the migrations record. */
-export async function installChangeTriggers(db: Executor): Promise<void> {
-  const tables = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> ${MIGRATIONS_TABLE}`.execute(db);
-  for (const { name } of tables.rows) await installChangeTrigger(db, name);
+/** PostgreSQL: the change trigger on each of these tables that exists. */
+export async function installChangeTriggers(db: Executor, names: readonly string[]): Promise<void> {
+  for (const name of names) if (await exists(db, 'postgres', 'table', name)) await installChangeTrigger(db, name);
 }
 
 export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, names: readonly string[]): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
+import type { ChangeFeed } from '../changes.ts';
 import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
 import { isBusyError, isConflictError, isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
@@ -167,7 +168,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     async insertMany(rows) {
       if (rows.length === 0) return [];
       // Several statements only need a transaction of their own when there is more than one.
-      if (rows.length > INSERT_CHUNK && !inTransaction) return createSqlStore(dialect, db, tenantId, false, changed).transaction((tx) => tx.table(table).insertMany(rows) as Promise<Row[]>);
+      if (rows.length > INSERT_CHUNK && !inTransaction) return createSqlStore(dialect, db, tenantId, false, changed, undefined).transaction((tx) => tx.table(table).insertMany(rows) as Promise<Row[]>);
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK);
         await write(async () => {
@@ -240,9 +241,10 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
  * outside a transaction after each statement, for a transaction once it has ended, so a cache
  * filled from rows the transaction was changing never outlives its commit.
  */
-export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean, changed: ChangedTables = nothingChanged): Store {
+export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean, changed: ChangedTables = nothingChanged, changes?: ChangeFeed): Store {
   const store: Store = {
     tenantId,
+    ...(changes && !inTransaction ? { changes } : {}),
     table: (table) => tableApi(dialect, db, tenantId, table, inTransaction, changed) as any,
     async transaction(fn) {
       if (inTransaction) return fn(store);
