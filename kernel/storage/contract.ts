@@ -62,8 +62,12 @@ export interface TableApi<Row> {
   insertMany(rows: readonly Row[]): Promise<Row[]>;
   /** Inserts the row, or replaces every column of the row with the same id. */
   put(row: Row): Promise<Row>;
-  /** Changes some columns; returns the updated row, or null when no row has that id. */
-  update(id: string, patch: Partial<Omit<Row, 'id'>>): Promise<Row | null>;
+  /**
+   * Changes some columns; returns the updated row, or null when no row has that id (or, with
+   * `where`, when the row does not also match it: then nothing changes). One statement on SQL
+   * databases that can return the row (PostgreSQL, SQLite).
+   */
+  update(id: string, patch: Partial<Omit<Row, 'id'>>, where?: Where<Row>): Promise<Row | null>;
   /** Changes some columns of every matching row; returns how many rows matched. */
   updateWhere(where: Where<Row>, patch: Partial<Omit<Row, 'id'>>): Promise<number>;
   /** Returns whether a row was deleted. */

@@ -121,11 +121,9 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     // its position. The row's own lock makes it atomic with a concurrent move or delete, after
     // which the condition no longer holds and the edit takes the full path below.
     const inPlace = { ...definedOnly(fields), marker, ...touched(user, deps.clock.iso()) };
-    const where = { id, collectionId, ...(folderId !== undefined ? { folderId } : {}) };
-    if ((await rows(c.var.store).updateWhere(where as never, inPlace as unknown as Partial<Row>)) === 1) {
-      const updated = await rows(c.var.store).get(id);
-      if (updated) return c.json(kind.toRecord(updated));
-    }
+    const stays = { collectionId, ...(folderId !== undefined ? { folderId } : {}) };
+    const edited = await rows(c.var.store).update(id, inPlace as unknown as Partial<Row>, stays as never);
+    if (edited) return c.json(kind.toRecord(edited));
     const row = await inTransaction(c.var.store, async (tx) => {
       const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
       assertCollectionAccess(user, current.collectionId);

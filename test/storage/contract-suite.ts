@@ -137,6 +137,15 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         expect(updated).toEqual({ ...row, rank: -1, data: { changed: true }, seenAt: '2026-01-02T03:04:05.006Z' });
       });
 
+      it('updates only when the row also matches the given conditions', async () => {
+        const row = await a.table(things).insert(thing({ rank: 3 }));
+        expect(await a.table(things).update(row.id, { rank: 4 }, { rank: 99 })).toBeNull();
+        expect(await a.table(things).get(row.id)).toEqual(row);
+        expect(await a.table(things).update(row.id, { rank: 4 }, { rank: 3, note: null })).toEqual({ ...row, rank: 4 });
+        expect(await a.table(things).update(row.id, {}, { rank: 5 })).toBeNull();
+        expect(await a.table(things).update(row.id, {}, { rank: 4 })).toEqual({ ...row, rank: 4 });
+      });
+
       it('puts a new row, then replaces it', async () => {
         const row = thing();
         await a.table(things).put(row);

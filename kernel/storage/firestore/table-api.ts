@@ -283,10 +283,11 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       else await stageReplace(state, before, patched(before, row));
       return row;
     },
-    async update(id, patch) {
-      if (!state) return alone((tx) => tx.update(id, patch));
+    async update(id, patch, where) {
+      if (!state) return alone((tx) => tx.update(id, patch, where));
       const before = await readForWrite(state, id);
       if (!before || !own(before)) return null;
+      if (where && !matchesWhere(codec, before, tenantId, where)) return null;
       const next = patched(before, patch as Row);
       return out(Object.keys(patch).length === 0 ? before : await stageReplace(state, before, next));
     },

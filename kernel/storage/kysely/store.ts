@@ -188,12 +188,17 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
         throw error;
       }
     },
-    async update(id, patch) {
+    async update(id, patch, condition) {
       const values = setValues(patch);
-      if (Object.keys(values).length > 0) {
-        const matched = await api.updateWhere({ id }, patch);
-        if (matched === 0) return null;
+      const match = { ...condition, id };
+      if (Object.keys(values).length === 0) return api.findOne(match);
+      if (dialect.flavor !== 'mysql') {
+        // One round trip: the changed row comes back with the UPDATE.
+        const row = await write(() => db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst());
+        return row ? decode(row as Row) : null;
       }
+      const matched = await api.updateWhere(match, patch);
+      if (matched === 0) return null;
       return api.get(id);
     },
     async updateWhere(w, patch) {
