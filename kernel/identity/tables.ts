@@ -61,6 +61,8 @@ export const apiTokensTable = defineTable({
     revokedAt: col.timestampNullable(),
   },
   unique: [['tokenHash']],
+  // Refreshed once a minute per token in use: it must not empty the authentication cache each time.
+  untracked: ['lastUsedAt'],
   indexes: [['userId']],
 });
 

@@ -56,7 +56,12 @@ function freeze(found: Authenticated | null): Authenticated | null {
   return Object.freeze(found);
 }
 
+/** Tokens whose last touch this process remembers; past this many it starts afresh. */
+const TOUCHED_MAX = 10_000;
+
 export function createTokensService({ clock, cache }: { clock: Clock; cache?: ReadCache }) {
+  /** Token id → when this process last wrote its `lastUsedAt` (ms). */
+  const touched = new Map<string, number>();
   /** The active token with this hash and its owner, from the tables. */
   async function lookup(store: Store, hash: string): Promise<Authenticated | null> {
     const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
@@ -139,10 +144,18 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
     authenticate: (store: Store, secret: string) => authenticateHash(store, sha256Hex(secret)),
     authenticateHash,
 
-    /** Records use of a token, at most once per {@link LAST_USED_RESOLUTION_MS}. */
+    /**
+     * Records use of a token, at most once per {@link LAST_USED_RESOLUTION_MS} per process.
+     * `lastUsedAt` is an untracked column (it leaves cached tokens alone), so a cached token still
+     * shows its old value: this process remembers its own writes instead.
+     */
     async touch(store: Store, token: ApiTokenRow): Promise<void> {
       const now = clock.now();
-      if (token.lastUsedAt && now.getTime() - Date.parse(token.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+      const known = Math.max(token.lastUsedAt ? Date.parse(token.lastUsedAt) : -Infinity, touched.get(token.id) ?? -Infinity);
+      if (now.getTime() - known < LAST_USED_RESOLUTION_MS) return;
+      // Noted before the write, so the requests that arrive meanwhile do not write it too.
+      if (touched.size >= TOUCHED_MAX) touched.clear();
+      touched.set(token.id, now.getTime());
       await store.table(apiTokensTable).update(token.id, { lastUsedAt: now.toISOString() });
     },
   };

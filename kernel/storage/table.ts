@@ -70,6 +70,11 @@ export interface TableSpec<C extends Columns = Columns> {
   readonly unique: readonly (readonly (keyof C & string)[])[];
   /** @default true */
   readonly tenantScoped: boolean;
+  /**
+   * Bookkeeping columns whose changes do not move the table's change stamp (storage/changes.ts):
+   * no cached value may depend on them. An update that sets only these leaves caches alone.
+   */
+  readonly untracked: readonly (keyof C & string)[];
 }
 
 /** A declared table; `Row` is the row type plugins read and write. */
@@ -84,6 +89,8 @@ export interface DefineTableOptions<C extends Columns> {
   unique?: (keyof C & string)[][];
   /** @default true */
   tenantScoped?: boolean;
+  /** See {@link TableSpec.untracked}. @default [] */
+  untracked?: (keyof C & string)[];
 }
 
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -97,7 +104,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
     if (name === 'tenantId') throw new Error(`"${options.name}.tenantId" is added by the kernel; do not declare it`);
   }
   const known = new Set(Object.keys(options.columns));
-  for (const list of [...(options.indexes ?? []), ...(options.unique ?? [])]) {
+  for (const list of [...(options.indexes ?? []), ...(options.unique ?? []), options.untracked ?? []]) {
     for (const name of list) {
       if (!known.has(name)) throw new Error(`Index on unknown column "${options.name}.${name}"`);
     }
@@ -108,6 +115,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
     indexes: options.indexes ?? [],
     unique: options.unique ?? [],
     tenantScoped: options.tenantScoped ?? true,
+    untracked: options.untracked ?? [],
   };
 }
 

@@ -3,6 +3,7 @@ import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
+import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
@@ -94,6 +95,29 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         const tokens = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } });
         expect(tokens[0]!.lastUsedAt).toMatch(/\.\d{3}Z$/);
       });
+    });
+  });
+
+  describe('last use of a token', () => {
+    it('is written at most once a minute, also while the token is served from the read cache', async () => {
+      const clock = createManualClock(new Date('2026-05-01T10:00:00.000Z'));
+      const hub = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, clock });
+      try {
+        const user = await hub.createUser({});
+        const lastUsed = async () =>
+          (await hub.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } }))[0]!.lastUsedAt;
+        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
+        await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z'));
+        clock.advance(30_000);
+        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z');
+        clock.advance(31_000);
+        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
+        await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:01:01.000Z'));
+      } finally {
+        await hub.close();
+      }
     });
   });
 

@@ -15,7 +15,8 @@ import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpe
 
 const notes = defineTable({ name: 'cache_notes', columns: { id: col.id(), text: col.string() } });
 const others = defineTable({ name: 'cache_others', columns: { id: col.id(), text: col.string() } });
-const migrations: Migration[] = [...kernelMigrations, { id: 'test/cache-notes', createTables: [notes, others] }];
+const marks = defineTable({ name: 'cache_marks', columns: { id: col.id(), text: col.string(), seen: col.int() }, untracked: ['seen'] });
+const migrations: Migration[] = [...kernelMigrations, { id: 'test/cache-notes', createTables: [notes, others, marks] }];
 
 const open: { driver: StorageDriver }[] = [];
 const databases: TestDatabase[] = [];
@@ -93,6 +94,36 @@ for (const kind of kinds) {
       const before = await ready(first);
       await other.forTenant('__default__').table(notes).insert({ id: 'n3', text: 'from elsewhere' });
       await eventually(() => first.changes!.stamp([notes.name]) !== before);
+    });
+
+    it('keeps the stamp when only an untracked column changes, here or in another process', async () => {
+      const { first, second } = await database(kind);
+      const other = (await second()).forTenant('__default__');
+      const store = first.forTenant('__default__');
+      await ready(first);
+      /**
+       * Waits until every notification of what was committed so far has arrived: another
+       * process's tracked write, committed after them, is heard after them (SQLite: at once).
+       */
+      let barriers = 0;
+      const settle = async () => {
+        const seen = first.changes!.stamp([others.name]);
+        await other.table(others).insert({ id: `barrier-${++barriers}`, text: 'barrier' });
+        await eventually(() => first.changes!.stamp([others.name]) !== seen);
+      };
+      await store.table(marks).insert({ id: 'm1', text: 'a', seen: 0 });
+      await settle();
+      const before = first.changes!.stamp([marks.name]);
+      await store.table(marks).update('m1', { seen: 1 });
+      await store.table(marks).updateWhere({ id: 'm1' }, { seen: 2 });
+      expect(first.changes!.stamp([marks.name])).toBe(before);
+      await other.table(marks).update('m1', { seen: 3 });
+      await settle();
+      if (kind === 'postgres') expect(first.changes!.stamp([marks.name])).toBe(before);
+      // SQLite tells only that another process committed, not what: there, any commit moves every stamp.
+      // A tracked column moves it.
+      await store.table(marks).update('m1', { text: 'b', seen: 4 });
+      expect(first.changes!.stamp([marks.name])).not.toBe(before);
     });
 
     it('serves a kept value until its table changes in another process, then loads afresh', async () => {

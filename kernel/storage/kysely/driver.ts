@@ -65,7 +65,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
       for (const { table, columns } of migration.addColumns ?? []) await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
-      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx, migration.changeFeed.map((table) => table.name));
+      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx, migration.changeFeed);
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
       await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
     });

@@ -70,7 +70,7 @@ export async function createTable(db: Executor, flavor: SqlFlavor, table: Table)
     if (table.tenantScoped) columns.splice(1, 0, `${TENANT_COLUMN} VARCHAR(128) NOT NULL`);
     const suffix = flavor === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
     await sql.raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`).execute(db);
-    if (flavor === 'postgres') await installChangeTrigger(db, table.name);
+    if (flavor === 'postgres') await installChangeTrigger(db, table);
   }
   await createIndexes(db, flavor, table);
 }
@@ -83,21 +83,25 @@ const CHANGE_TRIGGER = 'hub_changes';
  * PostgreSQL: after each statement that writes the table (whoever runs it: a hub, the CLI, psql),
  * NOTIFY its name. Delivered at commit only, once per table and transaction; see ../changes.ts.
  */
-async function installChangeTrigger(db: Executor, table: string): Promise<void> {
+async function installChangeTrigger(db: Executor, table: Table): Promise<void> {
   await sql.raw(
     `CREATE OR REPLACE FUNCTION hub_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
       `BEGIN PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$`,
   ).execute(db);
-  await sql.raw(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${table}`).execute(db);
+  // An UPDATE that sets only bookkeeping columns (`untracked`) notifies no one.
+  const untracked = new Set(table.untracked as readonly string[]);
+  const tracked = [...(table.tenantScoped ? [TENANT_COLUMN] : []), ...Object.keys(table.columns).filter((c) => !untracked.has(c)).map(toSnakeCase)];
+  const update = untracked.size > 0 ? `UPDATE OF ${tracked.join(', ')}` : 'UPDATE';
+  await sql.raw(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${table.name}`).execute(db);
   await sql.raw(
-    `CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
+    `CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR ${update} OR DELETE OR TRUNCATE ON ${table.name} ` +
       'FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_change()',
   ).execute(db);
 }
 
 /** PostgreSQL: the change trigger on each of these tables that exists. */
-export async function installChangeTriggers(db: Executor, names: readonly string[]): Promise<void> {
-  for (const name of names) if (await exists(db, 'postgres', 'table', name)) await installChangeTrigger(db, name);
+export async function installChangeTriggers(db: Executor, tables: readonly Table[]): Promise<void> {
+  for (const table of tables) if (await exists(db, 'postgres', 'table', table.name)) await installChangeTrigger(db, table);
 }
 
 export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, names: readonly string[]): Promise<void> {

@@ -88,6 +88,10 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   const statement = <T>(run: () => Promise<T>) => guard(name, run, !inTransaction);
   /** A statement that writes: its table's change stamp moves once it has run (or failed). */
   const write = <T>(run: () => Promise<T>) => statement(run).finally(() => changed([name]));
+  /** Setting only bookkeeping columns (`untracked`) moves no stamp. */
+  const untracked = new Set(table.untracked.map((column) => codec.column(column)));
+  const writeColumns = <T>(values: Row, run: () => Promise<T>) =>
+    untracked.size > 0 && Object.keys(values).every((column) => untracked.has(column)) ? statement(run) : write(run);
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
   const insertValues = (row: Row): Row => {
@@ -194,7 +198,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       if (Object.keys(values).length === 0) return api.findOne(match);
       if (dialect.flavor !== 'mysql') {
         // One round trip: the changed row comes back with the UPDATE.
-        const row = await write(() => db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst());
+        const row = await writeColumns(values, () => db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst());
         return row ? decode(row as Row) : null;
       }
       const matched = await api.updateWhere(match, patch);
@@ -204,7 +208,7 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     async updateWhere(w, patch) {
       const values = setValues(patch);
       if (Object.keys(values).length === 0) return api.count(w);
-      return write(async () => {
+      return writeColumns(values, async () => {
         const result = await db.updateTable(name).set(values).where(where(w)).executeTakeFirst();
         return Number(result.numUpdatedRows);
       });
