@@ -23,7 +23,7 @@ import { createTenantCache, resolveTenant, type TenantCache } from './http/tenan
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { changeFeedMigration, kernelMigrations, kernelTables, provision } from './identity/provision.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, writes, type Logger } from './log.ts';
 import { createOutageLog } from './outage.ts';
 import { createHubMetrics, metricsTokenMatches, UNMATCHED_ROUTE, type HubMetrics } from './metrics.ts';
 import { healthzHandler, readyzHandler } from './http/probes.ts';
@@ -221,7 +221,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       c.set('log', log.child({ requestId: c.var.requestId }));
       await next();
     });
-    app.use('*', observeRequests(log, metrics, () => config.logging.accessLog, () => config.metrics.enabled));
+    // Below `info` the access line would be dropped: then its fields are not even gathered.
+    app.use('*', observeRequests(log, metrics, () => config.logging.accessLog && writes(config.logging.level, 'info'), () => config.metrics.enabled));
     app.use('*', urlLimit);
     // Probes and metrics answer before the tenant lookup, body checks and authentication: they
     // must work while the database is down, and are never throttled or counted as failures.

@@ -23,6 +23,11 @@ export interface LoggerOptions {
 const ORDER: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
 
+/** Whether a logger at `threshold` writes lines of `level`. */
+export function writes(threshold: LogLevel | 'silent', level: LogLevel): boolean {
+  return ORDER[level] >= ORDER[threshold];
+}
+
 /** Masks anything shaped like a hub secret, keeping the recognisable prefix. */
 export function redact(text: string): string {
   return text.replace(SECRET, (match) => `${match.slice(0, 4)}…redacted`);
