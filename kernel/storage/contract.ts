@@ -64,8 +64,8 @@ export interface TableApi<Row> {
   put(row: Row): Promise<Row>;
   /**
    * Changes some columns; returns the updated row, or null when no row has that id (or, with
-   * `where`, when the row does not also match it: then nothing changes). One statement on SQL
-   * databases that can return the row (PostgreSQL, SQLite).
+   * `where`, when the row does not also match it: then nothing changes). One statement on
+   * PostgreSQL (RETURNING).
    */
   update(id: string, patch: Partial<Omit<Row, 'id'>>, where?: Where<Row>): Promise<Row | null>;
   /** Changes some columns of every matching row; returns how many rows matched. */

@@ -156,6 +156,28 @@ describe('the SQLite driver with another process on the same file', () => {
     }
   }, 30_000);
 
+  it('commits transactions again after a lone write gave up on another process\'s lock', async () => {
+    const store = driver.forTenant('t');
+    await store.table(notes).insert({ id: 'gave-up', body: 'before', n: 0 });
+    const other = new OtherProcess(path);
+    try {
+      expect(await other.next()).toBe('ready');
+      expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
+      // A write outside a transaction (as recording a token's use is) meets the lock until it gives up.
+      const error = await store.table(notes).update('gave-up', { n: 1 }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'unavailable' });
+      expect(await other.exec('COMMIT')).toBe('done');
+    } finally {
+      await other.end();
+    }
+    // The statement that met the lock must not keep the connection from committing.
+    await store.transaction(async (tx) => {
+      await tx.table(notes).insert({ id: 'after-give-up', body: 'x', n: 2 });
+    });
+    expect(await store.table(notes).get('after-give-up')).toMatchObject({ n: 2 });
+    expect(await store.table(notes).get('gave-up')).toMatchObject({ n: 0 });
+  }, 30_000);
+
   it('serves plain reads while a write transaction of this process is open, from the last commit', async () => {
     const store = driver.forTenant('t');
     await store.table(notes).insert({ id: 'read-during', body: 'before', n: 0 });

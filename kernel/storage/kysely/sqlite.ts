@@ -34,6 +34,7 @@ const STATEMENT_CACHE = 256;
 interface NativeStatement {
   readonly reader: boolean;
   all(params: readonly unknown[]): unknown[];
+  get(params: readonly unknown[]): unknown;
   run(params: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(params: readonly unknown[]): IterableIterator<unknown>;
 }
@@ -234,8 +235,9 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
   return {
     current() {
       try {
+        // get(), not all(): it steps and resets at once, leaving no cursor open on the writer.
         statement ??= writer.prepare('PRAGMA data_version');
-        const version = (statement.all([])[0] as { data_version?: unknown } | undefined)?.data_version;
+        const version = (statement.get([]) as { data_version?: unknown } | undefined)?.data_version;
         if (version !== seen) {
           if (seen !== undefined) stamps.bumpAll();
           seen = version;
@@ -243,6 +245,7 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
         return true;
       } catch {
         // The connection is closed (a reload swapped the database): cache nothing.
+        statement = undefined;
         return false;
       }
     },

@@ -196,8 +196,11 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       const values = setValues(patch);
       const match = { ...condition, id };
       if (Object.keys(values).length === 0) return api.findOne(match);
-      if (dialect.flavor !== 'mysql') {
-        // One round trip: the changed row comes back with the UPDATE.
+      if (dialect.flavor === 'postgres') {
+        // One round trip: the changed row comes back with the UPDATE. Not on SQLite: libsql runs
+        // a statement that returns rows through a cursor that stays open until it is collected,
+        // and one that met another process's lock would keep the writer connection busy (its
+        // next COMMIT fails); there the row is read back with a second, local statement.
         const row = await writeColumns(values, () => db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst());
         return row ? decode(row as Row) : null;
       }
@@ -245,6 +248,23 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   return api;
 }
 
+const WRITES = ['insert', 'insertMany', 'put', 'update', 'updateWhere', 'delete', 'deleteWhere', 'increment'] as const;
+
+/**
+ * SQLite: a write outside a transaction runs in one of its own. libsql leaves a statement that met
+ * another process's lock (SQLITE_BUSY) active until the same statement runs again, and while it
+ * is active no transaction of the connection can commit ("SQL statements in progress"). Inside a
+ * transaction only `BEGIN IMMEDIATE` can meet the lock, and every later transaction runs that same
+ * statement first, which resets it.
+ */
+function writesInTransactions(store: Store, table: Table, api: TableApi<Row>): TableApi<Row> {
+  const wrapped: Record<string, unknown> = { ...api };
+  for (const method of WRITES) {
+    wrapped[method] = (...args: unknown[]) => store.transaction((tx) => (tx.table(table) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args));
+  }
+  return wrapped as unknown as TableApi<Row>;
+}
+
 /**
  * A store on `db` (the pool, or an open transaction). `changed` hears of every table written:
  * outside a transaction after each statement, for a transaction once it has ended, so a cache
@@ -254,7 +274,10 @@ export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: stri
   const store: Store = {
     tenantId,
     ...(changes && !inTransaction ? { changes } : {}),
-    table: (table) => tableApi(dialect, db, tenantId, table, inTransaction, changed) as any,
+    table: (table) => {
+      const api = tableApi(dialect, db, tenantId, table, inTransaction, changed);
+      return (dialect.flavor === 'sqlite' && !inTransaction ? writesInTransactions(store, table, api) : api) as any;
+    },
     async transaction(fn) {
       if (inTransaction) return fn(store);
       for (let attempt = 1; ; attempt++) {
