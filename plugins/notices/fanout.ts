@@ -113,7 +113,9 @@ export function createRedisFanout(config: RedisConfig, log: Logger): NoticeFanou
       handlers.add(handler);
       return () => handlers.delete(handler);
     },
-    ready: () => subscribed && subscriber.status === 'ready',
+    // Both ends: a stream opened while the publisher is still reconnecting would miss the pushes
+    // of notices created meanwhile (a failed publish is not retried).
+    ready: () => subscribed && subscriber.status === 'ready' && publisher.status === 'ready',
     async close() {
       handlers.clear();
       subscribed = false;
