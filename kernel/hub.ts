@@ -248,9 +248,19 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         throw new HttpError(413, `Request body is too large (limit ${config.server.bodyLimitBytes} bytes).`);
       },
     });
-    // A GET or HEAD request has no body for the fetch API; asking for one (as bodyLimit does)
-    // would make the Node adapter build a whole web Request for nothing.
-    app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+    // bodyLimit asks for the body stream, which makes the Node adapter build a whole web Request
+    // (and a stream) per request. A GET or HEAD has no body, and a body with a Content-Length is
+    // judged by that header alone, as bodyLimit itself does (Node's parser has checked the
+    // framing); only a chunked body is counted while it is read.
+    app.use('*', (c, next) => {
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+      const length = c.req.header('content-length');
+      if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
+      if (Number.parseInt(length, 10) > config.server.bodyLimitBytes) {
+        throw new HttpError(413, `Request body is too large (limit ${config.server.bodyLimitBytes} bytes).`);
+      }
+      return next();
+    });
     // Every body this API takes is JSON; a form or text body would otherwise read as "no fields".
     app.use('*', async (c, next) => {
       const type = c.req.header('content-type');
