@@ -58,6 +58,15 @@ export function assertCollectionAccess(user: UserRow, collectionId: string): voi
  */
 export async function requireCollection(store: Store, user: UserRow, collectionId: string): Promise<CollectionRow> {
   assertCollectionAccess(user, collectionId);
+  return existingCollection(store, collectionId);
+}
+
+/**
+ * {@link requireCollection} without the access check, for callers that checked it already (a
+ * grouped create checks each create's caller before it joins the batch): 404 when missing, and
+ * locked inside a transaction.
+ */
+export async function existingCollection(store: Store, collectionId: string): Promise<CollectionRow> {
   const collection = await store.table(collectionsTable).getForUpdate(collectionId);
   if (!collection) throw notFound('Collection not found');
   return collection;

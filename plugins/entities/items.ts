@@ -14,7 +14,7 @@ import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import {
-  assertCollectionAccess, created, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
+  assertCollectionAccess, created, existingCollection, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
 } from './access.ts';
 import { createAppender } from './append.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
@@ -70,7 +70,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
     async start(tx, { collectionId, folderId }) {
       // Access was checked per create, before it joined a batch: here only the lock and existence.
-      if (!(await tx.table(collectionsTable).getForUpdate(collectionId))) throw notFound('Collection not found');
+      await existingCollection(tx, collectionId);
       await requireFolder(tx, collectionId, folderId);
       return { first: await nextIn(tx, collectionId, folderId), now: deps.clock.iso() };
     },
@@ -89,12 +89,12 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
       `entities:${store.tenantId}:${kind.segment}:${collectionId}`,
       [collectionsTable, kind.table],
       async () => {
-        if (!(await store.table(collectionsTable).get(collectionId))) return null;
+        // A 404 is thrown, so it is never kept.
+        await existingCollection(store, collectionId);
         return toCachedJson(listed(await rows(store).find({ where: { collectionId } as never })));
       },
       cachedJsonBytes,
     );
-    if (!answer) throw notFound('Collection not found');
     return sendCachedJson(c, answer);
   });
 
