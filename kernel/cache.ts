@@ -107,3 +107,16 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
     stats: () => ({ hits, misses, bytes, entries: entries.size }),
   };
 }
+
+const numbers = new WeakMap<object, number>();
+let lastNumber = 0;
+
+/**
+ * A small number that stands for `object` for as long as it lives, for keys that must not mix what
+ * was derived from two objects (two configs, two database connections) without holding either.
+ */
+export function objectNumber(object: object): number {
+  let number = numbers.get(object);
+  if (number === undefined) numbers.set(object, (number = ++lastNumber));
+  return number;
+}

@@ -8,7 +8,7 @@
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { validationOf } from '../validate.ts';
+import { validationOf } from './validate.ts';
 
 /** One success response: a zod schema of a JSON body, `null` for no body, or a non-JSON body. */
 export type ResponseDoc = z.ZodType | null | { description?: string; contentType: string; schema?: Record<string, unknown> };

@@ -5,22 +5,17 @@ import type { Identity } from '../../kernel/identity/identity.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
-import { validate } from '../../kernel/validate.ts';
-import type { ReadCache } from '../../kernel/cache.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
+import { objectNumber, type ReadCache } from '../../kernel/cache.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { parseImageField, setUserImage } from '../avatars/service.ts';
 import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
 
-/** A number per config object: what was derived from one config is not reused under another. */
-const generations = new WeakMap<object, number>();
-let lastGeneration = 0;
-function configGeneration(config: object): number {
-  let generation = generations.get(config);
-  if (generation === undefined) generations.set(config, (generation = ++lastGeneration));
-  return generation;
-}
+const USER_NOT_FOUND = 'User not found';
+const TOKEN_NOT_FOUND = 'Token not found';
 
 export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCache, hubConfig: () => HubConfig) {
   const { users, tokens } = identity;
@@ -31,7 +26,7 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       // come from the config, so a reload (a new config object) starts afresh.
       const answer = await cache.read(
         store,
-        `accounts:users:${store.tenantId}:${configGeneration(hubConfig())}`,
+        `accounts:users:${store.tenantId}:${objectNumber(hubConfig())}`,
         [usersTable, ...identity.access.tables()],
         async () => {
           const rows = await users.list(store);
@@ -42,7 +37,7 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       );
       return sendCachedJson(c, answer);
     })
-    .post('/admin/users', validate('json', createUserBody), async (c) => {
+    .post('/admin/users', jsonBody(createUserBody), async (c) => {
       const body = c.req.valid('json');
       // The account and its first token land together or not at all.
       const { user, token, secret } = await c.var.store.transaction(async (tx) => {
@@ -51,22 +46,23 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       });
       return c.json({ user: toUserRecord(user), token: toTokenRecord(token), secret }, 201);
     })
-    .put('/admin/users/:id', validate('json', updateUserBody), async (c) => {
+    .put('/admin/users/:id', jsonBody(updateUserBody), async (c) => {
+      const id = pathId(c, 'id', USER_NOT_FOUND);
       const { imageDataUrl, ...input } = c.req.valid('json');
       // The image is checked before anything is written; the account and image change together.
       const image = parseImageField(imageDataUrl);
       const user = await c.var.store.transaction(async (tx) => {
-        const updated = await users.update(tx, c.req.param('id'), input, c.var.auth.user.id);
+        const updated = await users.update(tx, id, input, c.var.auth.user.id);
         return image === undefined ? updated : setUserImage(tx, updated, image, clock.iso());
       });
       return c.json(toUserRecord(user));
     })
     .delete('/admin/users/:id', async (c) => {
-      await users.delete(c.var.store, c.req.param('id'), c.var.auth.user.id);
+      await users.delete(c.var.store, pathId(c, 'id', USER_NOT_FOUND), c.var.auth.user.id);
       return c.body(null, 204);
     })
-    .post('/admin/users/:id/tokens', validate('json', createTokenBody), async (c) => {
-      const { token, secret } = await tokens.issueFor(c.var.store, c.req.param('id'), c.req.valid('json').name);
+    .post('/admin/users/:id/tokens', jsonBody(createTokenBody), async (c) => {
+      const { token, secret } = await tokens.issueFor(c.var.store, pathId(c, 'id', USER_NOT_FOUND), c.req.valid('json').name);
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
     .get('/admin/tokens', async (c) => {
@@ -74,8 +70,8 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       return c.json({ tokens: rows.map(toTokenRecord) });
     })
     .delete('/admin/tokens/:id', async (c) => {
-      const token = await c.var.store.table(apiTokensTable).get(c.req.param('id'));
-      if (!token) throw notFound('Token not found');
+      const token = await c.var.store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
+      if (!token) throw notFound(TOKEN_NOT_FOUND);
       const owner = token.userId ? await c.var.store.table(usersTable).get(token.userId) : null;
       if (owner?.system) throw forbidden('Tokens of the internal system account cannot be changed.');
       await tokens.delete(c.var.store, token.id);

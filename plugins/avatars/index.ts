@@ -11,11 +11,11 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import { userAvatarUrl } from '../../kernel/identity/users.ts';
 import { createPluginApp, definePlugin, type KernelEnv } from '../../kernel/plugin.ts';
 import { hubPresentation } from '../accounts/session.ts';
-import { pathId } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { avatarsApi } from './api.ts';
 import { decodeBase64 } from './image.ts';
 import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const NOT_FOUND = 'Avatar image not found';
 

@@ -6,9 +6,7 @@
 import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { validate } from '../../kernel/validate.ts';
-import { inTransaction, pathId } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { listPage, listQuery } from './listing.ts';
 import { commentBody, parseBody } from './payload.ts';
 import { COMMENT_NOT_FOUND, loadAuthors, recordOf, toCommentRecord } from './records.ts';
@@ -17,6 +15,7 @@ import { checkTarget, loadTarget, requireTarget, TARGET_NOT_FOUND, targetTables 
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import { createComment, requireComment, type DiscussionDeps } from './write.ts';
+import { pathId } from '../../kernel/http/params.ts';
 
 /** URL segment → entity type of the four discussable kinds. */
 const TARGET_PATHS: readonly (readonly [string, DiscussionEntityType])[] = [
@@ -91,7 +90,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     if (comment.authorUserId !== user.id) throw forbidden();
     const e2ee = deps.e2ee();
     const body = await parseBody(store, user, c.req.valid('json'), e2ee);
-    const row = await inTransaction(store, async (tx) => {
+    const row = await store.transaction(async (tx) => {
       // Re-read inside the transaction: a delete that landed meanwhile wins over the edit.
       const current = await tx.table(commentsTable).get(id);
       if (!current || current.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
@@ -112,7 +111,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const { comment } = await requireComment(store, user, id);
     // Admins reach this point only for targets they can access (requireComment checked it).
     if (comment.authorUserId !== user.id && user.role !== 'admin') throw forbidden();
-    const row = await inTransaction(store, async (tx) => {
+    const row = await store.transaction(async (tx) => {
       const current = await tx.table(commentsTable).get(id);
       if (!current) throw notFound(COMMENT_NOT_FOUND);
       // Deleting twice answers the same tombstone: a retried request must not fail.

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from './paging.ts';
+import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
 import { commentsTable, type CommentRow, type DiscussionEntityType } from './tables.ts';
 
 export const DEFAULT_LIMIT = 50;

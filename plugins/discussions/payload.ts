@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { badRequest, forbidden } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { formatIssues } from '../../kernel/validate.ts';
+import { formatIssues } from '../../kernel/http/validate.ts';
 import { findActiveDevice } from '../mls-relay/devices.ts';
 
 /** Longest plaintext body, in UTF-16 units: a comment, not a document store. */

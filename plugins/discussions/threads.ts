@@ -11,10 +11,10 @@ import type { UserRow } from '../../kernel/identity/tables.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { inTransaction, pathId } from '../entities/access.ts';
 import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type DiscussionEntityType } from './tables.ts';
 import { canAccessTarget, loadTarget } from './targets.ts';
 import { addSubscriptions, missingSubscriptions, type DiscussionDeps } from './write.ts';
+import { pathId } from '../../kernel/http/params.ts';
 
 export const THREAD_NOT_FOUND = 'Discussion thread not found';
 
@@ -43,7 +43,7 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
     const { store, auth: { user } } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     const root = await requireThreadComment(store, user, rootCommentId, true);
-    await inTransaction(store, async (tx) => {
+    await store.transaction(async (tx) => {
       // Under the caller's row lock, so a subscription cannot outlive its deleted account.
       await lockCaller(tx, user.id);
       await addSubscriptions(tx, await missingSubscriptions(tx, [user.id], root, deps.clock.iso()));

@@ -10,7 +10,6 @@ import type { EventBus } from '../../kernel/events.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { inTransaction } from '../entities/access.ts';
 import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from './events.ts';
 import { findMentions } from './mentions.ts';
 import type { StoredBody } from './payload.ts';
@@ -100,7 +99,7 @@ export async function createComment(deps: DiscussionDeps, input: NewComment): Pr
     tombstonedAt: null,
     tombstonedByUserId: null,
   };
-  await inTransaction(store, async (tx) => {
+  await store.transaction(async (tx) => {
     const root = { id: row.rootCommentId, entityType: row.entityType, entityId: row.entityId };
     const subscriptions = await missingSubscriptions(tx, [user.id, ...mentioned.map((m) => m.id)], root, now);
     await tx.table(commentsTable).insert(row);

@@ -13,8 +13,8 @@ import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
-import { ID_MAX } from './schemas.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
+import { ID_MAX } from '../../kernel/http/params.ts';
 
 /** What the route builders need from the plugin context. */
 export interface EntityDeps {
@@ -35,14 +35,6 @@ export interface EntitiesDeletedEvent {
 
 export function publishDeleted(deps: EntityDeps, tenantId: string, removed: EntitiesDeletedEvent['removed']): Promise<void> {
   return deps.events.publish<EntitiesDeletedEvent>(ENTITIES_DELETED, { tenantId, removed });
-}
-
-/**
- * Runs `fn` in one transaction. The storage layer already runs it again when the database reports
- * a write conflict (a deadlock between concurrent reorders, say), each time from fresh reads.
- */
-export function inTransaction<R>(store: Store, fn: (tx: Store) => Promise<R>): Promise<R> {
-  return store.transaction(fn);
 }
 
 /** 403 unless the user may use this collection (admins always may). */
@@ -112,14 +104,4 @@ export function touched(user: UserRow, now: string) {
 
 export function created(user: UserRow, now: string) {
   return { createdAt: now, updatedAt: now, createdByUserId: user.id, updatedByUserId: user.id };
-}
-
-/**
- * A path id. Ids the hub could never have issued (too long, or holding a NUL that PostgreSQL
- * cannot even compare) are answered as missing without asking the database.
- */
-export function pathId(c: Context<KernelEnv, any, any>, name: string, missing: string): string {
-  const value = c.req.param(name) ?? '';
-  if (!value || value.length > ID_MAX || value.includes('\u0000')) throw notFound(missing);
-  return value;
 }

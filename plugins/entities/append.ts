@@ -14,6 +14,7 @@
  * failure (the collection or folder is gone, the database is unavailable, a conflict that
  * persists) fails every create of the batch at once, as each alone would have failed.
  */
+import { objectNumber } from '../../kernel/cache.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 
 /** Rows, and request bytes, one batch writes at most; the rest wait for the next batch. */
@@ -52,14 +53,9 @@ export interface AppendSteps<Container, Row> {
   insert(tx: Store, rows: Row[]): Promise<unknown>;
 }
 
-const drivers = new WeakMap<object, number>();
-let lastDriver = 0;
+/** The connection a batch writes through: two databases (after a reload) never share a batch. */
 function driverNumber(store: Store): number {
-  const feed = store.changes;
-  if (!feed) return 0;
-  let number = drivers.get(feed);
-  if (number === undefined) drivers.set(feed, (number = ++lastDriver));
-  return number;
+  return store.changes ? objectNumber(store.changes) : 0;
 }
 
 export function createAppender<Container, Row>(steps: AppendSteps<Container, Row>): Appender<Container, Row> {

@@ -10,13 +10,13 @@ import { badRequest, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import {
-  assertCollectionAccess, created, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, touched, type EntityDeps,
-} from './access.ts';
+import { assertCollectionAccess, created, loadLocked, publishDeleted, requireCollection, touched, type EntityDeps } from './access.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
 import { toFolderRecord } from './records.ts';
-import { definedOnly, idSchema, jsonBody, listOf, markerSchema, nameSchema } from './schemas.ts';
+import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from './schemas.ts';
 import { collectionsTable, documentsTable, foldersTable, requestsTable, type FolderRow } from './tables.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const createBody = z.object({ name: nameSchema, parentFolderId: idSchema.nullable().optional(), marker: markerSchema.optional() });
 // The spec's body is {name}: a rename without a name is a 400 naming the field, not a silent no-op.
@@ -71,7 +71,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.var.auth.user;
     const input = c.req.valid('json');
-    const folder = await inTransaction(c.var.store, async (tx) => {
+    const folder = await c.var.store.transaction(async (tx) => {
       await requireCollection(tx, user, collectionId);
       const parentFolderId = input.parentFolderId ?? null;
       const all = await foldersOf(tx, collectionId);
@@ -89,7 +89,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
     const input = c.req.valid('json');
-    const folder = await inTransaction(c.var.store, async (tx) => {
+    const folder = await c.var.store.transaction(async (tx) => {
       assertCollectionAccess(user, (await loadFolder(tx, id)).collectionId);
       return tx.table(foldersTable).update(id, { ...definedOnly(input), ...touched(user, deps.clock.iso()) });
     });
@@ -100,7 +100,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.delete('/folders/:id', async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
-    const removed = await inTransaction(c.var.store, async (tx) => {
+    const removed = await c.var.store.transaction(async (tx) => {
       const folder = await loadLocked(tx, (t) => loadFolder(t, id));
       assertCollectionAccess(user, folder.collectionId);
       const folderIds = [...subtreeIds(await foldersOf(tx, folder.collectionId), id)];
@@ -120,7 +120,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.var.auth.user;
     const { orderedFolderIds, parentFolderId } = c.req.valid('json');
-    await inTransaction(c.var.store, async (tx) => {
+    await c.var.store.transaction(async (tx) => {
       await requireCollection(tx, user, collectionId);
       const all = await foldersOf(tx, collectionId);
       let parent: string | null;
@@ -147,7 +147,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
-    const folder = await inTransaction(c.var.store, async (tx) => {
+    const folder = await c.var.store.transaction(async (tx) => {
       const folder = await loadLocked(tx, (t) => loadFolder(t, id));
       assertCollectionAccess(user, folder.collectionId);
       const all = await foldersOf(tx, folder.collectionId);

@@ -13,13 +13,13 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import {
-  assertCollectionAccess, created, existingCollection, inTransaction, loadLocked, pathId, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps,
-} from './access.ts';
+import { assertCollectionAccess, created, existingCollection, loadLocked, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps } from './access.ts';
 import { createAppender } from './append.ts';
 import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
-import { definedOnly, idSchema, jsonBody, listOf } from './schemas.ts';
+import { definedOnly, idSchema, listOf } from './schemas.ts';
 import { collectionsTable } from './tables.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 export interface ItemRow {
   id: string;
@@ -124,7 +124,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const stays = { collectionId, ...(folderId !== undefined ? { folderId } : {}) };
     const edited = await rows(c.var.store).update(id, inPlace as unknown as Partial<Row>, stays as never);
     if (edited) return c.json(kind.toRecord(edited));
-    const row = await inTransaction(c.var.store, async (tx) => {
+    const row = await c.var.store.transaction(async (tx) => {
       const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
       assertCollectionAccess(user, current.collectionId);
       const sameCollection = collectionId === current.collectionId;
@@ -144,7 +144,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
   app.delete(`/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
-    await inTransaction(c.var.store, async (tx) => {
+    await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       assertCollectionAccess(user, current.collectionId);
       // Only the creator, even for admins; admins have DELETE /admin/<kind>/:id.
@@ -159,7 +159,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const body = c.req.valid('json' as never) as { folderId?: string | null } & Record<string, string[]>;
     const ids = body[kind.idsKey]!;
-    await inTransaction(c.var.store, async (tx) => {
+    await c.var.store.transaction(async (tx) => {
       await requireCollection(tx, c.var.auth.user, collectionId);
       let folderId: string | null;
       if (body.folderId !== undefined) {
@@ -190,7 +190,7 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
     const { folderId: target, index } = c.req.valid('json');
-    await inTransaction(c.var.store, async (tx) => {
+    await c.var.store.transaction(async (tx) => {
       const item = await loadLocked(tx, (t) => load(t, id));
       assertCollectionAccess(user, item.collectionId);
       await requireFolder(tx, item.collectionId, target);

@@ -12,9 +12,10 @@ import { hasAccess } from '../../kernel/identity/access.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { inTransaction, pathId, publishDeleted, type EntityDeps } from './access.ts';
-import { ID_MAX, jsonBody } from './schemas.ts';
+import { publishDeleted, type EntityDeps } from './access.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
+import { ID_MAX, pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const KINDS = ['collection-run-results', 'request-run-results'] as const;
 const NOT_FOUND = 'Run result not found';
@@ -89,7 +90,7 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const { label, payload } = c.req.valid('json');
     const parsed = parseRunPayload(payload);
     const now = deps.clock.iso();
-    const row = await inTransaction(c.var.store, async (tx) => {
+    const row = await c.var.store.transaction(async (tx) => {
       // Attaching a run to a hub collection the caller cannot use would show it to that
       // collection's members; ids of collections this hub does not hold (local ones) are fine.
       if (parsed.collectionId && !hasAccess(user, 'collectionAccess', parsed.collectionId)) {
@@ -124,7 +125,7 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.delete('/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    await inTransaction(c.var.store, async (tx) => {
+    await c.var.store.transaction(async (tx) => {
       const row = await tx.table(runResultsTable).get(id);
       if (!row) throw notFound(NOT_FOUND);
       if (row.createdByUserId !== c.var.auth.user.id) throw forbidden();

@@ -1,15 +1,16 @@
 /**
  * Request-body building blocks shared by every entity route. Bodies are validated at the edge so a
  * handler only ever sees well-typed values; anything malformed is a 400 that names the field
- * (`kernel/validate.ts`), never a database error.
+ * (`kernel/http/validate.ts`), never a database error.
  */
 import { z } from 'zod';
-import { validate } from '../../kernel/validate.ts';
+import { jsonBody, MAX_DEPTH } from '../../kernel/http/validate.ts';
+import { ID_MAX } from '../../kernel/http/params.ts';
+
+export { jsonBody, MAX_DEPTH, ID_MAX };
 
 /** Longest accepted entity name, in characters (not UTF-16 units), on every driver. */
 export const NAME_MAX = 255;
-/** Longest id a body may reference; ids are stored in 128-character columns. */
-export const ID_MAX = 128;
 
 /** A trimmed, non-empty name of at most {@link NAME_MAX} characters. */
 export const nameSchema = z
@@ -59,38 +60,6 @@ export const lockBody = z.object({ deletionLocked: z.boolean() });
 
 /** Lists are capped so one request cannot make the hub do unbounded work per element. */
 export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(10_000, 'must have at most 10000 entries');
-
-/** Deepest nesting a body may have; deeper values would overflow the stack when serialized. */
-export const MAX_DEPTH = 64;
-
-type Problem = { path: (string | number)[]; message: string };
-
-/** The first value no driver can store: a NUL character (value or key), or too deep a nesting. */
-function findProblem(value: unknown, path: (string | number)[] = []): Problem | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain NUL characters' } : null;
-  if (!value || typeof value !== 'object') return null;
-  if (path.length >= MAX_DEPTH) return { path, message: `must not be nested more than ${MAX_DEPTH} levels deep` };
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((inner, i) => [i, inner]) : Object.entries(value);
-  for (const [key, inner] of entries) {
-    if (typeof key === 'string' && key.includes('\u0000')) return { path: [...path, key], message: 'must not contain NUL characters' };
-    const found = findProblem(inner, [...path, key]);
-    if (found) return found;
-  }
-  return null;
-}
-
-/**
- * Validates a JSON body. Besides the schema, two things are refused anywhere in the body, because
- * they would fail only on some drivers or deep inside serialization: NUL characters (PostgreSQL
- * cannot store them in text or JSON) and nesting deeper than {@link MAX_DEPTH}.
- */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  const guarded = z.unknown().superRefine((value, ctx) => {
-    const problem = findProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
-  });
-  return validate('json', guarded.pipe(schema), schema);
-}
 
 /** Drops keys whose value is undefined, so a partial update only touches what the client sent. */
 export function definedOnly<T extends object>(input: T): Partial<T> {

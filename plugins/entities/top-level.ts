@@ -14,9 +14,11 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson, type CachedJson } from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import { inTransaction, pathId, publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
+import { publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
 import { toAdminSummary } from './records.ts';
-import { jsonBody, lockBody } from './schemas.ts';
+import { lockBody } from './schemas.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 /** Columns every top-level row has. */
 export interface TopLevelRow {
@@ -135,7 +137,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     const user = c.var.auth.user;
     if (!canCreate(user, kind.field)) throw forbidden();
     const input = c.req.valid('json' as never);
-    const row = await inTransaction(c.var.store, async (tx) => {
+    const row = await c.var.store.transaction(async (tx) => {
       const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
       return rowsOf<Row>(tx, kind.table).insert(built);
     });
@@ -148,7 +150,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     // Access first: a user outside the list learns nothing about which ids exist.
     if (!hasAccess(user, kind.field, id)) throw forbidden();
     const input = c.req.valid('json' as never);
-    const row = await inTransaction(c.var.store, async (tx) => {
+    const row = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
       const patch = await kind.update(current, input, { tx, user, now });
@@ -162,7 +164,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
     if (!hasAccess(user, kind.field, id)) throw forbidden();
-    const removed = await inTransaction(c.var.store, async (tx) => {
+    const removed = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       if (current.deletionLocked) throw forbidden(`Deletion is locked for this ${kind.noun}.`);
       if (kind.creatorOnlyDelete && current.createdByUserId !== user.id) throw forbidden();
@@ -184,7 +186,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     app.post(adminPath, jsonBody(kind.createBody), async (c) => {
       const input = c.req.valid('json' as never);
       const user = c.var.auth.user;
-      const row = await inTransaction(c.var.store, async (tx) =>
+      const row = await c.var.store.transaction(async (tx) =>
         rowsOf<Row>(tx, kind.table).insert(await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() })));
       return c.json(kind.toRecord(row), 201);
     });
@@ -194,7 +196,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
     const input = c.req.valid('json' as never) as { deletionLocked: boolean };
-    const row = await inTransaction(c.var.store, async (tx) => {
+    const row = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
       const patch = kind.admin ? await kind.admin.patch(current, input, { tx, user, now }) : { deletionLocked: input.deletionLocked };
@@ -207,7 +209,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
   // Admins delete regardless of the lock and of who created the row.
   app.delete(`${adminPath}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const removed = await inTransaction(c.var.store, async (tx) => removeRow(tx, kind, await load(tx, id)));
+    const removed = await c.var.store.transaction(async (tx) => removeRow(tx, kind, await load(tx, id)));
     await publishDeleted(deps, c.var.tenant.id, removed);
     return c.body(null, 204);
   });

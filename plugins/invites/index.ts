@@ -8,14 +8,14 @@ import { notFound } from '../../kernel/errors.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { createUserBody } from '../accounts/schemas.ts';
-import { pathId } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { invitesApi } from './api.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { joinLink, publicBaseUrl } from './link.ts';
 import { publicInviteRoutes } from './public.ts';
 import { createInvitesService, DEFAULT_EXPIRES_IN_HOURS, MAX_EXPIRES_IN_HOURS, type IssuedInvitation, type InvitesService } from './service.ts';
 import { invitationsTable, toInvitationRecord } from './tables.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const expiresInHours = z
   .number()

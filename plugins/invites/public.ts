@@ -11,9 +11,9 @@ import { HttpError } from '../../kernel/errors.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { CONTROL } from '../../kernel/identity/users.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { renderJoinPage } from './join-page.ts';
 import type { InvitesService } from './service.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const secret = z
   .string()

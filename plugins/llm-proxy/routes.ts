@@ -10,11 +10,11 @@ import { forbidden, serviceUnavailable } from '../../kernel/errors.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { capabilitiesOf, offeredModels, type LlmConfig, type ModelEntry } from './config.ts';
 import { chatStepBody, type ChatStepBody } from './schemas.ts';
 import { completeStep, upstreamFailure, type ProviderClients } from './upstream.ts';
 import { admitStep, monthTotal, recordStep, type Admission, type StepUsage } from './usage.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 export const NOT_CONFIGURED = 'LLM support is not configured on this hub.';
 

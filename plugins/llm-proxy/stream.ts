@@ -8,10 +8,10 @@
  */
 import type { Hono } from 'hono';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { prepareStep, requireLlm, type LlmDeps } from './routes.ts';
 import { chatStreamBody } from './schemas.ts';
 import { streamStep, upstreamFailure } from './upstream.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 /** The interval the desktop client expects between comments on an idle stream. */
 export const HEARTBEAT_MS = 30_000;

@@ -12,10 +12,10 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { isUniqueViolation, type Store } from '../../kernel/storage/contract.ts';
-import { inTransaction, pathId } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
 import { enrollBody } from './schemas.ts';
 import { deviceKeysTable, type DeviceKeyRow } from './tables.ts';
+import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
 
 const DEVICE_NOT_FOUND = 'Device not found';
 const ALREADY_ENROLLED = 'This device is already enrolled.';
@@ -65,7 +65,7 @@ export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kerne
       revokedAt: null,
     };
     try {
-      await inTransaction(c.var.store, async (tx) => {
+      await c.var.store.transaction(async (tx) => {
         // The owner's row lock, as user deletion takes it (kernel/identity/users.ts): an
         // enrollment racing the deletion either lands first and is removed with the account, or
         // finds the account gone, and with it the token this request authenticated with.

@@ -8,7 +8,7 @@ import { badRequest, HttpError, notFound } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { parseGroupId, requireTarget, type DiscussionTarget } from '../discussions/targets.ts';
-import { ID_MAX } from '../entities/schemas.ts';
+import { ID_MAX } from '../../kernel/http/params.ts';
 
 export const INVALID_GROUP_ID = 'Invalid MLS group id';
 export const GROUP_TARGET_NOT_FOUND = 'Discussion target not found';

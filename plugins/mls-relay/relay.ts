@@ -10,10 +10,8 @@ import type { Clock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { isUniqueViolation, type Store } from '../../kernel/storage/contract.ts';
-import { validate } from '../../kernel/validate.ts';
-import { encodeCursor } from '../discussions/paging.ts';
-import { inTransaction } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
+import { encodeCursor } from '../../kernel/http/paging.ts';
 import { findActiveDevice } from './devices.ts';
 import { INVALID_GROUP_ID, requireGroupTarget } from './groups.ts';
 import { commitBody, commitsQuery, groupIdSchema, welcomeBody, welcomesQuery } from './schemas.ts';
@@ -38,7 +36,7 @@ export const toWelcomeRecord = ({ id, mlsGroupId, recipientDeviceId, ciphertext,
  * conditional update (`currentEpoch < epoch`), so concurrent commits can never move it back.
  */
 async function storeCommit(store: Store, row: MlsCommitRow, userId: string): Promise<void> {
-  await inTransaction(store, async (tx) => {
+  await store.transaction(async (tx) => {
     const device = await findActiveDevice(tx, userId, row.senderDeviceId);
     if (!device) throw forbidden(SENDER_NOT_ENROLLED);
     const states = tx.table(mlsGroupStateTable);

@@ -8,7 +8,7 @@ import { notFound } from '../../kernel/errors.ts';
 import { describeMiddleware } from '../../kernel/http/openapi.ts';
 import { factory } from '../../kernel/plugin.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
-import { cursorQuery, limitQuery, MAX_LIMIT } from '../discussions/paging.ts';
+import { cursorQuery, limitQuery, MAX_LIMIT } from '../../kernel/http/paging.ts';
 
 /** The exact message the desktop client probes for to learn that the E2EE device flow is off. */
 export const E2EE_OFF = 'Device enrollment is only available on Team Hubs with discussion E2EE enabled.';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { DiscussionEntityType } from '../discussions/tables.ts';
-import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../discussions/paging.ts';
+import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
 import { canAccessTarget, type DiscussionTarget } from '../discussions/targets.ts';
 import { collectionsTable, foldersTable, requestsTable, runResultsTable } from '../entities/tables.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';

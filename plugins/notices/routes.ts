@@ -9,12 +9,11 @@ import type { Clock } from '../../kernel/clock.ts';
 import { notFound } from '../../kernel/errors.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { validate } from '../../kernel/validate.ts';
-import { pathId } from '../entities/access.ts';
-import { jsonBody } from '../entities/schemas.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { countUnread, feedQuery, readFeed } from './feed.ts';
 import { toNoticeRecords } from './records.ts';
 import { NOTIFICATION_LEVELS, noticesTable, notificationSettingsTable, type NotificationLevel } from './tables.ts';
+import { pathId } from '../../kernel/http/params.ts';
 
 const NOT_FOUND = 'Notice not found';
 /** What a user who never chose a level has: everything, since the epoch. */

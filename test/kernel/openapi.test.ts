@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { kernelRouteDocs } from '../../kernel/http/api-docs.ts';
 import { buildOpenApiDocument, describeMiddleware } from '../../kernel/http/openapi.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
-import { validate } from '../../kernel/validate.ts';
+import { validate } from '../../kernel/http/validate.ts';
 import { plugins } from '../../plugins/index.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';

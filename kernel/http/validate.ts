@@ -1,11 +1,12 @@
 /**
  * The one wrapper around `@hono/zod-validator`: every validation failure becomes a 400 whose message
  * names the offending field, e.g. `name: Invalid input: expected string, received undefined`.
+ * `jsonBody` adds the checks every JSON body gets on every route.
  */
 import { zValidator } from '@hono/zod-validator';
 import type { ValidationTargets } from 'hono';
-import type { z } from 'zod';
-import { HttpError } from './errors.ts';
+import { z } from 'zod';
+import { HttpError } from '../errors.ts';
 
 /** Formats the first zod issue as `<field path>: <message>` (or just the message at the root). */
 export function formatIssues(error: z.ZodError, target?: string): string {
@@ -56,4 +57,36 @@ export function validate<T extends z.ZodType, Target extends keyof ValidationTar
 /** The target and schema of a `validate()` middleware, or undefined for any other handler. */
 export function validationOf(handler: Function): ValidationInfo | undefined {
   return (handler as unknown as Record<symbol, ValidationInfo | undefined>)[VALIDATION];
+}
+
+/** Deepest nesting a body may have; deeper values would overflow the stack when serialized. */
+export const MAX_DEPTH = 64;
+
+type Problem = { path: (string | number)[]; message: string };
+
+/** The first value no driver can store: a NUL character (value or key), or too deep a nesting. */
+function findProblem(value: unknown, path: (string | number)[] = []): Problem | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain NUL characters' } : null;
+  if (!value || typeof value !== 'object') return null;
+  if (path.length >= MAX_DEPTH) return { path, message: `must not be nested more than ${MAX_DEPTH} levels deep` };
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((inner, i) => [i, inner]) : Object.entries(value);
+  for (const [key, inner] of entries) {
+    if (typeof key === 'string' && key.includes('\u0000')) return { path: [...path, key], message: 'must not contain NUL characters' };
+    const found = findProblem(inner, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Validates a JSON body. Besides the schema, two things are refused anywhere in the body, because
+ * they would fail only on some drivers or deep inside serialization: NUL characters (PostgreSQL
+ * cannot store them in text or JSON) and nesting deeper than {@link MAX_DEPTH}.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  const guarded = z.unknown().superRefine((value, ctx) => {
+    const problem = findProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+  });
+  return validate('json', guarded.pipe(schema), schema);
 }

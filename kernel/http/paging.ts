@@ -8,7 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
-import { ID_MAX } from '../entities/schemas.ts';
+import { ID_MAX } from './params.ts';
 
 /** The largest page any list serves. */
 export const MAX_LIMIT = 100;
