@@ -1,38 +1,32 @@
 /** `workspace-hub user invite …`: invite a new or existing user, list and revoke invitations. */
 import { defineCommand } from 'citty';
 import type { TenantContext } from '../hub-modules.ts';
-import type { InvitesConfig } from '../../plugins/invites/index.ts';
-import type { IssuedInvitation } from '../../plugins/invites/service.ts';
-import { joinLink, parseBaseUrl, publicBaseUrl } from '../../plugins/invites/link.ts';
+import type { InvitesConfig, IssuedInvitation } from '../../plugins/invites/index.ts';
 import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
 import { CliError, UsageError, withUserId } from '../errors.ts';
 import { print, printJson, userBlock } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
-/** Matches MAX_EXPIRES_IN_HOURS of the invites service, which this module does not load for --help. */
-const MAX_EXPIRES_IN_HOURS = 8760;
-
-/** The kernel and the invitation service, loaded when a command runs. */
+/**
+ * The kernel and the invites plugin's face, loaded when a command runs (never for --help). The
+ * service is the one the plugin's routes use, so the CLI and the API issue the same invitations.
+ */
 async function inviteModules() {
-  const [hub, service, tables, clock] = await Promise.all([
-    import('../hub-modules.ts'),
-    import('../../plugins/invites/service.ts'),
-    import('../../plugins/invites/tables.ts'),
-    import('../../kernel/clock.ts'),
-  ]);
+  const [hub, invites, clock] = await Promise.all([import('../hub-modules.ts'), import('../../plugins/invites/index.ts'), import('../../kernel/clock.ts')]);
   // The CLI never moves time, so the system clock is the hub's.
-  const invitesOf = (ctx: TenantContext) => service.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
-  return { ...hub, invitesOf, toInvitationRecord: tables.toInvitationRecord };
+  const invitesOf = (ctx: TenantContext) => invites.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
+  return { ...hub, ...invites, invitesOf };
 }
+type InviteModules = Awaited<ReturnType<typeof inviteModules>>;
 
-function readHours(raw: string | undefined): number | undefined {
+function readHours(raw: string | undefined, { MAX_EXPIRES_IN_HOURS }: InviteModules): number | undefined {
   if (raw === undefined) return undefined;
   const hours = parseCount('expires-in-hours', raw)!;
   if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS) throw new UsageError(`--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`);
   return hours;
 }
 
-function readBaseUrl(raw: string | undefined): string | undefined {
+function readBaseUrl(raw: string | undefined, { parseBaseUrl }: InviteModules): string | undefined {
   if (raw === undefined) return undefined;
   try {
     return parseBaseUrl(raw);
@@ -56,11 +50,12 @@ const createCommand = defineCommand({
   },
   async run({ args, rawArgs }) {
     const input = readUserInput(rawArgs, args);
-    const hours = readHours(args['expires-in-hours']);
-    const baseFlag = readBaseUrl(args['base-url']);
     if (args.user !== undefined && Object.keys(input).length > 0) throw new UsageError('--user re-invites an existing account: account flags such as --name cannot be combined with it.');
     if (args.user === undefined && !args.name) throw new UsageError('Give --name for a new user, or --user <user-id> to re-invite an existing one.');
-    const { withTenant, invitesOf, toUserRecord, toInvitationRecord } = await inviteModules();
+    const modules = await inviteModules();
+    const { withTenant, invitesOf, toUserRecord, toInvitationRecord, joinLink, publicBaseUrl } = modules;
+    const hours = readHours(args['expires-in-hours'], modules);
+    const baseFlag = readBaseUrl(args['base-url'], modules);
     await withTenant(args, async (ctx) => {
       const config = ctx.hub.config();
       const lifetime = hours ?? (config['invites'] as InvitesConfig).expiresInHours;

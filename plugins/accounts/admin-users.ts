@@ -11,8 +11,8 @@ import { objectNumber, type ReadCache } from '../../kernel/cache.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { parseImageField, setUserImage } from '../avatars/service.ts';
 import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
+import { parseImageField, setUserImage } from '../avatars/index.ts';
 
 const USER_NOT_FOUND = 'User not found';
 const TOKEN_NOT_FOUND = 'Token not found';

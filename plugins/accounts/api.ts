@@ -1,6 +1,7 @@
 /** API docs of the accounts routes; request bodies come from ./schemas.ts through the validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import { hubPresentationSchema } from '../avatars/index.ts';
 
 const accessList = z.array(z.string()).describe('Ids the user may use, or `["*"]` for all');
 
@@ -35,13 +36,6 @@ export const tokenRecordSchema = z.object({
 
 /** A token's secret, shown once. */
 const secret = z.string().describe('The token secret (`hbk_…`); shown only in this response');
-
-export const hubPresentationSchema = z.object({
-  name: z.string(),
-  initials: z.string(),
-  color: z.string(),
-  imageUrl: z.string().optional(),
-}).meta({ id: 'Hub' });
 
 export const accountsApi: RouteDocs = {
   'GET /health': {

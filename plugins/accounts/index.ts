@@ -19,3 +19,7 @@ export const accountsPlugin = definePlugin({
     return { publicRoutes: healthRoutes(), routes };
   },
 });
+
+// The plugin's public face: the only names other plugins may import from accounts.
+export { tokenRecordSchema, userRecordSchema } from './api.ts';
+export { createUserBody } from './schemas.ts';

@@ -1,19 +1,11 @@
 /** `GET /health` (public) and `GET /auth/session`. */
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
-import { tenantsTable, type TenantRow } from '../../kernel/identity/tables.ts';
+import { tenantsTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
-
-export function hubPresentation(tenant: TenantRow) {
-  return {
-    name: tenant.name,
-    initials: tenant.avatarInitials,
-    color: tenant.avatarColor,
-    ...(tenant.avatarImageUpdatedAt ? { imageUrl: `/auth/hub/avatar?v=${Date.parse(tenant.avatarImageUpdatedAt)}` } : {}),
-  };
-}
+import { hubPresentation } from '../avatars/index.ts';
 
 export function healthRoutes() {
   return createPluginApp().get('/health', (c) => c.json({ status: 'ok', version: HUB_VERSION }));

@@ -1,13 +1,20 @@
 /** API docs of the avatar routes; the bodies come from the routes' validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
-import { hubPresentationSchema } from '../accounts/api.ts';
 
 const image = {
   description: 'The image bytes (PNG, JPEG, GIF or WebP, typed from the bytes); 304 when `If-None-Match` matches the ETag',
   contentType: 'image/*',
   schema: { type: 'string', contentMediaType: 'image/*' },
 };
+
+/** The `hub` object of `/auth/session` and of `PUT /admin/hub/avatar`. */
+export const hubPresentationSchema = z.object({
+  name: z.string(),
+  initials: z.string(),
+  color: z.string(),
+  imageUrl: z.string().optional(),
+}).meta({ id: 'Hub' });
 
 export const avatarsApi: RouteDocs = {
   'PUT /auth/profile/avatar': {

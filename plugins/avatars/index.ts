@@ -1,7 +1,8 @@
 /**
  * The `avatars` plugin: user and hub avatars (initials, palette colour, optional image). Image
- * bytes live in the plugin's own table; the service is exported so `PUT /admin/users/:id`
- * (accounts) applies `imageDataUrl` with the same checks.
+ * bytes live in the plugin's own table. Its face (the exports at the end) lets `PUT
+ * /admin/users/:id` (accounts) apply `imageDataUrl` with the same checks, and gives the session its
+ * hub presentation.
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
@@ -10,10 +11,9 @@ import { notFound } from '../../kernel/errors.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { userAvatarUrl } from '../../kernel/identity/users.ts';
 import { createPluginApp, definePlugin, type KernelEnv } from '../../kernel/plugin.ts';
-import { hubPresentation } from '../accounts/session.ts';
 import { avatarsApi } from './api.ts';
 import { decodeBase64 } from './image.ts';
-import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
+import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, hubPresentation, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
@@ -86,3 +86,7 @@ export const avatarsPlugin = definePlugin({
     return { routes: avatarRoutes(ctx.clock) };
   },
 });
+
+// The plugin's public face: the only names other plugins may import from avatars.
+export { hubPresentationSchema } from './api.ts';
+export { hubPresentation, parseImageField, setUserImage } from './service.ts';

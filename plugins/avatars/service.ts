@@ -117,3 +117,13 @@ export function updateHubAvatar(store: Store, tenantId: string, change: ReturnTy
 export async function deleteUserImage(tx: Store, userId: string): Promise<void> {
   await tx.table(avatarsTable).delete(userAvatarId(userId));
 }
+
+/** How the hub presents itself (`hub` of `/auth/session`): its name, initials, colour and image. */
+export function hubPresentation(tenant: TenantRow) {
+  return {
+    name: tenant.name,
+    initials: tenant.avatarInitials,
+    color: tenant.avatarColor,
+    ...(tenant.avatarImageUpdatedAt ? { imageUrl: `/auth/hub/avatar?v=${Date.parse(tenant.avatarImageUpdatedAt)}` } : {}),
+  };
+}

@@ -4,10 +4,10 @@
  * lists the folders and requests it contained, so nothing here walks the tree.
  */
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { DeletedKind, EntitiesDeletedEvent } from '../entities/access.ts';
-import { commentsTable, subscriptionsTable, type DiscussionEntityType } from './tables.ts';
+import { commentsTable, subscriptionsTable } from './tables.ts';
+import { type DeletedKind, type EntitiesDeletedEvent, type TargetType } from '../entities/index.ts';
 
-const KINDS: readonly (readonly [DeletedKind, DiscussionEntityType])[] = [
+const KINDS: readonly (readonly [DeletedKind, TargetType])[] = [
   ['request', 'request'],
   ['collection', 'collection'],
   ['folder', 'folder'],

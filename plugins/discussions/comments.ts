@@ -10,15 +10,15 @@ import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { listPage, listQuery } from './listing.ts';
 import { commentBody, parseBody } from './payload.ts';
 import { COMMENT_NOT_FOUND, loadAuthors, recordOf, toCommentRecord } from './records.ts';
-import { commentsTable, type DiscussionEntityType } from './tables.ts';
-import { checkTarget, loadTarget, requireTarget, TARGET_NOT_FOUND, targetTables } from './targets.ts';
+import { commentsTable } from './tables.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import { createComment, requireComment, type DiscussionDeps } from './write.ts';
 import { pathId } from '../../kernel/http/params.ts';
+import { checkTarget, loadTarget, requireTarget, TARGET_NOT_FOUND, targetTables, type TargetType } from '../entities/index.ts';
 
 /** URL segment → entity type of the four discussable kinds. */
-const TARGET_PATHS: readonly (readonly [string, DiscussionEntityType])[] = [
+const TARGET_PATHS: readonly (readonly [string, TargetType])[] = [
   ['requests', 'request'],
   ['collections', 'collection'],
   ['folders', 'folder'],

@@ -5,12 +5,12 @@
  */
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { discussionsApi } from './api.ts';
-import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
 import { removeDiscussions } from './cleanup.ts';
 import { commentRoutes } from './comments.ts';
 import { discussionMigrations, discussionTables, subscriptionsTable } from './tables.ts';
 import { threadRoutes } from './threads.ts';
 import type { DiscussionDeps } from './write.ts';
+import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
 
 export const discussionsPlugin = definePlugin({
   name: 'discussions',
@@ -45,4 +45,6 @@ export const discussionsPlugin = definePlugin({
   },
 });
 
+// The plugin's public face: the only names other plugins may import from discussions.
 export { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from './events.ts';
+export { subscriptionsTable } from './tables.ts';

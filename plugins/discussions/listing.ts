@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
-import { commentsTable, type CommentRow, type DiscussionEntityType } from './tables.ts';
+import { commentsTable, type CommentRow } from './tables.ts';
+import { type TargetType } from '../entities/index.ts';
 
 export const DEFAULT_LIMIT = 50;
 
@@ -21,7 +22,7 @@ const ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
 /** One page of a target's comments and the cursor of the next page, when there is one. */
 export async function listPage(
   store: Store,
-  entityType: DiscussionEntityType,
+  entityType: TargetType,
   entityId: string,
   options: { limit?: number | undefined; cursor?: KeysetPosition | undefined },
 ): Promise<{ rows: CommentRow[]; nextCursor?: string }> {

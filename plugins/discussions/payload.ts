@@ -9,7 +9,7 @@ import { badRequest, forbidden } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { formatIssues } from '../../kernel/http/validate.ts';
-import { findActiveDevice } from '../mls-relay/devices.ts';
+import { findActiveDevice } from '../mls-relay/index.ts';
 
 /** Longest plaintext body, in UTF-16 units: a comment, not a document store. */
 export const BODY_MAX = 65_536;

@@ -4,10 +4,8 @@
  * what the opaque list cursor encodes.
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
+import type { TargetType } from '../entities/index.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-
-export const DISCUSSION_ENTITY_TYPES = ['request', 'collection', 'folder', 'runResult'] as const;
-export type DiscussionEntityType = (typeof DISCUSSION_ENTITY_TYPES)[number];
 
 export const commentsTable = defineTable({
   name: 'discussion_comments',

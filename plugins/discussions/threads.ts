@@ -11,10 +11,10 @@ import type { UserRow } from '../../kernel/identity/tables.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type DiscussionEntityType } from './tables.ts';
-import { canAccessTarget, loadTarget } from './targets.ts';
+import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow } from './tables.ts';
 import { addSubscriptions, missingSubscriptions, type DiscussionDeps } from './write.ts';
 import { pathId } from '../../kernel/http/params.ts';
+import { canAccessTarget, loadTarget, type TargetType } from '../entities/index.ts';
 
 export const THREAD_NOT_FOUND = 'Discussion thread not found';
 
@@ -23,7 +23,7 @@ async function requireThreadComment(store: Store, user: UserRow, id: string, roo
   const comment = await store.table(commentsTable).get(id);
   if (!comment) throw notFound(THREAD_NOT_FOUND);
   if (rootOnly && (comment.parentCommentId !== null || comment.rootCommentId !== comment.id)) throw notFound(THREAD_NOT_FOUND);
-  const target = await loadTarget(store, comment.entityType as DiscussionEntityType, comment.entityId);
+  const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
   if (!target) throw notFound(THREAD_NOT_FOUND);
   if (!canAccessTarget(user, target)) throw forbidden();
   return comment;

@@ -14,8 +14,8 @@ import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '
 import { findMentions } from './mentions.ts';
 import type { StoredBody } from './payload.ts';
 import { COMMENT_NOT_FOUND } from './records.ts';
-import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type DiscussionEntityType, type SubscriptionRow } from './tables.ts';
-import { canAccessTarget, loadTarget, type DiscussionTarget } from './targets.ts';
+import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type SubscriptionRow } from './tables.ts';
+import { canAccessTarget, type EntityTarget, loadTarget, type TargetType } from '../entities/index.ts';
 
 /** What the routes need from the plugin context. */
 export interface DiscussionDeps {
@@ -30,10 +30,10 @@ export interface DiscussionDeps {
  * A comment and its target, after checking that the caller may use the target. A comment whose
  * target has vanished reads as missing.
  */
-export async function requireComment(store: Store, user: UserRow, id: string): Promise<{ comment: CommentRow; target: DiscussionTarget }> {
+export async function requireComment(store: Store, user: UserRow, id: string): Promise<{ comment: CommentRow; target: EntityTarget }> {
   const comment = await store.table(commentsTable).get(id);
   if (!comment) throw notFound(COMMENT_NOT_FOUND);
-  const target = await loadTarget(store, comment.entityType as DiscussionEntityType, comment.entityId);
+  const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
   if (!target) throw notFound(COMMENT_NOT_FOUND);
   if (!canAccessTarget(user, target)) throw forbidden();
   return { comment, target };
@@ -62,7 +62,7 @@ export interface NewComment {
   store: Store;
   tenantId: string;
   user: UserRow;
-  target: DiscussionTarget;
+  target: EntityTarget;
   body: StoredBody;
   /** The comment replied to (before flattening), or null for a new thread. */
   repliedTo: CommentRow | null;

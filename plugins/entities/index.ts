@@ -2,7 +2,8 @@
  * The `entities` plugin: collections, environments, snippets, live servers and live pages (the
  * top-level kinds), folders, saved requests and documents inside collections, run results, and
  * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
- * rejects unknown ids and reports stale ones.
+ * rejects unknown ids and reports stale ones. Other plugins attach things to its entities through
+ * targets (see targets.ts) and learn of deletions through `entities.deleted`.
  */
 import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
@@ -48,5 +49,17 @@ export const entitiesPlugin = definePlugin({
   },
 });
 
-export { ENTITIES_DELETED, type EntitiesDeletedEvent } from './access.ts';
-export { canReadRunResult, RUN_RESULT_CREATED } from './run-results.ts';
+// The plugin's public face: the only names other plugins may import from entities.
+export { ENTITIES_DELETED, type DeletedKind, type EntitiesDeletedEvent } from './access.ts';
+export { RUN_RESULT_CREATED } from './run-results.ts';
+export {
+  canAccessTarget,
+  checkTarget,
+  loadTarget,
+  requireTarget,
+  TARGET_NOT_FOUND,
+  TARGET_TYPES,
+  targetTables,
+  type EntityTarget,
+  type TargetType,
+} from './targets.ts';

@@ -1,7 +1,7 @@
 /** API docs of the invitation routes; the bodies come from the routes' validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
-import { tokenRecordSchema, userRecordSchema } from '../accounts/api.ts';
+import { tokenRecordSchema, userRecordSchema } from '../accounts/index.ts';
 
 const invitationSchema = z.object({
   id: z.string(),

@@ -7,7 +7,6 @@ import type { Clock } from '../../kernel/clock.ts';
 import { notFound } from '../../kernel/errors.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
-import { createUserBody } from '../accounts/schemas.ts';
 import { invitesApi } from './api.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { joinLink, publicBaseUrl } from './link.ts';
@@ -16,6 +15,7 @@ import { createInvitesService, DEFAULT_EXPIRES_IN_HOURS, MAX_EXPIRES_IN_HOURS, t
 import { invitationsTable, toInvitationRecord } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
+import { createUserBody } from '../accounts/index.ts';
 
 const expiresInHours = z
   .number()
@@ -70,6 +70,8 @@ export type InvitesConfig = z.output<typeof invitesSchema>;
 
 export const invitesPlugin = definePlugin<InvitesConfig>({
   name: 'invites',
+  // Invited accounts are created with the accounts plugin's body rules and records.
+  dependencies: ['accounts'],
   api: invitesApi,
   config: { section: 'invites', schema: invitesSchema, reloadable: true },
   tables: [invitationsTable],
@@ -85,3 +87,8 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
     return { routes, publicRoutes: publicInviteRoutes(service, ctx.clock, ctx) };
   },
 });
+
+// The plugin's public face (the CLI's `user invite` uses it): the only names others may import.
+export { createInvitesService, MAX_EXPIRES_IN_HOURS, type IssuedInvitation } from './service.ts';
+export { joinLink, parseBaseUrl, publicBaseUrl } from './link.ts';
+export { toInvitationRecord } from './tables.ts';

@@ -1,17 +1,41 @@
 /**
  * MLS groups are discussion threads: a group id names its target (`thread:<entityType>:<id>`), and
  * only users who may discuss that target may relay anything for the group. The checks are the
- * discussions plugin's, with the relay's own 404 wording. Group ids are canonicalized
+ * entities plugin's target checks (those discussions use too), with the relay's own 404 wording. Group ids are canonicalized
  * (`thread:<entityType>:<entityId>`) before anything is stored or looked up.
  */
 import { badRequest, HttpError, notFound } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { parseGroupId, requireTarget, type DiscussionTarget } from '../discussions/targets.ts';
+import { requireTarget, type EntityTarget, type TargetType } from '../entities/index.ts';
 import { ID_MAX } from '../../kernel/http/params.ts';
 
 export const INVALID_GROUP_ID = 'Invalid MLS group id';
 export const GROUP_TARGET_NOT_FOUND = 'Discussion target not found';
+
+/** `thread:<entityType>:<entityId>`, the MLS group id convention of the desktop client. */
+const GROUP_ID = /^thread:(request|collection|folder|runresult):(.+)$/i;
+
+export interface ParsedGroupId {
+  entityType: TargetType;
+  entityId: string;
+  /**
+   * The one spelling of the group id, `thread:<entityType>:<entityId>` with the entity type as in
+   * TARGET_TYPES: the prefix matches in any case, so this is what the relay stores and
+   * compares, lest `THREAD:collection:x` and `thread:collection:x` become two groups.
+   */
+  mlsGroupId: string;
+}
+
+/** Parses an MLS group id into its target, or null when it does not follow the convention. */
+export function parseGroupId(mlsGroupId: string): ParsedGroupId | null {
+  const match = GROUP_ID.exec(mlsGroupId.trim());
+  if (!match) return null;
+  const kind = match[1]!.toLowerCase();
+  const entityType = (kind === 'runresult' ? 'runResult' : kind) as TargetType;
+  const entityId = match[2]!;
+  return { entityType, entityId, mlsGroupId: `thread:${entityType}:${entityId}` };
+}
 
 /**
  * The target of an MLS group after checking it, with the group id in its canonical spelling (the
@@ -22,7 +46,7 @@ export async function requireGroupTarget(
   store: Store,
   user: UserRow,
   mlsGroupId: string,
-): Promise<{ target: DiscussionTarget; mlsGroupId: string }> {
+): Promise<{ target: EntityTarget; mlsGroupId: string }> {
   const parsed = parseGroupId(mlsGroupId);
   if (!parsed) throw badRequest(INVALID_GROUP_ID);
   // No entity id is longer than the id columns; such a target cannot exist.

@@ -3,17 +3,14 @@
  * would hide them anyway (their target is gone), but they would still count as unread.
  */
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { EntitiesDeletedEvent } from '../entities/access.ts';
-import type { DiscussionEntityType } from '../discussions/tables.ts';
 import { noticesTable } from './tables.ts';
+import { TARGET_TYPES, type EntitiesDeletedEvent } from '../entities/index.ts';
 
 /** Ids per `in` condition, well below every driver's bound-parameter limit. */
 const CHUNK = 500;
 
 const chunks = <T>(items: readonly T[]): T[][] =>
   Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
-
-const TARGET_KINDS: readonly DiscussionEntityType[] = ['collection', 'folder', 'request', 'runResult'];
 
 /**
  * Deletes every notice about a removed target, or about anything inside a removed collection, in one
@@ -23,7 +20,7 @@ export async function deleteNoticesOfRemoved(store: Store, event: EntitiesDelete
   return store.transaction(async (tx) => {
     const notices = tx.table(noticesTable);
     let deleted = 0;
-    for (const kind of TARGET_KINDS) {
+    for (const kind of TARGET_TYPES) {
       for (const ids of chunks(event.removed[kind] ?? [])) {
         deleted += await notices.deleteWhere({ entityType: kind, entityId: { in: ids } });
       }

@@ -7,12 +7,12 @@ import type { Clock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { DiscussionCommentCreatedEvent } from '../discussions/events.ts';
 import type { NoticeFanout } from './fanout.ts';
 import { countUnread } from './feed.ts';
 import { previewText } from './records.ts';
 import { resolveRecipients } from './recipients.ts';
 import { noticesTable, type NoticeDisplayMetadata, type NoticeRow } from './tables.ts';
+import { type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
 
 export interface CreateNoticesDeps {
   storage(tenantId: string): Store;

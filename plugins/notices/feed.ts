@@ -8,11 +8,9 @@
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { DiscussionEntityType } from '../discussions/tables.ts';
 import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
-import { canAccessTarget, type DiscussionTarget } from '../discussions/targets.ts';
-import { collectionsTable, foldersTable, requestsTable, runResultsTable } from '../entities/tables.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';
+import { canAccessTarget, targetTables, type EntityTarget, type TargetType } from '../entities/index.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 /**
@@ -28,15 +26,13 @@ export const feedQuery = z.object({
   limit: limitQuery(DEFAULT_PAGE_SIZE),
 });
 
-const TARGET_TABLES = { collection: collectionsTable, folder: foldersTable, request: requestsTable, runResult: runResultsTable } as const;
-
 /** Which of these notices' targets the user may open now, by `entityType:entityId`. */
 async function accessibleTargets(store: Store, user: UserRow, rows: readonly NoticeRow[]): Promise<Set<string>> {
   const allowed = new Set<string>();
-  for (const entityType of Object.keys(TARGET_TABLES) as DiscussionEntityType[]) {
+  for (const entityType of Object.keys(targetTables) as TargetType[]) {
     const ids = [...new Set(rows.filter((row) => row.entityType === entityType).map((row) => row.entityId))];
     if (ids.length === 0) continue;
-    const entities = (await store.table(TARGET_TABLES[entityType]).getMany(ids)) as {
+    const entities = (await store.table(targetTables[entityType]).getMany(ids)) as {
       id: string; collectionId?: string | null; createdByUserId: string | null;
     }[];
     for (const entity of entities) {
@@ -45,7 +41,7 @@ async function accessibleTargets(store: Store, user: UserRow, rows: readonly Not
         entityType, entityId: entity.id,
         collectionId: entityType === 'collection' ? entity.id : (entity.collectionId ?? null),
         creatorUserId: entity.createdByUserId,
-      } as DiscussionTarget;
+      } as EntityTarget;
       if (canAccessTarget(user, target)) allowed.add(`${entityType}:${entity.id}`);
     }
   }

@@ -7,8 +7,6 @@ import { CONFIG_RELOADED, type ConfigReloadedEvent } from '../../kernel/config/r
 import type { RedisConfig } from '../../kernel/redis/config.ts';
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
 import { noticesApi } from './api.ts';
-import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/access.ts';
-import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/events.ts';
 import { deleteNoticesOfRemoved } from './cleanup.ts';
 import { createCommentNotices } from './create.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
@@ -16,6 +14,8 @@ import { noticeRoutes } from './routes.ts';
 import { createSwitchableFanout } from './switchable.ts';
 import { createStreamRegistry, DEFAULT_HEARTBEAT_MS, streamRoutes, type StreamRegistry } from './stream.ts';
 import { noticeMigrations, noticesTable, noticeTables, notificationSettingsTable } from './tables.ts';
+import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
+import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
 
 export interface NoticesPluginOptions {
   /**
@@ -32,7 +32,7 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
   return definePlugin({
     name: 'notices',
     api: noticesApi,
-    dependencies: ['discussions'],
+    dependencies: ['discussions', 'entities'],
     tables: noticeTables,
     migrations: noticeMigrations,
     setup(ctx) {

@@ -7,10 +7,9 @@
  */
 import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { DiscussionCommentCreatedEvent } from '../discussions/events.ts';
-import { subscriptionsTable } from '../discussions/tables.ts';
-import { canAccessTarget } from '../discussions/targets.ts';
 import { notificationSettingsTable, type NotificationLevel } from './tables.ts';
+import { canAccessTarget } from '../entities/index.ts';
+import { type DiscussionCommentCreatedEvent, subscriptionsTable } from '../discussions/index.ts';
 
 export const NOTICE_KINDS = ['discussion.comment', 'discussion.reply', 'discussion.mention'] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];

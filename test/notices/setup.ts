@@ -9,8 +9,7 @@ import type { PluginDefinition } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { DiscussionCommentCreatedEvent } from '../../plugins/discussions/events.ts';
-import { loadTarget } from '../../plugins/discussions/targets.ts';
-import type { DiscussionEntityType } from '../../plugins/discussions/tables.ts';
+import { loadTarget, type TargetType } from '../../plugins/entities/index.ts';
 import { createNoticesPlugin } from '../../plugins/notices/index.ts';
 import { createStreamRegistry, type StreamRegistry } from '../../plugins/notices/stream.ts';
 import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
@@ -38,7 +37,7 @@ export interface NoticesFixture {
   reply(commentId: string, body: string, token: string): Promise<{ id: string }>;
   notices(token: string, query?: string): Promise<{ notices: any[]; nextCursor?: string }>;
   /** Publishes a comment event directly, as the discussions plugin would after storing a comment. */
-  publish(event: Partial<DiscussionCommentCreatedEvent> & { actorUserId: string; entityType: DiscussionEntityType; entityId: string }): Promise<void>;
+  publish(event: Partial<DiscussionCommentCreatedEvent> & { actorUserId: string; entityType: TargetType; entityId: string }): Promise<void>;
 }
 
 /** Starts one hub on `kind` for the enclosing describe block. */

@@ -1,21 +1,24 @@
 /**
- * What a discussion is about: a saved request, a collection, a folder or a run result. Access to a
- * thread is access to its target: the target's collection for the first three, and for run results
- * the rule of the entities plugin (creator, admins, or access to the run's collection).
- * The MLS relay names the same targets in its group ids (`thread:<entityType>:<entityId>`).
+ * Targets: the entities other features attach things to (discussion threads, notices, MLS groups):
+ * a saved request, a collection, a folder or a run result. Access to what is attached is access to
+ * its target: the target's collection for the first three, and for run results the run-result rule
+ * (creator, admins, or access to the run's collection).
  */
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { canReadRunResult } from '../entities/run-results.ts';
-import { collectionsTable, foldersTable, requestsTable, runResultsTable } from '../entities/tables.ts';
-import type { DiscussionEntityType } from './tables.ts';
+import { canReadRunResult } from './run-results.ts';
+import { collectionsTable, foldersTable, requestsTable, runResultsTable } from './tables.ts';
+
+/** The kinds of entity something can be attached to, in the spelling the API uses. */
+export const TARGET_TYPES = ['request', 'collection', 'folder', 'runResult'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
 
 export const TARGET_NOT_FOUND = 'Target entity not found';
 
-export interface DiscussionTarget {
-  entityType: DiscussionEntityType;
+export interface EntityTarget {
+  entityType: TargetType;
   entityId: string;
   /** The collection that governs access, or null for a run result outside any hub collection. */
   collectionId: string | null;
@@ -31,7 +34,7 @@ export interface DiscussionTarget {
 }
 
 /** Loads the target, or null when it does not exist in this tenant. */
-export async function loadTarget(store: Store, entityType: DiscussionEntityType, entityId: string): Promise<DiscussionTarget | null> {
+export async function loadTarget(store: Store, entityType: TargetType, entityId: string): Promise<EntityTarget | null> {
   const base = { entityType, entityId, requestId: null, folderId: null, runResultId: null };
   switch (entityType) {
     case 'collection': {
@@ -56,8 +59,8 @@ export async function loadTarget(store: Store, entityType: DiscussionEntityType,
   }
 }
 
-/** Whether `user` may read and discuss this target. */
-export function canAccessTarget(user: UserRow, target: DiscussionTarget): boolean {
+/** Whether `user` may read this target, and so read and discuss what is attached to it. */
+export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
   if (target.entityType === 'runResult') {
     return canReadRunResult(user, { createdByUserId: target.creatorUserId, collectionId: target.collectionId });
   }
@@ -69,12 +72,12 @@ export function canAccessTarget(user: UserRow, target: DiscussionTarget): boolea
  * the user may not use it. A user without access to the collection learns nothing more than the
  * collection routes would tell them.
  */
-export async function requireTarget(store: Store, user: UserRow, entityType: DiscussionEntityType, entityId: string): Promise<DiscussionTarget> {
+export async function requireTarget(store: Store, user: UserRow, entityType: TargetType, entityId: string): Promise<EntityTarget> {
   return checkTarget(user, await loadTarget(store, entityType, entityId));
 }
 
 /** {@link requireTarget}'s checks on a target already loaded (or null when it does not exist). */
-export function checkTarget(user: UserRow, target: DiscussionTarget | null): DiscussionTarget {
+export function checkTarget(user: UserRow, target: EntityTarget | null): EntityTarget {
   if (!target) throw notFound(TARGET_NOT_FOUND);
   if (!canAccessTarget(user, target)) throw forbidden();
   return target;
@@ -86,28 +89,4 @@ export const targetTables = {
   folder: foldersTable,
   request: requestsTable,
   runResult: runResultsTable,
-} as const satisfies Record<DiscussionEntityType, unknown>;
-
-/** `thread:<entityType>:<entityId>`, the MLS group id convention of the desktop client. */
-const GROUP_ID = /^thread:(request|collection|folder|runresult):(.+)$/i;
-
-export interface ParsedGroupId {
-  entityType: DiscussionEntityType;
-  entityId: string;
-  /**
-   * The one spelling of the group id, `thread:<entityType>:<entityId>` with the entity type as in
-   * DISCUSSION_ENTITY_TYPES: the prefix matches in any case, so this is what the relay stores and
-   * compares, lest `THREAD:collection:x` and `thread:collection:x` become two groups.
-   */
-  mlsGroupId: string;
-}
-
-/** Parses an MLS group id into its target, or null when it does not follow the convention. */
-export function parseGroupId(mlsGroupId: string): ParsedGroupId | null {
-  const match = GROUP_ID.exec(mlsGroupId.trim());
-  if (!match) return null;
-  const kind = match[1]!.toLowerCase();
-  const entityType = (kind === 'runresult' ? 'runResult' : kind) as DiscussionEntityType;
-  const entityId = match[2]!;
-  return { entityType, entityId, mlsGroupId: `thread:${entityType}:${entityId}` };
-}
+} as const satisfies Record<TargetType, unknown>;
