@@ -11,7 +11,6 @@ import type { Clock } from './clock.ts';
 import type { RouteDocs } from './http/openapi.ts';
 import type { HubConfig } from './config/load.ts';
 import type { EventBus } from './events.ts';
-import type { ThrottleGuard } from './http/auth.ts';
 import type { Identity } from './identity/identity.ts';
 import type { ApiTokenRow, TenantRow, UserRow } from './identity/tables.ts';
 import type { Logger } from './log.ts';
@@ -19,6 +18,7 @@ import type { PluginMetrics } from './metrics.ts';
 import type { ReadCache } from './cache.ts';
 import type { Migration, Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
+import type { ThrottleGuard } from './throttle/contract.ts';
 
 /** What every request carries once the pipeline has run (set in this order). */
 export interface KernelVariables {

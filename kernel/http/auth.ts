@@ -11,7 +11,7 @@ import type { KernelEnv } from '../plugin.ts';
 import { unavailableDependency } from '../outage.ts';
 import type { Identity } from '../identity/identity.ts';
 import { sha256Hex } from '../identity/secrets.ts';
-import { type ThrottlePolicy, type ThrottleStore } from '../throttle/contract.ts';
+import type { ThrottleGuard, ThrottlePolicy, ThrottleStore } from '../throttle/contract.ts';
 
 export interface AuthPolicy extends ThrottlePolicy {
   /** Failures from one address across all tokens before it is blocked; 0 disables. */
@@ -84,19 +84,7 @@ export function bearerAuth(deps: AuthDeps) {
   });
 }
 
-/**
- * The throttle as plugins see it (invitation preview and redeem): the same store, policy, 429 and
- * fail-closed 503 as bearer auth, for a key the plugin chooses such as `{ip}:invitation`.
- */
-export interface ThrottleGuard {
-  /** Throws 429 (with Retry-After) while the key is blocked. */
-  assertNotBlocked(key: string): Promise<void>;
-  /** Counts one failure under the auth policy. */
-  recordFailure(key: string): Promise<void>;
-  /** Clears the key's failures and block after a success. */
-  reset(key: string): Promise<void>;
-}
-
+/** The {@link ThrottleGuard} plugins get, on bearer auth's store and policy. */
 export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): ThrottleGuard {
   return {
     async assertNotBlocked(key) {

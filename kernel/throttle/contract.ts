@@ -48,3 +48,16 @@ export class ThrottleUnavailableError extends Error {
     this.name = 'ThrottleUnavailableError';
   }
 }
+
+/**
+ * The throttle as plugins see it (invitation preview and redeem): the same store, policy, 429 and
+ * fail-closed 503 as bearer auth, for a key the plugin chooses such as `{ip}:invitation`.
+ */
+export interface ThrottleGuard {
+  /** Throws 429 (with Retry-After) while the key is blocked. */
+  assertNotBlocked(key: string): Promise<void>;
+  /** Counts one failure under the auth policy. */
+  recordFailure(key: string): Promise<void>;
+  /** Clears the key's failures and block after a success. */
+  reset(key: string): Promise<void>;
+}
