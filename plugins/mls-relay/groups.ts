@@ -1,8 +1,9 @@
 /**
  * MLS groups are discussion threads: a group id names its target (`thread:<entityType>:<id>`), and
  * only users who may discuss that target may relay anything for the group. The checks are the
- * entities plugin's target checks (those discussions use too), with the relay's own 404 wording. Group ids are canonicalized
- * (`thread:<entityType>:<entityId>`) before anything is stored or looked up.
+ * entities plugin's target checks (the ones discussions use), with the relay's own 404 wording.
+ * Group ids are canonicalized (`thread:<entityType>:<entityId>`) before anything is stored or
+ * looked up.
  */
 import { badRequest, HttpError, notFound } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
