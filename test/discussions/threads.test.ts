@@ -8,7 +8,7 @@ import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '
 import { commentsTable, subscriptionId, subscriptionsTable } from '../../plugins/discussions/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName } from '../helpers/hub.ts';
-import { failingDeletes } from '../notices/setup.ts';
+import { failingDeletes } from '../helpers/drivers.ts';
 import { useDiscussionHub } from './setup.ts';
 
 describe.each(httpDrivers())('discussion threads on %s', (driver) => {

@@ -12,7 +12,8 @@ import { StorageError, type StorageDriver } from '../../kernel/storage/contract.
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { eventually, killMysqlConnections, recordCrashes, sleep, terminatePgBackends } from './support.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { killMysqlConnections, recordCrashes, terminatePgBackends } from './support.ts';
 
 const kinds = [
   { kind: 'postgres' as const, url: 'HUB_TEST_PG_URL', kill: terminatePgBackends },

@@ -10,7 +10,8 @@ import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, recordCrashes, startFaultProxy, type FaultProxy } from './support.ts';
+import { eventually } from '../helpers/async.ts';
+import { recordCrashes, startFaultProxy, type FaultProxy } from './support.ts';
 
 const BOUND_MS = 1000;
 

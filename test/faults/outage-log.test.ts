@@ -11,7 +11,8 @@ import { StorageError, type StorageDriver } from '../../kernel/storage/contract.
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { captureLog, eventually, sleep, startFaultProxy, type FaultProxy } from './support.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { captureLog, startFaultProxy, type FaultProxy } from './support.ts';
 
 describe.skipIf(!driverAvailable('postgres'))('the log during a database outage (postgres)', () => {
   let database: TestDatabase;

@@ -10,8 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { sseReader } from '../notices/setup.ts';
-import { captureLog, eventually, privateRedis, recordCrashes, type RedisChild } from './support.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { captureLog, privateRedis, recordCrashes, type RedisChild } from './support.ts';
 
 const enabled = !!process.env.HUB_TEST_REDIS_URL || process.env.CI === 'true';
 

@@ -12,7 +12,8 @@ import { StorageError, type StorageDriver } from '../../kernel/storage/contract.
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, recordCrashes, sleep, startFaultProxy, type FaultProxy } from './support.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { recordCrashes, startFaultProxy, type FaultProxy } from './support.ts';
 
 const BOUND_MS = 1000;
 

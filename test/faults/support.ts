@@ -5,20 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { eventually } from '../helpers/async.ts';
 import { freePort } from '../helpers/net.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it is truthy, or throws after `timeoutMs`. Returns how long it took. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Records every uncaught exception and unhandled rejection of this process while installed. */
 export function recordCrashes(): { errors: unknown[]; dispose(): void } {
@@ -193,5 +182,3 @@ export async function privateRedis(): Promise<RedisChild> {
     },
   };
 }
-
-export { freePort };

@@ -7,7 +7,7 @@ import { http, HttpResponse } from 'msw';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually } from '../notices/setup.ts';
+import { eventually } from '../helpers/async.ts';
 import { chunk, COMPLETIONS_URL, llmSection, server, streamWith, useProvider, userTurn } from './setup.ts';
 
 useProvider();

@@ -7,7 +7,8 @@ import { http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, sseReader } from '../notices/setup.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
 import { chunk, COMPLETIONS_URL, llmSection, received, server, streamWith, useProvider, userTurn } from './setup.ts';
 
 useProvider();

@@ -8,7 +8,8 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { noticesTable } from '../../plugins/notices/tables.ts';
-import { failingDeletes, useNoticesHub, type Account } from './setup.ts';
+import { failingDeletes } from '../helpers/drivers.ts';
+import { useNoticesHub, type Account } from './setup.ts';
 
 describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));

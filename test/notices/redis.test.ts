@@ -15,7 +15,9 @@ import { noticeChannel } from '../../plugins/notices/fanout.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { EMBEDDED_DRIVER, openTestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { eventually, pluginsWith, sseReader } from './setup.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { pluginsWith } from './setup.ts';
 
 const redisUrl = process.env.HUB_TEST_REDIS_URL;
 const pgUrl = process.env.HUB_TEST_PG_URL;

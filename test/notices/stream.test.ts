@@ -8,7 +8,9 @@ import { serveNode } from '../../kernel/runtime/node.ts';
 import { EMBEDDED_DRIVER, httpDrivers, openTestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
 import { createStreamRegistry } from '../../plugins/notices/stream.ts';
-import { eventually, pluginsWith, sseReader, useNoticesHub } from './setup.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { pluginsWith, useNoticesHub } from './setup.ts';
 
 const openStream = (t: TestHub, token: string) =>
   t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });

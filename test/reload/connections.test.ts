@@ -21,7 +21,7 @@ import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { plugins } from '../../plugins/index.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
-import { eventually } from '../notices/setup.ts';
+import { eventually } from '../helpers/async.ts';
 
 const pgUrl = process.env.HUB_TEST_PG_URL;
 const redisUrl = process.env.HUB_TEST_REDIS_URL;
