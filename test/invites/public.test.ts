@@ -1,19 +1,11 @@
 /** The public invitation surface: throttling of preview/redeem and the `/join` page as served. */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { closedPort } from '../helpers/net.ts';
 
 const UNKNOWN = `hbi_${'B'.repeat(43)}`;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
   let db: TestDriver;

@@ -18,14 +18,7 @@ import { plugins } from '../../plugins/index.ts';
 import { createTestDatabase, driverAvailable } from '../helpers/databases.ts';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../helpers/net.ts';
 
 /** The migrations record as a declared table, so a test can forget one migration on any driver. */
 const migrationsRecord = defineTable({ name: 'hub_migrations', tenantScoped: false, columns: { id: col.id(), appliedAt: col.timestamp() } });
