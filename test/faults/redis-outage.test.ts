@@ -11,12 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 import { eventually } from '../helpers/async.ts';
+import { REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 import { sseReader } from '../helpers/sse.ts';
 import { captureLog, privateRedis, recordCrashes, type RedisChild } from './support.ts';
 
-const enabled = !!process.env.HUB_TEST_REDIS_URL || process.env.CI === 'true';
-
-describe.skipIf(!enabled)('a Redis outage under the throttle and the notices fan-out', () => {
+describe.runIf(requireService(REDIS_URL_VAR))('a Redis outage under the throttle and the notices fan-out', () => {
   let redis: RedisChild;
   let db: TestDriver;
   let t: TestHub;
