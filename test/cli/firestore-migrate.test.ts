@@ -12,7 +12,7 @@ import { compositeIndexes, tablesOf } from '../../kernel/storage/firestore/index
 import { plugins } from '../../plugins/index.ts';
 import { createFirestoreTestDatabase, FIRESTORE_HOST_VAR } from '../helpers/firestore.ts';
 import { requireService } from '../helpers/services.ts';
-import { createProject, quietLogging, type Project } from './helpers.ts';
+import { createProject, quietLogging, type Project } from '../helpers/cli.ts';
 
 const emulator = requireService(FIRESTORE_HOST_VAR);
 

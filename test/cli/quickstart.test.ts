@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import { createProject, startServer, type Project, type RunningServer } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { createProject, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
+import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -125,15 +125,15 @@ function followQuickStart(db: () => Record<string, unknown> | undefined) {
   });
 }
 
-describe.skipIf(skipPg)('the README quick start, on PostgreSQL', () => {
-  let database: TestPgDatabase;
+describe.runIf(driverAvailable('postgres'))('the README quick start, on PostgreSQL', () => {
+  let database: TestDatabase;
   beforeAll(async () => {
-    database = await createPgDatabase();
+    database = await createTestDatabase('postgres');
   });
   afterAll(async () => {
     await database?.drop();
   });
-  followQuickStart(() => database.db);
+  followQuickStart(() => database.config);
 });
 
 // The quick start as a new user runs it: no db section, the embedded default database. The CLI runs
