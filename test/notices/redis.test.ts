@@ -12,8 +12,8 @@ import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { noticeChannel } from '../../plugins/notices/fanout.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
-import { EMBEDDED_DRIVER, openTestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { startTestHub, uniqueName, useTestHub, type TestHub } from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
 import { PG_URL_VAR, redisSection as sharedRedisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 import { eventually } from '../helpers/async.ts';
@@ -98,31 +98,24 @@ describe.runIf(redisUrl && pgUrl)('notice fan-out across two hubs over Redis (po
 });
 
 describe.runIf(redisUrl)('notices while Redis is unreachable', () => {
-  it('still stores notices, and the stream answers 503 until the subscriber is ready', async () => {
-    const port = await closedPort();
-    const db = await openTestDriver(EMBEDDED_DRIVER);
-    // Authentication keeps working on an in-memory throttle: only the notice fan-out loses Redis.
-    const t = await startTestHub({
-      driver: db.driver,
-      plugins: await pluginsWith({}),
-      config: { redis: redisSection({ host: '127.0.0.1', port }) },
-      throttle: createMemoryThrottleStore(),
-    });
-    try {
-      const owner = await t.createUser({ collectionAccess: ['*'] });
-      const readerName = uniqueName('reader');
-      const reader = await t.createUser({ name: readerName, collectionAccess: ['*'] });
-      const stream = await openStream(t, reader.token);
-      expect(stream.status).toBe(503);
-      expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
+  // Authentication keeps working on an in-memory throttle: only the notice fan-out loses Redis.
+  const t = useTestHub(EMBEDDED_DRIVER, async () => ({
+    plugins: await pluginsWith({}),
+    config: { redis: redisSection({ host: '127.0.0.1', port: await closedPort() }) },
+    throttle: createMemoryThrottleStore(),
+  }));
 
-      const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
-      const res = await t.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `@${readerName} ping` } });
-      expect(res.status, res.text).toBe(200);
-      expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
-    } finally {
-      await t.close();
-      await db.cleanup();
-    }
+  it('still stores notices, and the stream answers 503 until the subscriber is ready', async () => {
+    const owner = await t.createUser({ collectionAccess: ['*'] });
+    const readerName = uniqueName('reader');
+    const reader = await t.createUser({ name: readerName, collectionAccess: ['*'] });
+    const stream = await openStream(t, reader.token);
+    expect(stream.status).toBe(503);
+    expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
+
+    const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
+    const res = await t.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `@${readerName} ping` } });
+    expect(res.status, res.text).toBe(200);
+    expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
   });
 });
