@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { startTestHub, useTestDriver, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
@@ -13,25 +13,16 @@ async function failTimes(t: TestHub, count: number, token: string | null) {
 }
 
 describe('failed-authentication throttling', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-  });
-  afterAll(async () => db?.cleanup());
+  const db = useTestDriver(EMBEDDED_DRIVER);
 
   describe('with the in-process store', () => {
-    let t: TestHub;
     const throttle = createMemoryThrottleStore();
-    beforeAll(async () => {
-      t = await startTestHub({
-        plugins: [avatarsPlugin, accountsPlugin],
-        driver: db.driver,
-        throttle,
-        config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
-        ip: '198.51.100.7',
-      });
+    const t = useTestHub(db, {
+      plugins: [avatarsPlugin, accountsPlugin],
+      throttle,
+      config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
+      ip: '198.51.100.7',
     });
-    afterAll(async () => t?.close());
 
     it('blocks a repeated bad token with 429 and Retry-After once the limit is reached', async () => {
       await failTimes(t, 3, 'hbk_wrong-token-a');
@@ -128,16 +119,13 @@ describe('failed-authentication throttling', () => {
 
     it('fails closed with 503 when the configured Redis cannot be reached', async () => {
       const redis = redisSection({ port: await closedPort(), connectTimeoutMillis: 300 });
-      const t = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } });
-      try {
+      await withTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } }, async (t) => {
         const valid = await t.request('GET', '/auth/session');
         expect(valid.status).toBe(503);
         expect(valid.body).toEqual({ error: 'Service Unavailable' });
         expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
         expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
-      } finally {
-        await t.close();
-      }
+      });
     });
   });
 });
