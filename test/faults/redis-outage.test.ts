@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 import { eventually } from '../helpers/async.ts';
 import { REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 import { sseReader } from '../helpers/sse.ts';
@@ -17,27 +17,20 @@ import { captureLog, privateRedis, recordCrashes, type RedisChild } from './supp
 
 describe.runIf(requireService(REDIS_URL_VAR))('a Redis outage under the throttle and the notices fan-out', () => {
   let redis: RedisChild;
-  let db: TestDriver;
-  let t: TestHub;
-  const crashes = recordCrashes();
   const captured = captureLog();
-
   beforeAll(async () => {
     redis = await privateRedis();
     await redis.start();
-    db = await openTestDriver(httpDrivers()[0]!);
-    t = await startTestHub({
-      driver: db.driver,
-      log: captured.log,
-      config: { redis: { host: '127.0.0.1', port: redis.port, keyPrefix: `hubfault:${randomUUID().slice(0, 8)}:`, connectTimeoutMillis: 500 } },
-    });
   });
   afterAll(async () => {
-    crashes.dispose();
-    await t?.close();
-    await db?.cleanup();
     await redis?.kill();
   });
+  const t = useTestHub(httpDrivers()[0]!, () => ({
+    log: captured.log,
+    config: { redis: { host: '127.0.0.1', port: redis.port, keyPrefix: `hubfault:${randomUUID().slice(0, 8)}:`, connectTimeoutMillis: 500 } },
+  }));
+  const crashes = recordCrashes();
+  afterAll(() => crashes.dispose());
 
   const openStream = (token: string) => t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}` } });
 

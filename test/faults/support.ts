@@ -1,11 +1,16 @@
 /**
- * Tools for the fault suites: a TCP proxy that can stall or cut a database connection, a private
- * `redis-server` child, a recorder of uncaught exceptions, a log capture, and ways to kill the
- * hub's own database connections. The shared services themselves are never stopped.
+ * Tools for the fault suites: a TCP proxy that can stall or cut a database connection (and a hub
+ * whose driver goes through one), a private `redis-server` child, a recorder of uncaught
+ * exceptions, a log capture, and ways to kill the hub's own database connections. The shared
+ * services themselves are never stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { afterAll } from 'vitest';
+import type { DbConfig } from '../../kernel/storage/config.ts';
 import { eventually } from '../helpers/async.ts';
+import type { DriverKind } from '../helpers/drivers.ts';
+import { useTestDriver, useTestHub, type TestHubOptions, type UsedTestHub } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
 
@@ -99,6 +104,43 @@ export async function startFaultProxy(host: string, port: number): Promise<Fault
         pair.upstream.destroy();
       }
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * For the enclosing describe block: a hub on a new `kind` database whose driver reaches the database
+ * (or the Firestore emulator) through a {@link FaultProxy}, with `driverOptions` (timeouts, pool
+ * size) added to its config. The proxy forwards again before the hub closes, and closes last.
+ */
+export function useHubBehindProxy(kind: DriverKind, driverOptions: Record<string, unknown>, hubOptions: TestHubOptions = {}): { t: UsedTestHub; readonly proxy: FaultProxy } {
+  let proxy: FaultProxy | undefined;
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const db = useTestDriver(kind, async (config) => {
+    if (config.driver === 'firestore') {
+      const [host, port] = process.env.FIRESTORE_EMULATOR_HOST!.split(':');
+      proxy = await startFaultProxy(host!, Number(port));
+      // The client finds the emulator through this variable when it is created; a test file runs in
+      // its own process, so only this suite's clients go through the proxy.
+      process.env.FIRESTORE_EMULATOR_HOST = `127.0.0.1:${proxy.port}`;
+      return { ...config, ...driverOptions } as DbConfig;
+    }
+    const { host, port } = config as { host: string; port: number };
+    proxy = await startFaultProxy(host, port);
+    return { ...config, host: '127.0.0.1', port: proxy.port, ...driverOptions } as DbConfig;
+  });
+  const t = useTestHub(db, hubOptions);
+  afterAll(() => {
+    proxy?.resume();
+    proxy?.restore();
+  });
+  return {
+    t,
+    get proxy() {
+      if (!proxy) throw new Error('The fault proxy starts in beforeAll: read it inside tests.');
+      return proxy;
     },
   };
 }
