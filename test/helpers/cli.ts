@@ -88,14 +88,16 @@ export interface UsedProject extends Omit<Project, 'remove'> {
 
 /**
  * Creates a new `kind` database and a project whose server.yaml is `{ db, ...config }` before the
- * block's tests (beforeAll), migrated first when `migrate` is set; removes both after them.
+ * block's tests (beforeAll), migrated first when `migrate` is set; removes both after them. With
+ * `kind` null there is no `db` section: the project runs on the embedded default database. `config`
+ * may be a function, called in beforeAll, for values only known then (a free port).
  */
-export function useCliProject(kind: DriverKind, config: Record<string, unknown> = {}, { migrate = false } = {}): UsedProject {
+export function useCliProject(kind: DriverKind | null, config: Record<string, unknown> | (() => Record<string, unknown>) = {}, { migrate = false } = {}): UsedProject {
   let database: TestDatabase | undefined;
   let project: Project | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    project = await createProject({ db: database.config, ...config });
+    database = kind ? await createTestDatabase(kind) : undefined;
+    project = await createProject({ ...(database ? { db: database.config } : {}), ...(typeof config === 'function' ? config() : config) });
     if (migrate) {
       const migrated = await project.run('migrate');
       expect(migrated.code, migrated.stderr).toBe(0);
@@ -111,6 +113,7 @@ export function useCliProject(kind: DriverKind, config: Record<string, unknown> 
       return created().dir;
     },
     get database() {
+      if (!kind) throw new Error('This project runs on the embedded default database: it has no test database.');
       return database ?? notYet();
     },
     run: (...args) => created().run(...args),
