@@ -17,7 +17,7 @@ import { createProject, quietLogging, type Project } from '../helpers/cli.ts';
 const emulator = requireService(FIRESTORE_HOST_VAR);
 
 describe('migrate --firestore-indexes elsewhere', () => {
-  it('is refused on a SQL database before anything is opened', async () => {
+  it('is refused on a SQL database with exit code 2 and nothing on stdout', async () => {
     const project = await createProject({ db: { driver: 'sqlite', path: './data/hub.db' }, ...quietLogging });
     try {
       const { code, stderr, stdout } = await project.run('migrate', '--firestore-indexes', 'firestore.indexes.json');

@@ -60,7 +60,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user invite (PostgreS
     expect(twice.stderr.trim()).toBe(`No pending invitation found with id ${again.invitation.id}.`);
   });
 
-  it('refuses bad flags before touching the database', async () => {
+  it('refuses bad flags with exit code 2 and an unknown user with exit code 1', async () => {
     // Exit code 2: the command line is wrong; 1: the operation failed (here, no such user).
     const cases: [string[], RegExp, number][] = [
       [['--name', 'x', '--base-url', 'ftp://hub'], /--base-url must use http or https/, 2],
