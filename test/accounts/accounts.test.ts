@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { createManualClock } from '../../kernel/clock.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { uniqueName, useTestHub, withTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('accounts routes on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
-
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { collaboration: { e2ee: true } } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(kind, { plugins: [avatarsPlugin, accountsPlugin], config: { collaboration: { e2ee: true } } });
 
   const newUserBody = (extra: Record<string, unknown> = {}) => ({ name: uniqueName(), role: 'user', ...extra });
 
@@ -92,7 +82,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       await t.request('GET', '/auth/session', { token: user.token });
       // Recording use is deliberately off the request's path, so wait for it to land.
       await vi.waitFor(async () => {
-        const tokens = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } });
+        const tokens = await t.store().table(apiTokensTable).find({ where: { userId: user.id } });
         expect(tokens[0]!.lastUsedAt).toMatch(/\.\d{3}Z$/);
       });
     });
@@ -101,8 +91,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
   describe('last use of a token', () => {
     it('is written at most once a minute, also while the token is served from the read cache', async () => {
       const clock = createManualClock(new Date('2026-05-01T10:00:00.000Z'));
-      const hub = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, clock });
-      try {
+      await withTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: t.driver, clock }, async (hub) => {
         const user = await hub.createUser({});
         const lastUsed = async () =>
           (await hub.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } }))[0]!.lastUsedAt;
@@ -115,9 +104,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         clock.advance(31_000);
         expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
         await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:01:01.000Z'));
-      } finally {
-        await hub.close();
-      }
+      });
     });
   });
 
@@ -151,7 +138,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
     it('stores only the sha256 of the secret', async () => {
       const res = await t.request('POST', '/admin/users', { body: newUserBody() });
-      const row = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).get(res.body.token.id);
+      const row = await t.store().table(apiTokensTable).get(res.body.token.id);
       expect(row!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(row)).not.toContain(res.body.secret.slice(4));
     });
@@ -253,7 +240,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
   describe('GET /admin/users', () => {
     it('lists accounts by name without the system account, with warnings for stale ids', async () => {
-      const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+      const store = t.store();
       const stale = await t.createUser({ name: uniqueName('stale') });
       await store.table(usersTable).update(stale.id, { collectionAccess: ['gone-1'], llmModels: ['old-model'] });
       const res = await t.request('GET', '/admin/users');
@@ -270,7 +257,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
   describe('PUT /admin/users/:id', () => {
     it('changes only the fields given and keeps stale lists it was not given', async () => {
-      const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+      const store = t.store();
       const user = await t.createUser({ collectionAccess: ['*'] });
       await store.table(usersTable).update(user.id, { environmentAccess: ['stale-env'] });
       const res = await t.request('PUT', `/admin/users/${user.id}`, { body: { llmAccess: true, avatarInitials: 'qz', avatarColor: 'teal-600' } });
@@ -303,7 +290,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
     it('answers 404 for an unknown user and 403 for the system account', async () => {
       expect((await t.request('PUT', `/admin/users/${newId()}`, { body: { llmAccess: true } })).status).toBe(404);
-      const system = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).findOne({ system: true });
+      const system = await t.store().table(usersTable).findOne({ system: true });
       const res = await t.request('PUT', `/admin/users/${system!.id}`, { body: { llmAccess: true } });
       expect(res.status).toBe(403);
     });
@@ -320,13 +307,13 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const user = await t.createUser({});
       expect((await t.request('DELETE', `/admin/users/${user.id}`)).status).toBe(204);
       expect((await t.request('GET', '/auth/session', { token: user.token })).status).toBe(401);
-      const tokens = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } });
+      const tokens = await t.store().table(apiTokensTable).find({ where: { userId: user.id } });
       expect(tokens).toEqual([]);
     });
 
     it('refuses to delete yourself or the system account, and 404s an unknown id', async () => {
       expect((await t.request('DELETE', `/admin/users/${t.adminId}`)).status).toBe(403);
-      const system = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).findOne({ system: true });
+      const system = await t.store().table(usersTable).findOne({ system: true });
       expect((await t.request('DELETE', `/admin/users/${system!.id}`)).status).toBe(403);
       expect((await t.request('DELETE', `/admin/users/${newId()}`)).status).toBe(404);
     });
@@ -342,7 +329,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     });
 
     it('refuses tokens for the system account and unknown users, and empty names', async () => {
-      const system = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).findOne({ system: true });
+      const system = await t.store().table(usersTable).findOne({ system: true });
       expect((await t.request('POST', `/admin/users/${system!.id}/tokens`, { body: { name: 'x' } })).status).toBe(403);
       expect((await t.request('POST', `/admin/users/${newId()}/tokens`, { body: { name: 'x' } })).status).toBe(404);
       const user = await t.createUser({});
@@ -382,7 +369,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     });
 
     it('refuses to delete a token of the system account', async () => {
-      const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+      const store = t.store();
       const system = await store.table(usersTable).findOne({ system: true });
       const id = newId();
       await store.table(apiTokensTable).insert({ id, userId: system!.id, name: 'internal', tokenHash: 'f'.repeat(64), tokenPrefix: 'hbk_internal', createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null });
@@ -392,7 +379,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
     it('rejects a revoked token with 401', async () => {
       const user = await t.createUser({});
-      const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+      const store = t.store();
       const [token] = await store.table(apiTokensTable).find({ where: { userId: user.id } });
       expect(await t.hub.identity.tokens.revoke(store, token!.id)).not.toBeNull();
       expect((await t.request('GET', '/auth/session', { token: user.token })).status).toBe(401);

@@ -3,8 +3,7 @@
  * a thread subscription, notification settings, a device key) while the user is being deleted: whatever the interleaving, once the deletion has
  * answered nothing of the user's may be left, and no request may fail with a 500.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiTokensTable } from '../../kernel/identity/tables.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
@@ -12,34 +11,24 @@ import { subscriptionsTable } from '../../plugins/discussions/tables.ts';
 import { invitationsTable } from '../../plugins/invites/tables.ts';
 import { notificationSettingsTable } from '../../plugins/notices/tables.ts';
 import { deviceKeysTable } from '../../plugins/mls-relay/tables.ts';
-import { allDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { allDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 const ROUNDS = 3;
 const CONCURRENT = 20;
 
 describe.each(allDrivers())('additions racing the deletion of their user on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
-  let plain: TestHub;
-  let store: Store;
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    // Each request may name its address, so failures caused by the deletion (redeems answering
-    // 404, requests with the deleted user's token answering 401) do not trip the throttle.
-    t = await startTestHub({
-      driver: db.driver,
-      config: { collaboration: { e2ee: true } },
-      clientIp: (c) => c.req.header('x-test-ip') ?? '203.0.113.1',
-    });
-    store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
-    // A second hub on the same database with plaintext discussions, to start threads in.
-    plain = await startTestHub({ driver: db.driver });
+  // Each request may name its address, so failures caused by the deletion (redeems answering
+  // 404, requests with the deleted user's token answering 401) do not trip the throttle.
+  const t = useTestHub(kind, {
+    config: { collaboration: { e2ee: true } },
+    clientIp: (c) => c.req.header('x-test-ip') ?? '203.0.113.1',
   });
-  afterAll(async () => {
-    await plain?.close();
-    await t?.close();
-    await db?.cleanup();
+  // A second hub on the same database with plaintext discussions, to start threads in.
+  const plain = useTestHub(t);
+  let store: Store;
+  beforeAll(() => {
+    store = t.store();
   });
 
   const times = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));

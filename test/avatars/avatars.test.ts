@@ -1,10 +1,9 @@
 /** Avatars over HTTP: the caller's own avatar, admin updates, image bytes and the hub avatar. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { avatarsTable, userAvatarId } from '../../plugins/avatars/service.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useTestHub, withTestHub } from '../helpers/hub.ts';
 
 // Small image payloads: real magic numbers, made-up bodies.
 const bytesOf = (...parts: (number[] | string)[]) =>
@@ -19,18 +18,8 @@ const WEBP = bytesOf('RIFF', [26, 0, 0, 0], 'WEBPVP8L', [13, 0, 0, 0, 0x2f, 0, 0
 const dataUrl = (mime: string, bytes: Buffer) => `data:${mime};base64,${bytes.toString('base64')}`;
 
 describe.each(httpDrivers())('avatars on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
-
-  const store = () => t.hub.driver().forTenant(DEFAULT_TENANT_ID);
+  const t = useTestHub(kind);
+  const store = () => t.store();
 
   describe('PUT /auth/profile/avatar', () => {
     it('changes initials and colour and returns the avatar fields without an image URL', async () => {
@@ -170,8 +159,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
     });
 
     it('keeps one hub image per tenant', async () => {
-      const multi = await startTestHub({ driver: db.driver, config: { multitenancy: { enabled: true } } });
-      try {
+      await withTestHub({ driver: t.driver, config: { multitenancy: { enabled: true } } }, async (multi) => {
         const tenant = `t${Math.random().toString(36).slice(2, 8)}`;
         await multi.hub.identity.tenants.create(tenant, 'Other team');
         const otherAdmin = await multi.createUser({ role: 'admin' }, tenant);
@@ -180,9 +168,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
         expect([here.status, there.status]).toEqual([200, 200]);
         expect((await multi.request('GET', '/auth/hub/avatar')).headers.get('content-type')).toBe('image/png');
         expect((await multi.request('GET', '/auth/hub/avatar', { token: otherAdmin.token, tenant })).headers.get('content-type')).toBe('image/webp');
-      } finally {
-        await multi.close();
-      }
+      });
     });
   });
 });

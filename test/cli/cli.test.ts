@@ -1,7 +1,7 @@
 /** The CLI's behaviour that needs no database: help, version, flag and config errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUB_VERSION } from '../../kernel/version.ts';
-import { createProject, quietLogging, type Project } from './helpers.ts';
+import { createProject, quietLogging, type Project } from '../helpers/cli.ts';
 
 // Nothing listens on port 1: a command that reached the database would fail with a connection
 // error instead of the message asserted, which proves the check ran before the database was opened.

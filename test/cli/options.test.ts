@@ -4,7 +4,7 @@
  * command that did not read `--config` would not report that file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, type Project } from './helpers.ts';
+import { createProject, type Project } from '../helpers/cli.ts';
 
 /** Every command: its words, and the arguments it requires. */
 const COMMANDS: readonly (readonly [string[], string[]])[] = [

@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import { createProject, startServer, type Project, type RunningServer } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { startServer, useCliProject, type RunningServer } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -32,30 +32,23 @@ function shellWords(line: string): string[] {
   return words;
 }
 
-/** Runs the quick start on a project whose server.yaml holds `db` (undefined: the embedded default). */
-function followQuickStart(db: () => Record<string, unknown> | undefined) {
-  let project: Project;
+/** Runs the quick start on a project on a new `kind` database (null: the embedded default). */
+function followQuickStart(kind: 'postgres' | null) {
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+  });
+  const project = useCliProject(kind, () => ({ server: { port } }), { migrate: kind !== null });
   let server: RunningServer;
   let adminSecret: string;
-  let port: number;
 
   const api = async (path: string, secret: string, init: RequestInit = {}) => {
     const res = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...init.headers } });
     return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
   };
 
-  beforeAll(async () => {
-    port = await freePort();
-    const section = db();
-    project = await createProject({ server: { port }, ...(section ? { db: section } : {}) });
-    if (section) {
-      const migrated = await project.run('migrate');
-      expect(migrated.code, migrated.stderr).toBe(0);
-    }
-  });
   afterAll(async () => {
     await server?.stop();
-    await project?.remove();
   });
 
   it('starts with the command npm start runs, prints its PID and the first admin token once', async () => {
@@ -125,20 +118,13 @@ function followQuickStart(db: () => Record<string, unknown> | undefined) {
   });
 }
 
-describe.skipIf(skipPg)('the README quick start, on PostgreSQL', () => {
-  let database: TestPgDatabase;
-  beforeAll(async () => {
-    database = await createPgDatabase();
-  });
-  afterAll(async () => {
-    await database?.drop();
-  });
-  followQuickStart(() => database.db);
+describe.runIf(driverAvailable('postgres'))('the README quick start, on PostgreSQL', () => {
+  followQuickStart('postgres');
 });
 
 // The quick start as a new user runs it: no db section, the embedded default database. The CLI runs
 // while the server holds that database, which the embedded SQLite default allows (several processes
 // may open it); the former embedded PGlite refused it.
 describe('the README quick start, on the embedded default database', () => {
-  followQuickStart(() => undefined);
+  followQuickStart(null);
 });

@@ -7,27 +7,20 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createProject, startServer, type Project, type RunningServer } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { startServer, useCliProject, type RunningServer } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
-describe.skipIf(skipPg)('workspace-hub reload (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
+describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)', () => {
+  const project = useCliProject('postgres', { logging: { level: 'error' } }, { migrate: true });
   let server: RunningServer;
-  const write = (config: Record<string, unknown>) => writeFile(join(project.dir, 'server.yaml'), stringify({ db: database.db, ...config }));
+  const write = (config: Record<string, unknown>) => writeFile(join(project.dir, 'server.yaml'), stringify({ db: project.database.config, ...config }));
   const statuses = (sections: { section: string; status: string }[]) => Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
   beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, logging: { level: 'error' } });
-    const migrated = await project.run('migrate');
-    expect(migrated.code, migrated.stderr).toBe(0);
     server = await startServer(project.dir, ['--port', '0']);
   });
   afterAll(async () => {
     await server?.stop();
-    await project?.remove();
-    await database?.drop();
   });
 
   it('prints its PID at start and writes it to a private PID file in the data directory', async () => {
@@ -65,7 +58,7 @@ describe.skipIf(skipPg)('workspace-hub reload (PostgreSQL)', () => {
 
   it('reports a failed db reload with its reason, logs it as an error and keeps serving', async () => {
     const before = server.stderr().length;
-    await write({ db: { ...database.db, port: 1, connectionTimeoutMillis: 2000 }, logging: { level: 'info', format: 'pretty' } });
+    await write({ db: { ...project.database.config, port: 1, connectionTimeoutMillis: 2000 }, logging: { level: 'info', format: 'pretty' } });
     const json = await project.run('reload', '--json');
     expect(json.code).toBe(1);
     const db = JSON.parse(json.stdout).sections.find((s: { section: string }) => s.section === 'db');

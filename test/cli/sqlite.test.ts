@@ -8,7 +8,7 @@
 import { copyFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, startServer, type Project, type RunningServer } from './helpers.ts';
+import { createProject, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 /** The secret printed once, on the line after "will not be shown again" (a token prefix may come earlier). */

@@ -1,22 +1,12 @@
 /** `migrate` and `start` against PostgreSQL: schema checks, the first admin, graceful shutdown. */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, startServer, type Project } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { describe, expect, it } from 'vitest';
+import { quietLogging, startServer, useCliProject } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
-describe.skipIf(skipPg)('workspace-hub migrate and start (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
-
-  beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, ...quietLogging });
-  });
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
-  });
+describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (PostgreSQL)', () => {
+  const project = useCliProject('postgres', quietLogging);
 
   it('refuses to start on a database that needs migrations', async () => {
     const { code, stderr, stdout } = await project.run('start', '--port', '0');
@@ -56,41 +46,21 @@ describe.skipIf(skipPg)('workspace-hub migrate and start (PostgreSQL)', () => {
   });
 });
 
-describe.skipIf(skipPg)('workspace-hub migrate on a new database (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
-
-  beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, ...quietLogging });
-  });
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
-  });
+describe.runIf(driverAvailable('postgres'))('workspace-hub migrate on a new database (PostgreSQL)', () => {
+  const project = useCliProject('postgres', quietLogging);
 
   it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
     const { code, stdout, stderr } = await project.run('migrate');
     expect(code, stderr).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
-    const tenants = await database.query('SELECT id FROM tenants');
+    const tenants = await project.database.query('SELECT id FROM tenants');
     expect(tenants.map((row) => row.id)).toEqual(['__default__']);
   });
 });
 
-describe.skipIf(skipPg)('workspace-hub migrate on a terminal (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
-
-  beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, ...quietLogging });
-  });
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
-  });
+describe.runIf(driverAvailable('postgres'))('workspace-hub migrate on a terminal (PostgreSQL)', () => {
+  const project = useCliProject('postgres', quietLogging);
 
   /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
   const onTerminal = (...args: string[]) =>
@@ -107,8 +77,8 @@ describe.skipIf(skipPg)('workspace-hub migrate on a terminal (PostgreSQL)', () =
   });
 
   it('stays quiet on a terminal with --json', async () => {
-    await database.query('DELETE FROM hub_migrations WHERE id = $1', ['llm-proxy/0001-usage']);
-    await database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
+    await project.database.query('DELETE FROM hub_migrations WHERE id = $1', ['llm-proxy/0001-usage']);
+    await project.database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
     const output = await onTerminal('migrate', '--json');
     expect(output).not.toContain('Migrating');
     expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });

@@ -1,23 +1,14 @@
 /** `tenant …` and `--tenant` against PostgreSQL. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, type Project } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { quietLogging, useCliProject } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
-describe.skipIf(skipPg)('workspace-hub tenant (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
+describe.runIf(driverAvailable('postgres'))('workspace-hub tenant (PostgreSQL)', () => {
+  const project = useCliProject('postgres', { multitenancy: { enabled: true }, ...quietLogging }, { migrate: true });
   let single: string;
 
   beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, multitenancy: { enabled: true }, ...quietLogging });
-    single = await project.writeConfig('single.yaml', { db: database.db, ...quietLogging });
-    const migrated = await project.run('migrate');
-    expect(migrated.code, migrated.stderr).toBe(0);
-  });
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
+    single = await project.writeConfig('single.yaml', { db: project.database.config, ...quietLogging });
   });
 
   it('lists the default tenant on a new database', async () => {
@@ -56,7 +47,7 @@ describe.skipIf(skipPg)('workspace-hub tenant (PostgreSQL)', () => {
     const deleted = await project.run('tenant', 'delete', 'gone');
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stdout.trim()).toBe('Deleted tenant "Gone" (gone).');
-    const users = await database.query("SELECT id FROM users WHERE tenant_id = 'gone'");
+    const users = await project.database.query("SELECT id FROM users WHERE tenant_id = 'gone'");
     expect(users).toEqual([]);
     const list = await project.run('user', 'list', '--tenant', 'gone');
     expect(list.code).toBe(1);

@@ -4,27 +4,13 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { createProject, quietLogging, type Project } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { quietLogging, useCliProject } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
 describe.runIf(driverAvailable('postgres'))('workspace-hub export and import (processes)', () => {
-  const databases: TestDatabase[] = [];
-  let source: Project;
-  let target: Project;
-
-  beforeAll(async () => {
-    const from = await createTestDatabase('postgres');
-    const to = await createTestDatabase(driverAvailable('mysql') ? 'mysql' : 'postgres');
-    databases.push(from, to);
-    source = await createProject({ db: from.config, ...quietLogging });
-    target = await createProject({ db: to.config, ...quietLogging });
-  }, 60_000);
-  afterAll(async () => {
-    await source?.remove();
-    await target?.remove();
-    for (const db of databases) await db.drop().catch(() => undefined);
-  });
+  const source = useCliProject('postgres', quietLogging);
+  const target = useCliProject(driverAvailable('mysql') ? 'mysql' : 'postgres', quietLogging);
 
   it('exports to a new file readable by its owner only, and never overwrites one', async () => {
     expect((await source.run('migrate')).code).toBe(0);

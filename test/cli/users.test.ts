@@ -1,8 +1,8 @@
 /** `user …` and `user token …` against PostgreSQL, through the real CLI process. */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, type Project } from './helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from './pg.ts';
+import { describe, expect, it } from 'vitest';
+import { createProject, quietLogging, useCliProject } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
 const USER_KEYS = [
   'id', 'name', 'role', 'avatarInitials', 'avatarColor', 'collectionAccess', 'environmentAccess', 'snippetAccess',
@@ -10,20 +10,8 @@ const USER_KEYS = [
 ].sort();
 const TOKEN_KEYS = ['id', 'userId', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt', 'revokedAt'].sort();
 
-describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
-
-  beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, ...quietLogging });
-    const migrated = await project.run('migrate');
-    expect(migrated.code, migrated.stderr).toBe(0);
-  });
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
-  });
+describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', () => {
+  const project = useCliProject('postgres', quietLogging, { migrate: true });
 
   it('creates a user and a token with the same JSON shape as POST /admin/users', async () => {
     const result = await project.json('user', 'create', '--name', 'alice', '--collection-access', '*', '--llm-access', '--llm-model', '*', '--llm-monthly-tokens', '5000');
@@ -116,7 +104,7 @@ describe.skipIf(skipPg)('workspace-hub user (PostgreSQL)', () => {
   });
 
   it('refuses to delete or give tokens to the internal system account', async () => {
-    const [system] = await database.query<{ id: string }>('SELECT id FROM users WHERE name = $1', ['system']);
+    const [system] = await project.database.query<{ id: string }>('SELECT id FROM users WHERE name = $1', ['system']);
     const deleted = await project.run('user', 'delete', system!.id);
     expect(deleted.code).toBe(1);
     expect(deleted.stderr).toContain('internal system account');

@@ -38,7 +38,7 @@ function runSmoke(): Promise<{ code: number | null; output: string }> {
 }
 
 describe('Deno smoke suite', () => {
-  it('finds what it needs', () => {
+  it('finds the Deno binary and the service variables under CI=true', () => {
     if (!ci) return;
     expect(found, `CI=true but the Deno binary is missing at ${DENO} (npm ci installs it with the deno package)`).toBe(true);
     for (const name of ['HUB_TEST_PG_URL', 'HUB_TEST_REDIS_URL']) expect(process.env[name], `CI=true but ${name} is not set`).toBeTruthy();

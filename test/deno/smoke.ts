@@ -8,35 +8,24 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { createTestDatabase } from '../helpers/databases.ts';
+import { freePort } from '../helpers/net.ts';
+import { PG_URL_VAR, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
-const ci = process.env.CI === 'true';
-for (const name of ['HUB_TEST_PG_URL', 'HUB_TEST_REDIS_URL']) {
-  if (ci && !process.env[name]) throw new Error(`CI=true but ${name} is not set`);
-}
+const pgUrl = requireService(PG_URL_VAR);
+const redisUrl = requireService(REDIS_URL_VAR);
 
 function check(ok: unknown, what: string): void {
   if (!ok) throw new Error(`FAILED: ${what}`);
   console.log(`ok ${what}`);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function redisSection(): string {
-  const raw = process.env.HUB_TEST_REDIS_URL;
-  if (!raw) return '';
-  const url = new URL(raw);
+  if (!redisUrl) return '';
+  const url = new URL(redisUrl);
   const prefix = `smoke-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   return `redis:\n  host: ${url.hostname}\n  port: ${url.port || 6379}\n  keyPrefix: ${prefix}\n  maxFailures: 3\n`;
 }
@@ -114,7 +103,7 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
     }
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await call('GET', '/auth/session', undefined, 'hbk_not_a_real_token')).status);
-    check(statuses.includes(401) && statuses.at(-1) === 429, `${label}: throttles repeated bad tokens (${process.env.HUB_TEST_REDIS_URL ? 'Redis' : 'in process'})`);
+    check(statuses.includes(401) && statuses.at(-1) === 429, `${label}: throttles repeated bad tokens (${redisUrl ? 'Redis' : 'in process'})`);
 
     signal('SIGHUP');
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -154,7 +143,7 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
 }
 
 await smoke('sqlite', (dir) => `db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`);
-if (process.env.HUB_TEST_PG_URL) {
+if (pgUrl) {
   const database = await createTestDatabase('postgres');
   const c = database.config as { host: string; port: number; user: string; password: string; database: string };
   try {

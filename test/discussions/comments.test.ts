@@ -135,7 +135,7 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const col = await h.collection();
     const gone = await h.user({ collectionAccess: [col.id] });
     const c = await h.comment(`/collections/${col.id}`, 'bye', gone.token);
-    await h.store().table(usersTable).delete(gone.id);
+    await h.t.store().table(usersTable).delete(gone.id);
     const [listed] = (await h.list(`/collections/${col.id}`)).body.comments;
     expect(listed.id).toBe(c.id);
     expect(listed.author).toEqual({ id: gone.id, name: 'Unknown user' });

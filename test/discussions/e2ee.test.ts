@@ -24,7 +24,7 @@ describe.each(httpDrivers())('discussions on an E2EE hub on %s', (driver) => {
       body: null, bodyFormat: 'encrypted', tombstoned: false, depth: 1,
       encryptedPayload: { ciphertext: 'Y2lwaGVy', mlsGroupId: 'thread:collection:x', epoch: 3, senderDeviceId: device, keyFormat: 'mls-v1', commitRef: 'c1' },
     });
-    const row = await h.store().table(commentsTable).get(res.body.id);
+    const row = await h.t.store().table(commentsTable).get(res.body.id);
     expect(row).toMatchObject({ body: 'Y2lwaGVy', bodyFormat: 'encrypted', bodyMetadata: { version: 1, epoch: 3 } });
     const reply = await h.t.request('POST', `/discussion-comments/${res.body.id}/replies`, { body: { encryptedPayload: payload(device, { epoch: 4 }) } });
     expect(reply.status).toBe(200);
@@ -51,7 +51,7 @@ describe.each(httpDrivers())('discussions on an E2EE hub on %s', (driver) => {
     const col = await h.collection();
     const now = new Date().toISOString();
     const id = crypto.randomUUID();
-    await h.store().table(commentsTable).insert({
+    await h.t.store().table(commentsTable).insert({
       id, entityType: 'collection', entityId: col.id, parentCommentId: null, rootCommentId: id, depth: 1, body: 'old plaintext',
       bodyFormat: 'plaintext', bodyMetadata: null, authorUserId: h.t.adminId, createdAt: now, updatedAt: now, tombstonedAt: null, tombstonedByUserId: null,
     });

@@ -8,7 +8,7 @@ import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '
 import { commentsTable, subscriptionId, subscriptionsTable } from '../../plugins/discussions/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName } from '../helpers/hub.ts';
-import { failingDeletes } from '../notices/setup.ts';
+import { failingDeletes } from '../helpers/drivers.ts';
 import { useDiscussionHub } from './setup.ts';
 
 describe.each(httpDrivers())('discussion threads on %s', (driver) => {
@@ -36,7 +36,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
       expect(res).toMatchObject({ status: 200, body: { subscribed: true, rootCommentId: root.id } });
     }
     await Promise.all(Array.from({ length: 5 }, () => h.t.request('POST', `/discussion-threads/${root.id}/subscribe`, token)));
-    expect(await h.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: member.id })).toBe(1);
+    expect(await h.t.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: member.id })).toBe(1);
     for (let i = 0; i < 2; i++) {
       const res = await h.t.request('POST', `/discussion-threads/${root.id}/unsubscribe`, token);
       expect(res).toMatchObject({ status: 200, body: { subscribed: false, rootCommentId: root.id } });
@@ -55,7 +55,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     }
     const res = await h.t.request('POST', `/discussion-threads/${root.id}/subscribe`, { token: outsider.token });
     expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
-    expect(await h.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: outsider.id })).toBe(0);
+    expect(await h.t.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: outsider.id })).toBe(0);
   });
 
   const THREAD_ROUTES = [
@@ -73,7 +73,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     const other = await h.comment(`/requests/${otherRequest.id}`);
     const own = await h.comment(`/requests/${(await h.request(a.id)).id}`);
     // The user was subscribed to B's thread while they could still read it.
-    await h.store().table(subscriptionsTable).put({
+    await h.t.store().table(subscriptionsTable).put({
       id: subscriptionId(user.id, other.id), userId: user.id, rootCommentId: other.id, entityType: 'request', entityId: otherRequest.id, createdAt: new Date().toISOString(),
     });
     for (const [method, action] of THREAD_ROUTES) {
@@ -82,7 +82,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
       const allowed = await threadRoute(method, action, own.id, user.token);
       expect([method, action, allowed.status]).toEqual([method, action, 200]);
     }
-    expect(await h.store().table(subscriptionsTable).count({ rootCommentId: other.id, userId: user.id })).toBe(1);
+    expect(await h.t.store().table(subscriptionsTable).count({ rootCommentId: other.id, userId: user.id })).toBe(1);
   });
 
   it('answers 403 on every thread route for a thread on someone else\'s run result outside any collection', async () => {
@@ -118,7 +118,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
       expect((await subscription(root.id, annLee.token)).subscribed).toBe(true);
       expect((await subscription(root.id, ann.token)).subscribed).toBe(false);
       expect((await subscription(root.id, bob.token)).subscribed).toBe(false);
-      expect(await h.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: noAccess.id })).toBe(0);
+      expect(await h.t.store().table(subscriptionsTable).count({ rootCommentId: root.id, userId: noAccess.id })).toBe(0);
       const reply = await h.reply(root.id, `@Ann ${suffix}, and @bob-${suffix}!`, annLee.token);
       expect((await subscription(root.id, ann.token)).subscribed).toBe(true);
       expect((await subscription(root.id, bob.token)).subscribed).toBe(true);
@@ -138,14 +138,14 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
   it('removes comments and subscriptions when a collection, its folders and requests, or a run result are deleted', async () => {
     const col = await h.collection();
     const folder = await h.folder(col.id);
-    const req = await h.request(col.id, undefined, folder.id);
+    const req = await h.request(col.id, { folderId: folder.id });
     const run = await h.runResult();
     const keep = await h.collection();
     const targets = [`/collections/${col.id}`, `/folders/${folder.id}`, `/requests/${req.id}`, `/run-results/${run.id}`];
     for (const target of targets) await h.reply((await h.comment(target)).id);
     const kept = await h.comment(`/collections/${keep.id}`);
     const ids = [col.id, folder.id, req.id, run.id];
-    const store = h.store();
+    const store = h.t.store();
     expect(await store.table(commentsTable).count({ entityId: { in: ids } })).toBe(8);
     expect((await h.t.request('DELETE', `/collections/${col.id}`)).status).toBe(204);
     expect((await h.t.request('DELETE', `/run-results/${run.id}`)).status).toBe(204);
@@ -160,7 +160,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     const req = await h.request(col.id);
     for (const target of [`/requests/${req.id}`, `/collections/${col.id}`]) await h.comment(target);
     const ids = [col.id, req.id];
-    const store = h.store();
+    const store = h.t.store();
     const event = { tenantId: '__default__', removed: { request: [req.id], collection: [col.id] } };
     // The request's deletes succeed; the collection's subscription delete (the third call) fails.
     await expect(removeDiscussions(failingDeletes(store, 3), event)).rejects.toThrow('failed on purpose');

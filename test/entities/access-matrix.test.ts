@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
-import { uniqueName } from '../helpers/hub.ts';
-import { useEntitiesHub } from './setup.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 interface Kind {
   field: 'collectionAccess' | 'environmentAccess' | 'snippetAccess' | 'liveServerAccess' | 'livePageAccess';
@@ -35,7 +35,7 @@ const MATRIX: { mode: Mode; sees: 'both' | 'only A' | 'nothing'; create: number;
 ];
 
 describe.each(allDrivers())('access lists on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
 
   describe.each(KINDS)('$field', (kind) => {
     const newEntity = () => h.create(kind.path, { name: uniqueName(kind.key) });

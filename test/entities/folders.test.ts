@@ -1,11 +1,12 @@
 /** Folders: nesting, order, reorder and move (all-or-nothing), and cascading deletes. */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { assertShape, folderShape } from './desktop-shapes.ts';
-import { useEntitiesHub } from './setup.ts';
 
 describe.each(allDrivers())('folders on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
 
   const folders = async (collectionId: string) => (await h.t.request('GET', `/collections/${collectionId}/folders`)).body.folders as any[];
   const childIds = async (collectionId: string, parentFolderId: string | null) =>

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
-import { uniqueName } from '../helpers/hub.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 import { assertShape, documentShape, requestShape } from './desktop-shapes.ts';
-import { useEntitiesHub } from './setup.ts';
 
 const KINDS = [
   { segment: 'requests', idsKey: 'orderedRequestIds', shape: requestShape, notFound: 'Request not found' },
@@ -14,7 +14,7 @@ const KINDS = [
 ] as const;
 
 describe.each(allDrivers())('saved requests and documents on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
 
   const make = (segment: string, collectionId: string, extra: Record<string, unknown> = {}, token?: string) =>
     h.create(`/collections/${collectionId}/${segment}`, { name: uniqueName(segment), ...extra }, token);

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
-import { uniqueName } from '../helpers/hub.ts';
-import { useEntitiesHub } from './setup.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 const ROUNDS = 6;
 
 describe.each(allDrivers())('concurrent entity writes on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
   const all = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
   const sortOrders = (rows: { sortOrder: number }[]) => rows.map((row) => row.sortOrder).sort((x, y) => x - y);
   const expectNo500 = (statuses: number[]) => expect(statuses.filter((status) => status >= 500)).toEqual([]);

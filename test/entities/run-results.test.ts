@@ -1,8 +1,9 @@
 /** Run results: validation, summaries, who may read and delete them, and the admin routes. */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { assertShape, runResultDetailShape, runResultShape } from './desktop-shapes.ts';
-import { useEntitiesHub } from './setup.ts';
 
 const rows = [{ status: 'passed' }, { status: 'failed' }, { status: 'passed' }, { status: 'skipped' }, { status: 'odd' }, 'junk'];
 
@@ -11,7 +12,7 @@ function payload(collection?: Record<string, unknown>, extra: Record<string, unk
 }
 
 describe.each(allDrivers())('run results on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
 
   it('stores a run with its summary and a default label, and returns the payload verbatim', async () => {
     const col = await h.collection();

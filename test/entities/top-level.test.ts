@@ -4,22 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
-import { uniqueName } from '../helpers/hub.ts';
+import { fixtures, TOP_LEVEL_ENTITIES as LOCKABLE } from '../helpers/fixtures.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 import {
   adminSummaryShape, assertShape, collectionShape, environmentShape, livePageShape, liveServerShape, snippetShape,
 } from './desktop-shapes.ts';
-import { useEntitiesHub } from './setup.ts';
-
-const LOCKABLE = [
-  { path: '/collections', key: 'collections', noun: 'collection' },
-  { path: '/environments', key: 'environments', noun: 'environment' },
-  { path: '/snippets', key: 'snippets', noun: 'snippet' },
-  { path: '/live-servers', key: 'liveServers', noun: 'live server' },
-  { path: '/live-pages', key: 'livePages', noun: 'live page' },
-];
 
 describe.each(allDrivers())('top-level entities on %s', (driver) => {
-  const h = useEntitiesHub(driver);
+  const h = fixtures(useTestHub(driver));
 
   describe('records', () => {
     it('creates a collection with 200 and every field the desktop reads', async () => {

@@ -5,14 +5,15 @@
  * requests get 503 with the one JSON message, and later requests succeed on fresh connections.
  * Skipped only when the variable is unset outside CI; under CI=true it must be set.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { StorageError, type StorageDriver } from '../../kernel/storage/contract.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { eventually, killMysqlConnections, recordCrashes, sleep, terminatePgBackends } from './support.ts';
+import { StorageError } from '../../kernel/storage/contract.ts';
+import { driverAvailable } from '../helpers/databases.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { killMysqlConnections, recordCrashes, terminatePgBackends } from './support.ts';
 
 const kinds = [
   { kind: 'postgres' as const, url: 'HUB_TEST_PG_URL', kill: terminatePgBackends },
@@ -21,30 +22,16 @@ const kinds = [
 
 for (const { kind, url, kill } of kinds) {
   describe.skipIf(!driverAvailable(kind))(`connections killed under the hub (${kind})`, () => {
-    let database: TestDatabase;
-    let driver: StorageDriver;
-    let t: TestHub;
-    let owner: { id: string; token: string };
+    const t = useTestHub(kind);
+    const owner = useUser(t, { collectionAccess: ['*'] });
     const crashes = recordCrashes();
-    const killAll = () => kill(process.env[url]!, (database.config as { database: string }).database);
-
-    beforeAll(async () => {
-      database = await createTestDatabase(kind);
-      driver = await createDriver(database.config);
-      t = await startTestHub({ driver });
-      owner = await t.createUser({ collectionAccess: ['*'] });
-    });
-    afterAll(async () => {
-      crashes.dispose();
-      await t?.close();
-      await driver?.close();
-      await database?.drop();
-    });
+    afterAll(() => crashes.dispose());
+    const killAll = () => kill(process.env[url]!, (t.database.config as { database: string }).database);
 
     const listCollections = () => t.request('GET', '/collections', { token: owner.token });
 
     it('fails a transaction whose connection is killed mid-way with an unavailable StorageError, and the process survives', async () => {
-      const store = driver.forTenant(DEFAULT_TENANT_ID);
+      const store = t.driver.forTenant(DEFAULT_TENANT_ID);
       const attempt = store.transaction(async (tx) => {
         await tx.table(usersTable).count();
         // The transaction holds its connection, idle between statements, while it is killed.

@@ -5,47 +5,25 @@
  * same hub serves 200s once the proxy forwards again. Skipped only when the variable is unset
  * outside CI; under CI=true it must be set.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StorageDriver } from '../../kernel/storage/contract.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, recordCrashes, startFaultProxy, type FaultProxy } from './support.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { driverAvailable } from '../helpers/databases.ts';
+import { eventually } from '../helpers/async.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { recordCrashes, useHubBehindProxy } from './support.ts';
 
 const BOUND_MS = 1000;
 
 describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)', () => {
-  let database: TestDatabase;
-  let proxy: FaultProxy;
-  let driver: StorageDriver;
-  let t: TestHub;
-  let owner: { id: string; token: string };
+  const behind = useHubBehindProxy('firestore', { timeoutMillis: BOUND_MS });
+  const { t } = behind;
+  const owner = useUser(t, { collectionAccess: ['*'] });
   const crashes = recordCrashes();
-
-  beforeAll(async () => {
-    database = await createTestDatabase('firestore');
-    const [host, port] = process.env.FIRESTORE_EMULATOR_HOST!.split(':');
-    proxy = await startFaultProxy(host!, Number(port));
-    // The client finds the emulator through this variable when it is created; this file runs in
-    // its own process, so only this suite's clients go through the proxy.
-    process.env.FIRESTORE_EMULATOR_HOST = `127.0.0.1:${proxy.port}`;
-    driver = await createDriver({ ...database.config, timeoutMillis: BOUND_MS } as typeof database.config);
-    t = await startTestHub({ driver });
-    owner = await t.createUser({ collectionAccess: ['*'] });
-  });
-  afterAll(async () => {
-    crashes.dispose();
-    proxy?.resume();
-    await t?.close();
-    await driver?.close();
-    await proxy?.close();
-    await database?.drop();
-  });
+  afterAll(() => crashes.dispose());
 
   it('answers 503 with a JSON error within a few seconds while the emulator stalls, then 200 again after it resumes', async () => {
     const list = () => t.request('GET', '/collections', { token: owner.token });
     expect((await list()).status).toBe(200);
-    proxy.pause();
+    behind.proxy.pause();
     let results: Array<{ status: number; body: unknown; ms: number }>;
     try {
       results = await Promise.all(
@@ -56,7 +34,7 @@ describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)',
         }),
       );
     } finally {
-      proxy.resume();
+      behind.proxy.resume();
     }
     for (const res of results) {
       expect(res.status).toBe(503);

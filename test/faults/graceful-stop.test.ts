@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { createProject, DENO, quietLogging, startServer, type Project, type RunningServer } from '../cli/helpers.ts';
+import { createProject, DENO, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
 
 const CONNECTIONS = 32;
 const SHUTDOWN_TIMEOUT_MS = 10_000;

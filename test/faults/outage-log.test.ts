@@ -5,51 +5,33 @@
  * failed request; and the periodic count of failed requests while the outage lasts.
  * Skipped only when the variable is unset outside CI; under CI=true it must be set.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOutageLog } from '../../kernel/outage.ts';
-import { StorageError, type StorageDriver } from '../../kernel/storage/contract.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { captureLog, eventually, sleep, startFaultProxy, type FaultProxy } from './support.ts';
+import { StorageError } from '../../kernel/storage/contract.ts';
+import { driverAvailable } from '../helpers/databases.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { captureLog, useHubBehindProxy } from './support.ts';
 
 describe.skipIf(!driverAvailable('postgres'))('the log during a database outage (postgres)', () => {
-  let database: TestDatabase;
-  let proxy: FaultProxy;
-  let driver: StorageDriver;
-  let t: TestHub;
-  let owner: { id: string; token: string };
   const captured = captureLog();
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    const { host, port } = database.config as { host: string; port: number };
-    proxy = await startFaultProxy(host, port);
-    driver = await createDriver({ ...database.config, host: '127.0.0.1', port: proxy.port, queryTimeoutMillis: 1000, acquireTimeoutMillis: 1000 } as typeof database.config);
-    t = await startTestHub({ driver, log: captured.log });
-    owner = await t.createUser({ collectionAccess: ['*'] });
-  });
-  afterAll(async () => {
-    proxy?.restore();
-    await t?.close();
-    await driver?.close();
-    await proxy?.close();
-    await database?.drop();
-  });
+  const behind = useHubBehindProxy('postgres', { queryTimeoutMillis: 1000, acquireTimeoutMillis: 1000 }, { log: captured.log });
+  const { t } = behind;
+  const owner = useUser(t, { collectionAccess: ['*'] });
 
   it('logs one down line with the cause and one back-up line with the duration for 40 failed requests', async () => {
     const list = () => t.request('GET', '/collections', { token: owner.token });
     expect((await list()).status).toBe(200);
     const before = captured.entries().length;
 
-    proxy.cut();
+    behind.proxy.cut();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       statuses.push(...(await Promise.all(Array.from({ length: 10 }, async () => (await list()).status))));
       await sleep(50);
     }
     expect(statuses).toEqual(Array(40).fill(503));
-    proxy.restore();
+    behind.proxy.restore();
     await eventually(async () => (await list()).status === 200, 10_000, 'a 200 after the outage');
     await eventually(() => captured.entries().some((e) => /available again/.test(e.msg)), 5000, 'the back-up line');
 

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, DENO, quietLogging, startServer, type Project, type RunningServer } from '../cli/helpers.ts';
+import { createProject, DENO, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
 import { parseAnswer, rawExchange, type RawOptions } from './raw-http.ts';
 
 const BODY_LIMIT = 64 * 1024;

@@ -8,36 +8,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { sseReader } from '../notices/setup.ts';
-import { captureLog, eventually, privateRedis, recordCrashes, type RedisChild } from './support.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
+import { eventually } from '../helpers/async.ts';
+import { REDIS_URL_VAR, requireService } from '../helpers/services.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { captureLog, privateRedis, recordCrashes, type RedisChild } from './support.ts';
 
-const enabled = !!process.env.HUB_TEST_REDIS_URL || process.env.CI === 'true';
-
-describe.skipIf(!enabled)('a Redis outage under the throttle and the notices fan-out', () => {
+describe.runIf(requireService(REDIS_URL_VAR))('a Redis outage under the throttle and the notices fan-out', () => {
   let redis: RedisChild;
-  let db: TestDriver;
-  let t: TestHub;
-  const crashes = recordCrashes();
   const captured = captureLog();
-
   beforeAll(async () => {
     redis = await privateRedis();
     await redis.start();
-    db = await openTestDriver(httpDrivers()[0]!);
-    t = await startTestHub({
-      driver: db.driver,
-      log: captured.log,
-      config: { redis: { host: '127.0.0.1', port: redis.port, keyPrefix: `hubfault:${randomUUID().slice(0, 8)}:`, connectTimeoutMillis: 500 } },
-    });
   });
   afterAll(async () => {
-    crashes.dispose();
-    await t?.close();
-    await db?.cleanup();
     await redis?.kill();
   });
+  const t = useTestHub(httpDrivers()[0]!, () => ({
+    log: captured.log,
+    config: { redis: { host: '127.0.0.1', port: redis.port, keyPrefix: `hubfault:${randomUUID().slice(0, 8)}:`, connectTimeoutMillis: 500 } },
+  }));
+  const crashes = recordCrashes();
+  afterAll(() => crashes.dispose());
 
   const openStream = (token: string) => t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}` } });
 

@@ -5,49 +5,24 @@
  * within a few seconds instead of waiting for the stall to end, and once the proxy forwards again
  * the same hub serves 200s without a restart. Skipped only when the variable is unset outside CI.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { StorageError, type StorageDriver } from '../../kernel/storage/contract.ts';
-import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, recordCrashes, sleep, startFaultProxy, type FaultProxy } from './support.ts';
+import { StorageError } from '../../kernel/storage/contract.ts';
+import { driverAvailable } from '../helpers/databases.ts';
+import { eventually, sleep } from '../helpers/async.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { recordCrashes, useHubBehindProxy } from './support.ts';
 
 const BOUND_MS = 1000;
 
 for (const kind of ['postgres', 'mysql'] as const) {
   describe.skipIf(!driverAvailable(kind))(`a stalled database (${kind})`, () => {
-    let database: TestDatabase;
-    let proxy: FaultProxy;
-    let driver: StorageDriver;
-    let t: TestHub;
-    let owner: { id: string; token: string };
+    const behind = useHubBehindProxy(kind, { max: 4, queryTimeoutMillis: BOUND_MS, acquireTimeoutMillis: BOUND_MS });
+    const { t } = behind;
+    const owner = useUser(t, { collectionAccess: ['*'] });
     const crashes = recordCrashes();
-
-    beforeAll(async () => {
-      database = await createTestDatabase(kind);
-      const { host, port } = database.config as { host: string; port: number };
-      proxy = await startFaultProxy(host, port);
-      driver = await createDriver({
-        ...database.config,
-        host: '127.0.0.1',
-        port: proxy.port,
-        max: 4,
-        queryTimeoutMillis: BOUND_MS,
-        acquireTimeoutMillis: BOUND_MS,
-      } as typeof database.config);
-      t = await startTestHub({ driver });
-      owner = await t.createUser({ collectionAccess: ['*'] });
-    });
-    afterAll(async () => {
-      crashes.dispose();
-      proxy?.resume();
-      await t?.close();
-      await driver?.close();
-      await proxy?.close();
-      await database?.drop();
-    });
+    afterAll(() => crashes.dispose());
 
     const timed = async (run: () => Promise<{ status: number; body: unknown }>) => {
       const start = Date.now();
@@ -58,7 +33,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
 
     it('answers 503 with a JSON error within a few seconds while the database stalls, then 200 again after it resumes', async () => {
       expect((await list()).status).toBe(200);
-      proxy.pause();
+      behind.proxy.pause();
       try {
         // More requests than pooled connections: some wait for a connection, some for an answer.
         const results = await Promise.all(Array.from({ length: 10 }, () => timed(list)));
@@ -77,7 +52,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
         expect(later.status).toBe(503);
         expect(later.ms).toBeLessThan(BOUND_MS * 4);
       } finally {
-        proxy.resume();
+        behind.proxy.resume();
       }
       const recovery = await eventually(async () => (await list()).status === 200, 15_000, 'a 200 after the stall');
       // eslint-disable-next-line no-console
@@ -91,10 +66,10 @@ for (const kind of ['postgres', 'mysql'] as const) {
       // A late answer to a timed-out statement must not be read as the answer to another one.
       const names = Array.from({ length: 6 }, (_, i) => `stall-${kind}-${i}`);
       for (const name of names) expect((await t.request('POST', '/collections', { token: owner.token, body: { name } })).status).toBe(200);
-      proxy.pause();
+      behind.proxy.pause();
       const stalled = Promise.all(Array.from({ length: 6 }, () => list()));
       await sleep(BOUND_MS * 1.5);
-      proxy.resume();
+      behind.proxy.resume();
       await stalled;
       for (let i = 0; i < 20; i++) {
         const res = await list();
@@ -107,7 +82,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
 
     // PostgreSQL only: its statement_timeout is what stops the server-side wait.
     if (kind === 'postgres') it('fails a statement stuck on a lock after the bound, and the server stops waiting too', async () => {
-      const store = driver.forTenant(DEFAULT_TENANT_ID);
+      const store = t.driver.forTenant(DEFAULT_TENANT_ID);
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       let locked!: () => void;
@@ -130,7 +105,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
         const admin = new pg.Client({ connectionString: process.env.HUB_TEST_PG_URL });
         await admin.connect();
         try {
-          const name = (database.config as { database: string }).database;
+          const name = (t.database.config as { database: string }).database;
           await eventually(async () => {
             const waiting = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [name]);
             return waiting.rows[0].n === 0;

@@ -1,24 +1,18 @@
 /**
- * Tools for the fault suites: a TCP proxy that can stall or cut a database connection, a private
- * `redis-server` child, a recorder of uncaught exceptions, a log capture, and ways to kill the
- * hub's own database connections. The shared services themselves are never stopped.
+ * Tools for the fault suites: a TCP proxy that can stall or cut a database connection (and a hub
+ * whose driver goes through one), a private `redis-server` child, a recorder of uncaught
+ * exceptions, a log capture, and ways to kill the hub's own database connections. The shared
+ * services themselves are never stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { afterAll } from 'vitest';
+import type { DbConfig } from '../../kernel/storage/config.ts';
+import { eventually } from '../helpers/async.ts';
+import type { DriverKind } from '../helpers/drivers.ts';
+import { useTestDriver, useTestHub, type TestHubOptions, type UsedTestHub } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it is truthy, or throws after `timeoutMs`. Returns how long it took. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Records every uncaught exception and unhandled rejection of this process while installed. */
 export function recordCrashes(): { errors: unknown[]; dispose(): void } {
@@ -114,6 +108,43 @@ export async function startFaultProxy(host: string, port: number): Promise<Fault
   };
 }
 
+/**
+ * For the enclosing describe block: a hub on a new `kind` database whose driver reaches the database
+ * (or the Firestore emulator) through a {@link FaultProxy}, with `driverOptions` (timeouts, pool
+ * size) added to its config. The proxy forwards again before the hub closes, and closes last.
+ */
+export function useHubBehindProxy(kind: DriverKind, driverOptions: Record<string, unknown>, hubOptions: TestHubOptions = {}): { t: UsedTestHub; readonly proxy: FaultProxy } {
+  let proxy: FaultProxy | undefined;
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const db = useTestDriver(kind, async (config) => {
+    if (config.driver === 'firestore') {
+      const [host, port] = process.env.FIRESTORE_EMULATOR_HOST!.split(':');
+      proxy = await startFaultProxy(host!, Number(port));
+      // The client finds the emulator through this variable when it is created; a test file runs in
+      // its own process, so only this suite's clients go through the proxy.
+      process.env.FIRESTORE_EMULATOR_HOST = `127.0.0.1:${proxy.port}`;
+      return { ...config, ...driverOptions } as DbConfig;
+    }
+    const { host, port } = config as { host: string; port: number };
+    proxy = await startFaultProxy(host, port);
+    return { ...config, host: '127.0.0.1', port: proxy.port, ...driverOptions } as DbConfig;
+  });
+  const t = useTestHub(db, hubOptions);
+  afterAll(() => {
+    proxy?.resume();
+    proxy?.restore();
+  });
+  return {
+    t,
+    get proxy() {
+      if (!proxy) throw new Error('The fault proxy starts in beforeAll: read it inside tests.');
+      return proxy;
+    },
+  };
+}
+
 /** Ends every PostgreSQL backend connected to `database` (the hub's own), from an admin connection. */
 export async function terminatePgBackends(adminUrl: string, database: string): Promise<number> {
   const { default: pg } = await import('pg');
@@ -193,5 +224,3 @@ export async function privateRedis(): Promise<RedisChild> {
     },
   };
 }
-
-export { freePort };

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
-import { openTestDriver, EMBEDDED_DRIVER, type TestDriver } from './drivers.ts';
-import { startTestHub, type TestHub } from './hub.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { EMBEDDED_DRIVER } from './drivers.ts';
+import { useTestHub, type UsedTestHub } from './hub.ts';
 
 function findChromium(): string | undefined {
   if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
@@ -38,38 +39,45 @@ const OFFLINE_ARGS = [
 ];
 
 export interface BrowserHub {
-  t: TestHub;
+  /** The hub, on a fresh embedded database. */
+  t: UsedTestHub;
   /** `http://127.0.0.1:<port>` of the served hub. */
-  base: string;
-  browser: Browser;
-  close(): Promise<void>;
+  readonly base: string;
+  readonly browser: Browser;
 }
 
-/** A hub on a fresh embedded database, served on a free loopback port, and a browser for it. */
-export async function openBrowserHub(): Promise<BrowserHub> {
-  if (!CHROMIUM) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
-  let db: TestDriver | undefined;
-  let t: TestHub | undefined;
+/**
+ * For the enclosing describe block: a hub on a fresh embedded database, served on a free loopback
+ * port, and a browser for it; read `base` and `browser` inside tests.
+ */
+export function useBrowserHub(): BrowserHub {
+  const t = useTestHub(EMBEDDED_DRIVER);
   let server: ServerType | undefined;
   let browser: Browser | undefined;
-  const close = async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await t?.close();
-    await db?.cleanup();
-  };
-  try {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver });
+  beforeAll(async () => {
+    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
     const hub = t.hub;
     server = await new Promise<ServerType>((resolve) => {
       const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
     await mkdir(SCREENSHOTS, { recursive: true });
-    return { t, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, browser, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  });
+  const ready = () => {
+    if (!server || !browser) throw new Error('The browser hub starts in beforeAll: read it inside tests.');
+    return { server, browser };
+  };
+  return {
+    t,
+    get base() {
+      return `http://127.0.0.1:${(ready().server.address() as AddressInfo).port}`;
+    },
+    get browser() {
+      return ready().browser;
+    },
+  };
 }

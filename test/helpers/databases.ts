@@ -8,20 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DbConfig } from '../../kernel/storage/config.ts';
 import { createFirestoreTestDatabase, FIRESTORE_HOST_VAR } from './firestore.ts';
+import { MYSQL_URL_VAR, PG_URL_VAR, requireService } from './services.ts';
 
 export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
 
 /** The embedded database every run has, with no service to configure. */
 export const EMBEDDED_DRIVER = 'sqlite' satisfies DriverKind;
 
-const urls: Record<Exclude<DriverKind, 'sqlite'>, string> = { postgres: 'HUB_TEST_PG_URL', mysql: 'HUB_TEST_MYSQL_URL', firestore: FIRESTORE_HOST_VAR };
+const urls: Record<Exclude<DriverKind, 'sqlite'>, string> = { postgres: PG_URL_VAR, mysql: MYSQL_URL_VAR, firestore: FIRESTORE_HOST_VAR };
 
-/** Whether the driver's service is configured; under CI a missing variable is an error. */
+/** Whether the driver's service is configured: {@link requireService} for the driver's variable. */
 export function driverAvailable(kind: DriverKind): boolean {
-  if (kind === 'sqlite') return true;
-  const set = !!process.env[urls[kind]];
-  if (!set && process.env.CI === 'true') throw new Error(`CI=true but ${urls[kind]} is not set`);
-  return set;
+  return kind === 'sqlite' || !!requireService(urls[kind]);
 }
 
 function uniqueDbName(): string {
@@ -30,16 +28,23 @@ function uniqueDbName(): string {
 
 export interface TestDatabase {
   config: DbConfig;
+  /** Runs SQL on the database itself (PostgreSQL and MySQL), to look behind the hub or the CLI. */
+  query<R = any>(sql: string, params?: unknown[]): Promise<R[]>;
   drop(): Promise<void>;
 }
 
+const noSql = (kind: DriverKind) => async (): Promise<never> => {
+  throw new Error(`query() needs a SQL server, not ${kind}`);
+};
+
 /** A new empty database (a server's, or a SQLite file in a new temporary directory); `drop()` removes it. */
 export async function createTestDatabase(kind: DriverKind): Promise<TestDatabase> {
-  if (kind === 'firestore') return createFirestoreTestDatabase();
+  if (kind === 'firestore') return { ...(await createFirestoreTestDatabase()), query: noSql(kind) };
   if (kind === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'hub-sqlite-'));
     return {
       config: { driver: 'sqlite', path: join(dir, 'hub.db'), synchronous: 'normal' },
+      query: noSql(kind),
       drop: () => rm(dir, { recursive: true, force: true }),
     };
   }
@@ -55,33 +60,36 @@ export async function createTestDatabase(kind: DriverKind): Promise<TestDatabase
   };
   if (kind === 'postgres') {
     const { default: pg } = await import('pg');
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: url.toString() });
+    const port = Number(url.port || 5432);
+    const run = async (database: string | undefined, statement: string, params?: unknown[]) => {
+      const client = new pg.Client(database ? { host: common.host, port, user: common.user, password: common.password, database } : { connectionString: url.toString() });
       await client.connect();
       try {
-        await client.query(statement);
+        return (await client.query(statement, params)).rows;
       } finally {
         await client.end();
       }
     };
-    await admin(`CREATE DATABASE ${name}`);
+    await run(undefined, `CREATE DATABASE ${name}`);
     return {
-      config: { driver: 'postgres', port: Number(url.port || 5432), ...common },
-      drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      config: { driver: 'postgres', port, ...common },
+      query: (sql, params) => run(name, sql, params),
+      drop: async () => void (await run(undefined, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
     };
   }
   const mysql = await import('mysql2/promise');
-  const admin = async (statement: string) => {
-    const conn = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: common.user, password: common.password });
+  const run = async (database: string | undefined, statement: string, params?: unknown[]) => {
+    const conn = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: common.user, password: common.password, ...(database ? { database } : {}) });
     try {
-      await conn.query(statement);
+      return (await conn.query(statement, params))[0] as any[];
     } finally {
       await conn.end();
     }
   };
-  await admin(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  await run(undefined, `CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   return {
     config: { driver: 'mysql', port: Number(url.port || 3306), ...common },
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name}`),
+    query: (sql, params) => run(name, sql, params),
+    drop: async () => void (await run(undefined, `DROP DATABASE IF EXISTS ${name}`)),
   };
 }

@@ -1,14 +1,19 @@
 /**
  * Test hubs: a real hub (real storage, real plugins) called through `app.request()`, with an admin
- * account and small helpers for JSON requests.
+ * account and small helpers for JSON requests; `useTestHub` gives a describe block one hub on a
+ * fresh test database for all its tests.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { validateConfig } from '../../kernel/config/load.ts';
 import { createHub, type CreateHubOptions, type Hub } from '../../kernel/hub.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { UserInput, Role } from '../../kernel/identity/users.ts';
 import { silentLogger } from '../../kernel/log.ts';
 import type { PluginDefinition } from '../../kernel/plugin.ts';
-import type { StorageDriver } from '../../kernel/storage/contract.ts';
+import type { DbConfig } from '../../kernel/storage/config.ts';
+import type { Store, StorageDriver } from '../../kernel/storage/contract.ts';
+import type { TestDatabase } from './databases.ts';
+import { openTestDriver, type DriverKind, type TestDriver } from './drivers.ts';
 
 export interface RequestOptions {
   token?: string | null;
@@ -91,4 +96,99 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
   };
 
   return { hub, adminToken: admin.token, adminId: admin.id, request, createUser, close: () => hub.close() };
+}
+
+/** Starts a hub for `run` and closes it afterwards, whatever `run` does. */
+export async function withTestHub<T>(options: StartTestHubOptions, run: (t: TestHub) => Promise<T>): Promise<T> {
+  const t = await startTestHub(options);
+  try {
+    return await run(t);
+  } finally {
+    await t.close();
+  }
+}
+
+/** A test database and driver for the enclosing describe block; read its getters inside tests. */
+export interface UsedTestDriver {
+  readonly kind: DriverKind;
+  readonly driver: StorageDriver;
+  readonly database: TestDatabase;
+}
+
+/**
+ * Opens a driver on a new `kind` database before the block's tests (beforeAll) and closes and drops
+ * it after them (afterAll). `connect` may change the config the driver opens with.
+ */
+export function useTestDriver(kind: DriverKind, connect?: (config: DbConfig) => DbConfig | Promise<DbConfig>): UsedTestDriver {
+  let db: TestDriver | undefined;
+  beforeAll(async () => {
+    db = await openTestDriver(kind, connect);
+  });
+  afterAll(async () => {
+    await db?.cleanup();
+  });
+  const opened = () => db ?? notYet('test driver');
+  return {
+    kind,
+    get driver() {
+      return opened().driver;
+    },
+    get database() {
+      return opened().database;
+    },
+  };
+}
+
+/** A hub for the enclosing describe block: a {@link TestHub} whose getters read the started hub. */
+export interface UsedTestHub extends TestHub, UsedTestDriver {
+  /** A tenant's store (the default tenant's unless named), for direct reads and writes. */
+  store(tenant?: string): Store;
+}
+
+export type TestHubOptions = Partial<Omit<StartTestHubOptions, 'driver'>>;
+
+/**
+ * Starts one hub for the enclosing describe block (beforeAll) and closes it after its tests
+ * (afterAll). On a driver kind, the hub gets a new test database of its own, dropped afterwards; on
+ * a {@link useTestDriver} or another used hub, it shares that database. `options` may be a function,
+ * called in beforeAll, for options that are only known then.
+ */
+export function useTestHub(on: DriverKind | UsedTestDriver, options: TestHubOptions | (() => TestHubOptions | Promise<TestHubOptions>) = {}): UsedTestHub {
+  const db = typeof on === 'string' ? useTestDriver(on) : on;
+  let started: TestHub | undefined;
+  beforeAll(async () => {
+    started = await startTestHub({ ...(typeof options === 'function' ? await options() : options), driver: db.driver });
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const t = () => started ?? notYet('test hub');
+  return {
+    get kind() {
+      return db.kind;
+    },
+    get driver() {
+      return db.driver;
+    },
+    get database() {
+      return db.database;
+    },
+    get hub() {
+      return t().hub;
+    },
+    get adminToken() {
+      return t().adminToken;
+    },
+    get adminId() {
+      return t().adminId;
+    },
+    request: (method, path, requestOptions) => t().request(method, path, requestOptions),
+    createUser: (input, tenant) => t().createUser(input, tenant),
+    close: () => t().close(),
+    store: (tenant = DEFAULT_TENANT_ID) => t().hub.driver().forTenant(tenant),
+  };
+}
+
+function notYet(what: string): never {
+  throw new Error(`The ${what} starts in beforeAll: read it inside tests and hooks, not while the suite is collected.`);
 }

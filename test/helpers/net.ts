@@ -1,4 +1,4 @@
-/** Loopback ports for suites that start servers of their own. */
+/** Loopback ports for suites that start servers of their own, or need one that nothing answers on. */
 import net from 'node:net';
 
 /** A port on 127.0.0.1 that was free a moment ago (the caller binds it next). */
@@ -9,3 +9,6 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** A port on 127.0.0.1 that nothing listens on: an ephemeral port bound, then released. */
+export const closedPort: () => Promise<number> = freePort;

@@ -1,22 +1,10 @@
 /** `workspace-hub user invite …` as a real process against PostgreSQL. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, type Project } from '../cli/helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from '../cli/pg.ts';
+import { describe, expect, it } from 'vitest';
+import { quietLogging, useCliProject } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
 
-describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
-  let database: TestPgDatabase;
-  let project: Project;
-
-  beforeAll(async () => {
-    database = await createPgDatabase();
-    project = await createProject({ db: database.db, server: { host: '0.0.0.0', port: 9123 }, invites: { expiresInHours: 12 }, ...quietLogging });
-    const migrated = await project.run('migrate');
-    expect(migrated.code, migrated.stderr).toBe(0);
-  }, 120_000);
-  afterAll(async () => {
-    await project?.remove();
-    await database?.drop();
-  });
+describe.runIf(driverAvailable('postgres'))('workspace-hub user invite (PostgreSQL)', () => {
+  const project = useCliProject('postgres', { server: { host: '0.0.0.0', port: 9123 }, invites: { expiresInHours: 12 }, ...quietLogging }, { migrate: true });
 
   it('invites a new user and prints the join link with the secret in its fragment', async () => {
     const result = await project.json('user', 'invite', 'create', '--name', 'Dana Q', '--collection-access', '*');
@@ -28,9 +16,9 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
     expect(`${link.origin}${link.pathname}`).toBe('http://127.0.0.1:9123/join');
     expect(Object.fromEntries(link.searchParams)).toMatchObject({ url: 'http://127.0.0.1:9123', name: 'Dana Q', role: 'user', exp: result.invitation.expiresAt });
     expect(link.hash).toBe(`#code=${result.secret}`);
-    const tokens = await database.query('SELECT id FROM api_tokens WHERE user_id = $1', [result.user.id]);
+    const tokens = await project.database.query('SELECT id FROM api_tokens WHERE user_id = $1', [result.user.id]);
     expect(tokens).toHaveLength(0);
-    const stored = await database.query('SELECT code_hash FROM user_invitations WHERE id = $1', [result.invitation.id]);
+    const stored = await project.database.query('SELECT code_hash FROM user_invitations WHERE id = $1', [result.invitation.id]);
     expect(stored[0].code_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -48,7 +36,7 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
   });
 
   it('builds links on server.publicUrl when set; --base-url still wins', async () => {
-    const config = await project.writeConfig('public.yaml', { db: database.db, server: { host: '0.0.0.0', port: 9123, publicUrl: 'https://team.example.org/hub' }, ...quietLogging });
+    const config = await project.writeConfig('public.yaml', { db: project.database.config, server: { host: '0.0.0.0', port: 9123, publicUrl: 'https://team.example.org/hub' }, ...quietLogging });
     const result = await project.json('--config', config, 'user', 'invite', 'create', '--name', 'frances');
     expect(result.link.startsWith('https://team.example.org/hub/join?url=https%3A%2F%2Fteam.example.org%2Fhub&name=frances&')).toBe(true);
     const flagged = await project.json('user', 'invite', 'create', '--user', result.user.id, '--base-url', 'https://other.example.net', '--config', config);
@@ -72,7 +60,7 @@ describe.skipIf(skipPg)('workspace-hub user invite (PostgreSQL)', () => {
     expect(twice.stderr.trim()).toBe(`No pending invitation found with id ${again.invitation.id}.`);
   });
 
-  it('refuses bad flags before touching the database', async () => {
+  it('refuses bad flags with exit code 2 and an unknown user with exit code 1', async () => {
     // Exit code 2: the command line is wrong; 1: the operation failed (here, no such user).
     const cases: [string[], RegExp, number][] = [
       [['--name', 'x', '--base-url', 'ftp://hub'], /--base-url must use http or https/, 2],

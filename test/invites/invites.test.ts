@@ -1,28 +1,19 @@
 /** Invitations over HTTP: admin API, public preview and redeem, statuses and lifetimes. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { invitationsTable } from '../../plugins/invites/tables.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 const HOUR = 3_600_000;
 const INVALID = { error: 'Invalid or expired invitation.' };
 
 describe.each(httpDrivers())('invitations on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
   const clock = createManualClock(new Date('2026-03-01T12:00:00.000Z'));
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver, clock, config: { invites: { expiresInHours: 48 }, server: { host: '0.0.0.0', port: 9555, publicUrl: 'https://hub.example.com/team/' } } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(kind, { clock, config: { invites: { expiresInHours: 48 }, server: { host: '0.0.0.0', port: 9555, publicUrl: 'https://hub.example.com/team/' } } });
 
   const invite = async (extra: Record<string, unknown> = {}) => {
     const res = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('invitee'), collectionAccess: ['*'], ...extra } });

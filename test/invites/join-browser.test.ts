@@ -5,26 +5,17 @@
  * browser fails the suite instead of skipping it.
  */
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName, type TestHub } from '../helpers/hub.ts';
-import { openBrowserHub, SCREENSHOTS, SKIP_BROWSER, type BrowserHub } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { uniqueName } from '../helpers/hub.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { joinLink } from '../../plugins/invites/link.ts';
 
 describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
-  let env: BrowserHub;
-  let t: TestHub;
-  let base: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    env = await openBrowserHub();
-    ({ t, base, browser } = env);
-  }, 60_000);
-  afterAll(() => env?.close());
+  const web = useBrowserHub();
+  const { t } = web;
 
   async function open(link: string, viewport = { width: 390, height: 844 }) {
-    const page = await browser.newPage({ viewport });
+    const page = await web.browser.newPage({ viewport });
     const requests: { url: string; headers: Record<string, string> }[] = [];
     page.on('request', (request) => requests.push({ url: request.url(), headers: request.headers() }));
     const errors: string[] = [];
@@ -36,7 +27,7 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   it('renders the invitation, builds the deep link from the fragment and never sends the code', async () => {
     const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('Zoë'), role: 'user', collectionAccess: ['*'] } });
     const { user, invitation, secret } = created.body;
-    const link = joinLink({ baseUrl: base, user, expiresAt: invitation.expiresAt, secret, hubName: 'Workspace <Hub>' });
+    const link = joinLink({ baseUrl: web.base, user, expiresAt: invitation.expiresAt, secret, hubName: 'Workspace <Hub>' });
     const { page, requests, errors } = await open(link);
 
     await expect.poll(() => page.locator('#open').getAttribute('href')).toMatch(/^harborclient:/);
@@ -45,7 +36,7 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     expect(`${deep.protocol}//${deep.host}${deep.pathname}`).toBe('harborclient://team-hub/join');
     expect(deep.searchParams.get('code')).toBe(secret);
     expect(deep.searchParams.get('name')).toBe(user.name);
-    expect(deep.searchParams.get('url')).toBe(base);
+    expect(deep.searchParams.get('url')).toBe(web.base);
     expect(deep.searchParams.get('exp')).toBe(invitation.expiresAt);
 
     const text = await page.locator('main').innerText();
@@ -67,10 +58,10 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   }, 60_000);
 
   it('shows the expiry in the reader\'s time zone, naming the zone', async () => {
-    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
+    const context = await web.browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
     try {
       const page = await context.newPage();
-      await page.goto(`${base}/join?${new URLSearchParams({ url: base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`);
+      await page.goto(`${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`);
       await expect.poll(() => page.locator('#exp').innerText()).toBe('Jan 1, 2999, 9:00:00 AM GMT+9');
     } finally {
       await context.close();
@@ -78,7 +69,7 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   });
 
   it('keeps the button disabled and explains when the code is missing', async () => {
-    const link = `${base}/join?${new URLSearchParams({ url: base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
+    const link = `${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
     const { page } = await open(link);
     await expect.poll(() => page.locator('#code-status').innerText()).toContain('missing its invitation code');
     expect(await page.locator('#open').getAttribute('href')).toBeNull();
@@ -86,7 +77,7 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   }, 60_000);
 
   it('shows a friendly page for a malformed link', async () => {
-    const { page } = await open(`${base}/join?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
+    const { page } = await open(`${web.base}/join?name=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
     expect(await page.locator('h1').innerText()).toBe('Invalid invite link');
     await page.screenshot({ path: join(SCREENSHOTS, 'join-page-invalid.png') });
     await page.close();

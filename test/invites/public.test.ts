@@ -1,32 +1,15 @@
 /** The public invitation surface: throttling of preview/redeem and the `/join` page as served. */
-import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
+import { closedPort } from '../helpers/net.ts';
 
 const UNKNOWN = `hbi_${'B'.repeat(43)}`;
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver, throttle: createMemoryThrottleStore(), config: { redis: { maxFailures: 3, blockSeconds: 300 } }, ip: '198.51.100.9' });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
-  const pub = (path: string, body: unknown, hub = t) => hub.request('POST', path, { token: null, body });
+  const t = useTestHub(kind, { throttle: createMemoryThrottleStore(), config: { redis: { maxFailures: 3, blockSeconds: 300 } }, ip: '198.51.100.9' });
+  const pub = (path: string, body: unknown, hub: TestHub = t) => hub.request('POST', path, { token: null, body });
 
   it('blocks an address after repeated unknown secrets with 429 and Retry-After, not counting malformed ones', async () => {
     const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName() } });
@@ -45,14 +28,11 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
   });
 
   it('fails closed with 503 when the configured Redis cannot be reached', async () => {
-    const down = await startTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port: await closedPort(), connectTimeoutMillis: 300 } } });
-    try {
+    await withTestHub({ driver: t.driver, config: { redis: { host: '127.0.0.1', port: await closedPort(), connectTimeoutMillis: 300 } } }, async (down) => {
       const res = await pub('/auth/invitations/preview', { secret: UNKNOWN }, down);
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ error: 'Service Unavailable' });
-    } finally {
-      await down.close();
-    }
+    });
   });
 
   describe('GET /join', () => {

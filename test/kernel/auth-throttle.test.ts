@@ -1,52 +1,28 @@
-import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-
-const redisUrl = process.env.HUB_TEST_REDIS_URL;
-const requireRedis = process.env.CI === 'true';
-
-function redisSection(extra: Record<string, unknown>) {
-  const url = new URL(redisUrl ?? 'redis://127.0.0.1:6379');
-  return { host: url.hostname, port: Number(url.port || 6379), keyPrefix: `hubtest-${uniqueName('t')}`, ...extra };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { startTestHub, useTestDriver, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
+import { closedPort } from '../helpers/net.ts';
+import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
 async function failTimes(t: TestHub, count: number, token: string | null) {
   for (let i = 0; i < count; i++) expect((await t.request('GET', '/auth/session', { token })).status).toBe(401);
 }
 
 describe('failed-authentication throttling', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-  });
-  afterAll(async () => db?.cleanup());
+  const db = useTestDriver(EMBEDDED_DRIVER);
 
   describe('with the in-process store', () => {
-    let t: TestHub;
     const throttle = createMemoryThrottleStore();
-    beforeAll(async () => {
-      t = await startTestHub({
-        plugins: [avatarsPlugin, accountsPlugin],
-        driver: db.driver,
-        throttle,
-        config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
-        ip: '198.51.100.7',
-      });
+    const t = useTestHub(db, {
+      plugins: [avatarsPlugin, accountsPlugin],
+      throttle,
+      config: { redis: { maxFailures: 3, blockSeconds: 120, maxFailuresPerIp: 8 } },
+      ip: '198.51.100.7',
     });
-    afterAll(async () => t?.close());
 
     it('blocks a repeated bad token with 429 and Retry-After once the limit is reached', async () => {
       await failTimes(t, 3, 'hbk_wrong-token-a');
@@ -122,7 +98,7 @@ describe('failed-authentication throttling', () => {
     });
   });
 
-  describe.skipIf(!redisUrl && !requireRedis)('with Redis', () => {
+  describe.runIf(requireService(REDIS_URL_VAR))('with Redis', () => {
     it('shares counters between two hub instances', async () => {
       const redis = redisSection({ maxFailures: 4, maxFailuresPerIp: 0 });
       const a = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
@@ -143,16 +119,13 @@ describe('failed-authentication throttling', () => {
 
     it('fails closed with 503 when the configured Redis cannot be reached', async () => {
       const redis = redisSection({ port: await closedPort(), connectTimeoutMillis: 300 });
-      const t = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } });
-      try {
+      await withTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } }, async (t) => {
         const valid = await t.request('GET', '/auth/session');
         expect(valid.status).toBe(503);
         expect(valid.body).toEqual({ error: 'Service Unavailable' });
         expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
         expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
-      } finally {
-        await t.close();
-      }
+      });
     });
   });
 });

@@ -6,25 +6,15 @@
  * browser or `chromium` is on PATH; under CI=true a missing browser fails the suite.
  */
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestHub } from '../helpers/hub.ts';
-import { openBrowserHub, SCREENSHOTS, SKIP_BROWSER, type BrowserHub } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 
 describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
-  let env: BrowserHub;
-  let t: TestHub;
-  let base: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    env = await openBrowserHub();
-    ({ t, base, browser } = env);
-  }, 60_000);
-  afterAll(() => env?.close());
+  const web = useBrowserHub();
+  const { t } = web;
 
   it('renders the route list from /openapi.json and makes no request beyond 127.0.0.1', async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = await web.browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     const requests: string[] = [];
     context.on('request', (request) => requests.push(request.url()));
@@ -32,7 +22,7 @@ describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(String(error)));
 
-    const response = await page.goto(`${base}/docs`);
+    const response = await page.goto(`${web.base}/docs`);
     expect(response?.status()).toBe(200);
     // Redoc lists one menu entry per operation once it has loaded and rendered the document.
     const operations = page.locator('[data-item-id*="/operation/"]');
@@ -46,9 +36,9 @@ describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'docs-page.png') });
 
     expect(requests.length).toBeGreaterThan(0);
-    const elsewhere = requests.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    const elsewhere = requests.filter((url) => !url.startsWith(`${web.base}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
     expect(elsewhere).toEqual([]);
-    expect(requests).toEqual(expect.arrayContaining([`${base}/docs`, `${base}/docs/redoc.standalone.js`, `${base}/openapi.json`]));
+    expect(requests).toEqual(expect.arrayContaining([`${web.base}/docs`, `${web.base}/docs/redoc.standalone.js`, `${web.base}/openapi.json`]));
     // A CSP violation or a failed load would be reported as a console error.
     expect(problems).toEqual([]);
     await context.close();

@@ -7,9 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import { createProject, quietLogging, startServer, type Project, type RunningServer } from '../cli/helpers.ts';
-import { createPgDatabase, skipPg, type TestPgDatabase } from '../cli/pg.ts';
+import { createProject, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
+import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
+import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
 interface Call {
   status: number;
@@ -18,7 +19,7 @@ interface Call {
 }
 
 function twoHubs(kind: 'postgres' | 'sqlite') {
-  let pgDb: TestPgDatabase | undefined;
+  let pgDb: TestDatabase | undefined;
   let projectA: Project;
   let projectB: Project;
   let a: RunningServer;
@@ -41,10 +42,9 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     let redis: Record<string, unknown> = {};
     const [portA, portB] = [await freePort(), await freePort()];
     if (kind === 'postgres') {
-      pgDb = await createPgDatabase();
-      db = pgDb.db;
-      const url = new URL(process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-      redis = { redis: { host: url.hostname, port: Number(url.port || 6379), keyPrefix: `${uniqueName('stale')}:` } };
+      pgDb = await createTestDatabase('postgres');
+      db = pgDb.config;
+      redis = { redis: redisSection() };
     } else {
       // Hub B and the CLI open hub A's database file by its absolute path.
       projectA = await createProject();
@@ -128,4 +128,4 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
 }
 
 describe('the read cache across two hub processes and the CLI (sqlite)', () => twoHubs('sqlite'));
-describe.skipIf(skipPg)('the read cache across two hub processes and the CLI (postgres, redis)', () => twoHubs('postgres'));
+describe.runIf(driverAvailable('postgres') && requireService(REDIS_URL_VAR))('the read cache across two hub processes and the CLI (postgres, redis)', () => twoHubs('postgres'));

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig, validateConfig } from '../../kernel/config/load.ts';
 import { createHub } from '../../kernel/hub.ts';
@@ -16,31 +16,15 @@ import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { plugins } from '../../plugins/index.ts';
 import { createTestDatabase, driverAvailable } from '../helpers/databases.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { httpDrivers } from '../helpers/drivers.ts';
+import { startTestHub, useTestDriver, useTestHub, withTestHub } from '../helpers/hub.ts';
+import { closedPort } from '../helpers/net.ts';
 
 /** The migrations record as a declared table, so a test can forget one migration on any driver. */
 const migrationsRecord = defineTable({ name: 'hub_migrations', tenantScoped: false, columns: { id: col.id(), appliedAt: col.timestamp() } });
 
 describe.each(httpDrivers())('probes on %s', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(kind);
 
   it('GET /healthz answers 200 without a token', async () => {
     const res = await t.request('GET', '/healthz', { token: null });
@@ -62,7 +46,7 @@ describe.each(httpDrivers())('probes on %s', (kind) => {
 
   it('GET /readyz answers 503 naming the schema when a migration is missing from the record', async () => {
     const last = t.hub.migrations.at(-1)!;
-    const record = db.driver.unscoped().table(migrationsRecord);
+    const record = t.driver.unscoped().table(migrationsRecord);
     const saved = await record.get(last.id);
     expect(saved).not.toBeNull();
     await record.delete(last.id);
@@ -79,16 +63,11 @@ describe.each(httpDrivers())('probes on %s', (kind) => {
 });
 
 describe('readiness on failing dependencies', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-  });
-  afterAll(async () => db?.cleanup());
+  const db = useTestDriver(httpDrivers()[0]!);
 
   it('answers 503 naming redis when the configured Redis cannot be reached, and never throttles the probe', async () => {
     const port = await closedPort();
-    const t = await startTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port, connectTimeoutMillis: 300, maxFailures: 1 } } });
-    try {
+    await withTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port, connectTimeoutMillis: 300, maxFailures: 1 } } }, async (t) => {
       for (let i = 0; i < 3; i++) {
         const res = await t.request('GET', '/readyz', { token: 'hbk_not-a-real-token-at-all' });
         expect(res.status).toBe(503);
@@ -96,14 +75,11 @@ describe('readiness on failing dependencies', () => {
         expect(res.body.error).toMatch(/redis/);
       }
       expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('answers 503 once shutdown has begun', async () => {
-    const t = await startTestHub({ driver: db.driver });
-    try {
+    await withTestHub({ driver: db.driver }, async (t) => {
       expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
       t.hub.beginShutdown();
       const res = await t.request('GET', '/readyz', { token: null });
@@ -111,9 +87,7 @@ describe('readiness on failing dependencies', () => {
       expect(res.headers.get('content-type')).toContain('application/json');
       expect(res.body).toEqual({ error: expect.stringContaining('shutting down'), checks: { shutdown: 'in progress' } });
       expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
@@ -198,15 +172,10 @@ describe.runIf(driverAvailable('postgres'))('readiness when PostgreSQL stops or 
 });
 
 describe('metrics', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-  });
-  afterAll(async () => db?.cleanup());
+  const db = useTestDriver(httpDrivers()[0]!);
 
   it('counts requests by method, route template and status, never by raw path', async () => {
-    const t = await startTestHub({ driver: db.driver });
-    try {
+    await withTestHub({ driver: db.driver }, async (t) => {
       expect((await t.request('GET', '/run-results/some-raw-id-123')).status).toBe(404);
       expect((await t.request('GET', '/no/such/path/xyz')).status).toBe(404);
       const res = await t.request('GET', '/metrics', { token: null });
@@ -222,15 +191,12 @@ describe('metrics', () => {
       expect(res.text).toContain('workspace_hub_nodejs_heap_size_used_bytes');
       expect(res.text).toMatch(/workspace_hub_notice_streams 0/);
       expect(res.text).toContain('# TYPE workspace_hub_llm_tokens_total counter');
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('reports the read cache: hits, misses, entries and bytes', async () => {
-    const t = await startTestHub({ driver: db.driver });
-    const value = (text: string, name: string) => Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
-    try {
+    await withTestHub({ driver: db.driver }, async (t) => {
+      const value = (text: string, name: string) => Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
       const before = (await t.request('GET', '/metrics', { token: null })).text;
       for (let i = 0; i < 3; i++) expect((await t.request('GET', '/collections')).status).toBe(200);
       const after = (await t.request('GET', '/metrics', { token: null })).text;
@@ -239,19 +205,16 @@ describe('metrics', () => {
       expect(value(after, 'misses_total') - value(before, 'misses_total')).toBeGreaterThanOrEqual(1);
       expect(value(after, 'entries')).toBeGreaterThan(0);
       expect(value(after, 'bytes')).toBeGreaterThan(0);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('reports the notice streams open on this instance', async () => {
-    const t = await startTestHub({ driver: db.driver });
-    const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
-    const until = async (want: number) => {
-      for (let i = 0; i < 100 && (await streams()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      return streams();
-    };
-    try {
+    await withTestHub({ driver: db.driver }, async (t) => {
+      const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
+      const until = async (want: number) => {
+        for (let i = 0; i < 100 && (await streams()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        return streams();
+      };
       expect(await streams()).toBe(0);
       const res = await t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${t.adminToken}` } });
       expect(res.status).toBe(200);
@@ -260,43 +223,32 @@ describe('metrics', () => {
       expect(await until(1)).toBe(1);
       await reader.cancel();
       expect(await until(0)).toBe(0);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('counts requests refused by the throttle', async () => {
-    const t = await startTestHub({ driver: db.driver, config: { redis: { maxFailures: 2 } }, throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore() });
-    try {
+    await withTestHub({ driver: db.driver, config: { redis: { maxFailures: 2 } }, throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore() }, async (t) => {
       for (let i = 0; i < 2; i++) expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(401);
       expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(429);
       const res = await t.request('GET', '/metrics', { token: null });
       expect(res.text).toMatch(/workspace_hub_throttle_blocked_requests_total 1/);
       expect(res.text).toMatch(/route="\/auth\/session",status="429"\} 1/);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('needs the configured bearer token when metrics.token is set, and answers 404 when disabled', async () => {
     const token = 'metrics-secret-0123456789';
-    const t = await startTestHub({ driver: db.driver, config: { metrics: { token } } });
-    try {
+    await withTestHub({ driver: db.driver, config: { metrics: { token } } }, async (t) => {
       expect((await t.request('GET', '/metrics', { token: null })).status).toBe(401);
       const wrong = await t.request('GET', '/metrics', { token: 'metrics-secret-0123456780' });
       expect(wrong.status).toBe(401);
       expect(wrong.body.error).toContain('metrics');
       expect((await t.request('GET', '/metrics', { token: token + 'x' })).status).toBe(401);
       expect((await t.request('GET', '/metrics', { token })).status).toBe(200);
-    } finally {
-      await t.close();
-    }
-    const off = await startTestHub({ driver: db.driver, config: { metrics: { enabled: false } } });
-    try {
+    });
+    await withTestHub({ driver: db.driver, config: { metrics: { enabled: false } } }, async (off) => {
       expect((await off.request('GET', '/metrics', { token: null })).status).toBe(404);
-    } finally {
-      await off.close();
-    }
+    });
   });
 
   it('applies a changed metrics section on reload and reads the token from ${ENV}', async () => {
@@ -325,11 +277,7 @@ describe('metrics', () => {
 });
 
 describe('access log', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-  });
-  afterAll(async () => db?.cleanup());
+  const db = useTestDriver(httpDrivers()[0]!);
 
   const capture = (format: 'json' | 'pretty' = 'json') => {
     const lines: string[] = [];
@@ -338,8 +286,7 @@ describe('access log', () => {
 
   it('writes one JSON line per request with route template, status, duration, ids, and no query or token', async () => {
     const { lines, log } = capture();
-    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } });
-    try {
+    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } }, async (t) => {
       lines.length = 0;
       const res = await t.request('GET', '/run-results/raw-id-77?secret=query-value', { headers: { 'x-request-id': 'req-abc-1' } });
       expect(res.status).toBe(404);
@@ -354,24 +301,19 @@ describe('access log', () => {
       expect(all).not.toContain('raw-id-77');
       expect(all).not.toContain(t.adminToken);
       expect(all).not.toContain(t.adminToken.slice(4, 20));
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('logs an unmatched path without its query, and no user for a request without a token', async () => {
     const { lines, log } = capture();
-    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } });
-    try {
+    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } }, async (t) => {
       lines.length = 0;
       await t.request('GET', '/nowhere/at-all?token=abc', { token: null });
       const [entry] = lines.map((line) => JSON.parse(line)).filter((e) => e.msg === 'request');
       expect(entry).toMatchObject({ route: '(unmatched)', path: '/nowhere/at-all', status: 404 });
       expect(entry.userId).toBeUndefined();
       expect(lines.join('\n')).not.toContain('abc');
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('on a real Node server, logs the bytes sent once the response is finished', async () => {
@@ -398,14 +340,11 @@ describe('access log', () => {
 
   it('writes nothing per request with logging.accessLog: false', async () => {
     const { lines, log } = capture();
-    const t = await startTestHub({ driver: db.driver, log, config: { logging: { level: 'info', accessLog: false } } });
-    try {
+    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', accessLog: false } } }, async (t) => {
       lines.length = 0;
       await t.request('GET', '/auth/session');
       await t.request('GET', '/health', { token: null });
       expect(lines.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

@@ -6,15 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { compileErrors, validate as validateOpenApi } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { kernelRouteDocs } from '../../kernel/http/api-docs.ts';
 import { buildOpenApiDocument, describeMiddleware } from '../../kernel/http/openapi.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { validate } from '../../kernel/http/validate.ts';
 import { plugins } from '../../plugins/index.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
 
 /** Every endpoint in a Hono route table as `METHOD /path` (middleware is method ALL). */
 function mountedRoutes(routes: readonly { method: string; path: string }[]): string[] {
@@ -25,21 +25,14 @@ function mountedRoutes(routes: readonly { method: string; path: string }[]): str
 const template = (path: string) => path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}');
 
 describe('GET /openapi.json', () => {
-  let db: TestDriver;
-  let t: TestHub;
+  const t = useTestHub(httpDrivers()[0]!);
   let doc: any;
 
   beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-    t = await startTestHub({ driver: db.driver });
     const response = await t.request('GET', '/openapi.json', { token: null });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     doc = response.body;
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -125,17 +118,7 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /docs', () => {
-  let db: TestDriver;
-  let t: TestHub;
-
-  beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-    t = await startTestHub({ driver: db.driver });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(httpDrivers()[0]!);
 
   it('serves the page without a token, under a CSP that names no other origin', async () => {
     const page = await t.request('GET', '/docs', { token: null });

@@ -11,6 +11,7 @@ import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { kernelMigrations } from '../../kernel/identity/provision.ts';
+import { eventually } from '../helpers/async.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 
 const notes = defineTable({ name: 'cache_notes', columns: { id: col.id(), text: col.string() } });
@@ -38,15 +39,12 @@ async function database(kind: 'sqlite' | 'postgres' | 'mysql'): Promise<{ first:
   return { first, second: connect };
 }
 
-/** Polls until `check` holds (a notification is on its way), at most ~5 s. */
-async function eventually(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(check()).toBe(true);
-}
+/** Polls until `check` holds (a notification is on its way), at most 5 s. */
+const notified = (check: () => boolean) => eventually(check, 5000, 'the change notification');
 
 /** Waits for the feed to vouch (PostgreSQL connects its listener on the first ask). */
 async function ready(driver: StorageDriver): Promise<number> {
-  await eventually(() => driver.changes!.stamp([notes.name]) !== null);
+  await notified(() => driver.changes!.stamp([notes.name]) !== null);
   return driver.changes!.stamp([notes.name])!;
 }
 
@@ -93,7 +91,7 @@ for (const kind of kinds) {
       const other = await second();
       const before = await ready(first);
       await other.forTenant('__default__').table(notes).insert({ id: 'n3', text: 'from elsewhere' });
-      await eventually(() => first.changes!.stamp([notes.name]) !== before);
+      await notified(() => first.changes!.stamp([notes.name]) !== before);
     });
 
     it('keeps the stamp when only an untracked column changes, here or in another process', async () => {
@@ -109,7 +107,7 @@ for (const kind of kinds) {
       const settle = async () => {
         const seen = first.changes!.stamp([others.name]);
         await other.table(others).insert({ id: `barrier-${++barriers}`, text: 'barrier' });
-        await eventually(() => first.changes!.stamp([others.name]) !== seen);
+        await notified(() => first.changes!.stamp([others.name]) !== seen);
       };
       await store.table(marks).insert({ id: 'm1', text: 'a', seen: 0 });
       await settle();
@@ -143,7 +141,7 @@ for (const kind of kinds) {
       expect(loads).toBe(1);
       const stamp = first.changes!.stamp([notes.name]);
       await other.forTenant('__default__').table(notes).insert({ id: 'n4', text: 'new' });
-      await eventually(() => first.changes!.stamp([notes.name]) !== stamp);
+      await notified(() => first.changes!.stamp([notes.name]) !== stamp);
       expect(await read()).toBe(1);
       expect(loads).toBe(2);
     });
@@ -165,8 +163,8 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
     } finally {
       await client.end();
     }
-    await eventually(() => first.changes!.stamp([notes.name]) === null);
-    await eventually(() => first.changes!.stamp([notes.name]) !== null);
+    await notified(() => first.changes!.stamp([notes.name]) === null);
+    await notified(() => first.changes!.stamp([notes.name]) !== null);
     expect(first.changes!.stamp([notes.name])).not.toBe(before);
   });
 });

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { useTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('tenants on %s', (kind) => {
-  let db: TestDriver;
-  let single: TestHub;
-  let multi: TestHub;
-
+  const single = useTestHub(kind, { plugins: [avatarsPlugin, accountsPlugin] });
+  const multi = useTestHub(single, { plugins: [avatarsPlugin, accountsPlugin], config: { multitenancy: { enabled: true } } });
   beforeAll(async () => {
-    db = await openTestDriver(kind);
-    single = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver });
-    multi = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { multitenancy: { enabled: true } } });
     await multi.hub.identity.tenants.create('acme', 'Acme Corp');
-  });
-  afterAll(async () => {
-    await single?.close();
-    await multi?.close();
-    await db?.cleanup();
   });
 
   it('uses the default tenant when no header is sent', async () => {
@@ -73,11 +63,11 @@ describe.each(httpDrivers())('tenants on %s', (kind) => {
   it('gives every tenant its own system account and deletes all of a tenant in one go', async () => {
     await multi.hub.identity.tenants.create('doomed', 'Doomed');
     const user = await multi.createUser({}, 'doomed');
-    const system = await db.driver.forTenant('doomed').table(usersTable).findOne({ system: true });
+    const system = await single.driver.forTenant('doomed').table(usersTable).findOne({ system: true });
     expect(system).not.toBeNull();
     await multi.hub.identity.tenants.delete('doomed');
     multi.hub.tenants.invalidate('doomed');
-    expect(await db.driver.forTenant('doomed').table(usersTable).count()).toBe(0);
+    expect(await single.driver.forTenant('doomed').table(usersTable).count()).toBe(0);
     expect((await multi.request('GET', '/auth/session', { token: user.token, tenant: 'doomed' })).status).toBe(404);
   });
 

@@ -1,22 +1,13 @@
 /** The LLM proxy records the tokens it counts against users on /metrics, by model and kind. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { answerWith, completion, llmSection, useProvider, userTurn } from './setup.ts';
+import { describe, expect, it } from 'vitest';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { answerWith, completion, llmSection, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
 describe('LLM token metrics', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(httpDrivers()[0]!);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(httpDrivers()[0]!, { config: { llm: llmSection() } });
 
   it('adds each step\'s prompt and completion tokens to workspace_hub_llm_tokens_total of its model', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o'] });

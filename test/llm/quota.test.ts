@@ -3,14 +3,14 @@
  * new turn at the cap gets 402 while a tool continuation still runs, concurrent turns overshoot the
  * cap by at most one step, and model ids in access lists are checked against the offered models.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { llmUsageLogTable } from '../../plugins/llm-proxy/tables.ts';
-import { httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { answerWith, completion, llmSection, useProvider, userTurn } from './setup.ts';
+import { httpDrivers } from '../helpers/drivers.ts';
+import { uniqueName, useTestHub } from '../helpers/hub.ts';
+import { answerWith, completion, llmSection, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
@@ -24,17 +24,8 @@ const toolContinuation = {
 };
 
 describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
-  let db: TestDriver;
-  let t: TestHub;
   const clock = createManualClock(new Date('2026-03-31T23:59:00.000Z'));
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() }, clock });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(kind, { config: { llm: llmSection() }, clock });
 
   it('adds up 20 concurrent steps of one user exactly and logs each without message content', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
@@ -43,7 +34,7 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const usage = await t.request('GET', '/llm/usage', { token: user.token });
     expect(usage.body).toEqual({ period: '2026-03', totalTokens: 140, limit: null });
-    const log = await db.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId: user.id } });
+    const log = await t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId: user.id } });
     expect(log).toHaveLength(20);
     expect(log[0]).toMatchObject({ model: 'gpt-4o', provider: 'openai', totalTokens: 7, isNewTurn: true, hadToolCalls: false, messageCount: 1, streamed: false });
     expect(JSON.stringify(log)).not.toContain('secret question');
@@ -89,7 +80,7 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     expect([put.status, put.body.error]).toEqual([400, 'Unknown LLM model id: gemini-1.5-pro.']);
     // A model that stopped being offered shows up as a warning.
     const stale = await t.createUser({ name: uniqueName(), llmAccess: true, llmModels: ['*'] });
-    await db.driver.forTenant(DEFAULT_TENANT_ID).table(usersTable).update(stale.id, { llmModels: ['old-model'] });
+    await t.driver.forTenant(DEFAULT_TENANT_ID).table(usersTable).update(stale.id, { llmModels: ['old-model'] });
     const list = await t.request('GET', '/admin/users');
     const entry = list.body.users.find((u: any) => u.id === stale.id);
     expect(entry.warnings).toEqual(['Unknown LLM model id "old-model".']);

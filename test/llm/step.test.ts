@@ -3,29 +3,18 @@
  * text answers, tool calls, the wire format sent upstream, provider failures and timeouts.
  */
 import { delay, http, HttpResponse } from 'msw';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_DRIVER, httpDrivers, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from './setup.ts';
+import { describe, expect, it } from 'vitest';
+import { EMBEDDED_DRIVER, httpDrivers } from '../helpers/drivers.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
 describe('LLM chat step', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  let off: TestHub;
-  let user: { id: string; token: string };
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-    off = await startTestHub({ driver: db.driver });
-    user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o', 'local-model'] });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await off?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
+  const off = useTestHub(t);
+  const user = useUser(t, { llmAccess: true, llmModels: ['gpt-4o', 'local-model'] });
 
   it('answers a text step with content, an empty tool call list and the usage', async () => {
     answerWith(completion({ content: 'Hi there' }));
@@ -129,16 +118,7 @@ describe('LLM chat step', () => {
 });
 
 describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s', (kind) => {
-  let db: TestDriver;
-  let off: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(kind);
-    off = await startTestHub({ driver: db.driver });
-  });
-  afterAll(async () => {
-    await off?.close();
-    await db?.cleanup();
-  });
+  const off = useTestHub(kind);
 
   it('asks for a token first: no token and an unknown token get 401', async () => {
     for (const token of [null, 'hbk_unknown']) {

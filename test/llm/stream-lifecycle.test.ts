@@ -4,11 +4,12 @@
  * unhandled rejection), and hub shutdown must abort the upstream call and end open streams.
  */
 import { http, HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually } from '../notices/setup.ts';
-import { chunk, COMPLETIONS_URL, llmSection, server, streamWith, useProvider, userTurn } from './setup.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { eventually } from '../helpers/async.ts';
+import { chunk, COMPLETIONS_URL, openChatStream, llmSection, server, streamWith, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
@@ -71,30 +72,12 @@ async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, text =
 
 const framesOf = (text: string) => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
 
-function opener(t: () => TestHub, token: () => string) {
-  return (body: unknown) =>
-    t().hub.app.request('/llm/chat/stream', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-}
 
 describe('LLM chat stream: client cancels mid-stream', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  let user: { id: string; token: string };
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
+  // Capped, so every new turn takes (and must give back) the user's turn lease.
+  const user = useUser(t, { llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
   const rejections = vi.fn();
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-    // Capped, so every new turn takes (and must give back) the user's turn lease.
-    user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
   beforeEach(() => {
     rejections.mockClear();
     process.on('unhandledRejection', rejections);
@@ -103,7 +86,7 @@ describe('LLM chat stream: client cancels mid-stream', () => {
     process.off('unhandledRejection', rejections);
   });
 
-  const open = opener(() => t, () => user.token);
+  const open = (body: unknown) => openChatStream(t, user.token, body);
   const usage = async () => (await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens as number;
 
   it('survives a reader cancelled while the provider is still streaming and keeps answering', async () => {
@@ -132,20 +115,10 @@ describe('LLM chat stream: client cancels mid-stream', () => {
 });
 
 describe('LLM chat stream: hub shutdown', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  let user: { id: string; token: string };
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-    user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
+  const user = useUser(t, { llmAccess: true, llmModels: ['*'] });
 
-  const open = opener(() => t, () => user.token);
+  const open = (body: unknown) => openChatStream(t, user.token, body);
 
   it('aborts the upstream call and ends an open stream when the hub begins shutting down', async () => {
     const provider = heldProvider();

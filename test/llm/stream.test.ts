@@ -4,35 +4,21 @@
  * call without being metered.
  */
 import { http, HttpResponse } from 'msw';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { eventually, sseReader } from '../notices/setup.ts';
-import { chunk, COMPLETIONS_URL, llmSection, received, server, streamWith, useProvider, userTurn } from './setup.ts';
+import { describe, expect, it } from 'vitest';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useUser } from '../helpers/fixtures.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { chunk, COMPLETIONS_URL, openChatStream, llmSection, received, server, streamWith, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
 describe('LLM chat stream', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  let user: { id: string; token: string };
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-    user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
+  const user = useUser(t, { llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
 
-  const open = (body: unknown, signal?: AbortSignal) =>
-    t.hub.app.request('/llm/chat/stream', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      ...(signal ? { signal } : {}),
-    });
+  const open = (body: unknown, signal?: AbortSignal) => openChatStream(t, user.token, body, signal);
   const usage = async () => (await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens as number;
 
   it('streams text deltas between step.start and step.end with the SSE headers and counts the usage', async () => {

@@ -3,7 +3,7 @@
  * integers (a provider cannot lower a user's total or make a finished step fail), and a step's
  * month total and its log row are written together or not at all.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../kernel/clock.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
@@ -11,26 +11,17 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import { llmUsageLogTable } from '../../plugins/llm-proxy/tables.ts';
 import { monthTotal, recordStep } from '../../plugins/llm-proxy/usage.ts';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { answerWith, chunk, completion, llmSection, streamWith, useProvider, userTurn } from './setup.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { answerWith, chunk, completion, llmSection, streamWith, useProvider, userTurn } from '../helpers/llm-provider.ts';
 
 useProvider();
 
 describe('LLM usage integrity', () => {
-  let db: TestDriver;
-  let t: TestHub;
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-    t = await startTestHub({ driver: db.driver, config: { llm: llmSection() } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
 
   const usage = async (token: string) => (await t.request('GET', '/llm/usage', { token })).body.totalTokens as number;
-  const logOf = (userId: string) => db.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId } });
+  const logOf = (userId: string) => t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId } });
 
   it('clamps negative and fractional provider usage instead of failing or lowering the total', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
@@ -71,7 +62,7 @@ describe('LLM usage integrity', () => {
 
   it('counts a step and logs it in one transaction: a failed log insert leaves the total unchanged', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    const store = db.driver.forTenant(DEFAULT_TENANT_ID);
+    const store = t.driver.forTenant(DEFAULT_TENANT_ID);
     const record = {
       user: { id: user.id } as UserRow,
       tokenId: null,

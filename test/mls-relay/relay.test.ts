@@ -190,7 +190,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const col = await h.collection();
     const user = await h.user({ collectionAccess: [col.id] });
     const device = await h.enroll(user.token);
-    const req = await h.savedRequest(col.id);
+    const req = await h.request(col.id);
     const run = await h.t.request('POST', '/run-results', {
       token: user.token, body: { payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] } },
     });

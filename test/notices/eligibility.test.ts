@@ -8,7 +8,8 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { subscriptionsTable, subscriptionId } from '../../plugins/discussions/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
-import { useNoticesHub, type Account } from './setup.ts';
+import type { Account } from '../helpers/fixtures.ts';
+import { useNoticesHub } from './setup.ts';
 
 /** `{ userName: kind }` of the notices each account has, newest first. */
 async function kindsOf(f: ReturnType<typeof useNoticesHub>, accounts: Record<string, Account>) {
@@ -26,7 +27,7 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
   async function scene() {
     const owner = await f.user({ collectionAccess: ['*'] });
     const collection = await f.collection(owner.token);
-    const request = await f.request(collection.id, owner.token);
+    const request = await f.request(collection.id, { method: 'POST' }, owner.token);
     const member = async () => {
       const account = await f.user({ collectionAccess: [collection.id] });
       return { ...account, name: await userName(account.id) };

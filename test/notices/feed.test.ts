@@ -8,7 +8,9 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { noticesTable } from '../../plugins/notices/tables.ts';
-import { failingDeletes, useNoticesHub, type Account } from './setup.ts';
+import { failingDeletes } from '../helpers/drivers.ts';
+import type { Account } from '../helpers/fixtures.ts';
+import { useNoticesHub } from './setup.ts';
 
 describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
@@ -189,7 +191,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   it('deletes the notices of a deleted target', async () => {
     const owner = await f.user({ collectionAccess: ['*'] });
     const collection = await f.collection(owner.token);
-    const request = await f.request(collection.id, owner.token);
+    const request = await f.request(collection.id, { method: 'POST' }, owner.token);
     const reader = await f.user({ collectionAccess: [collection.id] });
     const actor = await f.user({ collectionAccess: ['*'] });
     await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: request.id, mentionedUserIds: [reader.id] });
@@ -219,7 +221,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   it('deletes the notices of a deletion all together or not at all', async () => {
     const owner = await f.user({ collectionAccess: ['*'] });
     const [gone, other] = [await f.collection(owner.token), await f.collection(owner.token)];
-    const request = await f.request(other.id, owner.token);
+    const request = await f.request(other.id, { method: 'POST' }, owner.token);
     const reader = await f.user({ collectionAccess: ['*'] });
     await mention(reader, gone.id, 1);
     const actor = await f.user({ collectionAccess: ['*'] });

@@ -5,7 +5,6 @@
  * answers 503. Skipped only when the variables are unset outside CI; under CI=true they must be set.
  */
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
@@ -13,21 +12,20 @@ import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { noticeChannel } from '../../plugins/notices/fanout.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
-import { EMBEDDED_DRIVER, openTestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
-import { eventually, pluginsWith, sseReader } from './setup.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { startTestHub, uniqueName, useTestHub, type TestHub } from '../helpers/hub.ts';
+import { closedPort } from '../helpers/net.ts';
+import { PG_URL_VAR, redisSection as sharedRedisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { pluginsWith } from './setup.ts';
 
-const redisUrl = process.env.HUB_TEST_REDIS_URL;
-const pgUrl = process.env.HUB_TEST_PG_URL;
-const ci = process.env.CI === 'true';
+const redisUrl = requireService(REDIS_URL_VAR);
+const pgUrl = requireService(PG_URL_VAR);
 const prefix = `hubtest:${randomUUID().slice(0, 8)}:`;
 
 /** The `redis` section for a test hub, under this run's key prefix. */
-function redisSection(overrides: Record<string, unknown> = {}) {
-  if (!redisUrl) throw new Error('HUB_TEST_REDIS_URL is not set but CI=true: the notices Redis suite must run in CI.');
-  const url = new URL(redisUrl);
-  return { host: url.hostname, port: Number(url.port || 6379), keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides };
-}
+const redisSection = (overrides: Record<string, unknown> = {}) => sharedRedisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides });
 
 const openStream = (t: TestHub, token: string) =>
   t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}` } });
@@ -44,7 +42,7 @@ async function readyStream(t: TestHub, token: string) {
   return sseReader(res);
 }
 
-describe.skipIf(!ci && (!redisUrl || !pgUrl))('notice fan-out across two hubs over Redis (postgres)', () => {
+describe.runIf(redisUrl && pgUrl)('notice fan-out across two hubs over Redis (postgres)', () => {
   let database: TestDatabase;
   const drivers: StorageDriver[] = [];
   let a: TestHub;
@@ -52,7 +50,6 @@ describe.skipIf(!ci && (!redisUrl || !pgUrl))('notice fan-out across two hubs ov
   let admin: Redis;
 
   beforeAll(async () => {
-    if (!pgUrl) throw new Error('HUB_TEST_PG_URL is not set but CI=true');
     database = await createTestDatabase('postgres');
     for (let i = 0; i < 2; i++) drivers.push(await createDriver(database.config));
     const plugins = await pluginsWith({});
@@ -100,36 +97,25 @@ describe.skipIf(!ci && (!redisUrl || !pgUrl))('notice fan-out across two hubs ov
   });
 });
 
-describe.skipIf(!ci && !redisUrl)('notices while Redis is unreachable', () => {
-  it('still stores notices, and the stream answers 503 until the subscriber is ready', async () => {
-    const closed = net.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as net.AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+describe.runIf(redisUrl)('notices while Redis is unreachable', () => {
+  // Authentication keeps working on an in-memory throttle: only the notice fan-out loses Redis.
+  const t = useTestHub(EMBEDDED_DRIVER, async () => ({
+    plugins: await pluginsWith({}),
+    config: { redis: redisSection({ host: '127.0.0.1', port: await closedPort() }) },
+    throttle: createMemoryThrottleStore(),
+  }));
 
-    const db = await openTestDriver(EMBEDDED_DRIVER);
-    // Authentication keeps working on an in-memory throttle: only the notice fan-out loses Redis.
-    const t = await startTestHub({
-      driver: db.driver,
-      plugins: await pluginsWith({}),
-      config: { redis: redisSection({ host: '127.0.0.1', port }) },
-      throttle: createMemoryThrottleStore(),
-    });
-    try {
-      const owner = await t.createUser({ collectionAccess: ['*'] });
-      const readerName = uniqueName('reader');
-      const reader = await t.createUser({ name: readerName, collectionAccess: ['*'] });
-      const stream = await openStream(t, reader.token);
-      expect(stream.status).toBe(503);
-      expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
+  it('still stores notices while the stream answers 503', async () => {
+    const owner = await t.createUser({ collectionAccess: ['*'] });
+    const readerName = uniqueName('reader');
+    const reader = await t.createUser({ name: readerName, collectionAccess: ['*'] });
+    const stream = await openStream(t, reader.token);
+    expect(stream.status).toBe(503);
+    expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
 
-      const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
-      const res = await t.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `@${readerName} ping` } });
-      expect(res.status, res.text).toBe(200);
-      expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
-    } finally {
-      await t.close();
-      await db.cleanup();
-    }
+    const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
+    const res = await t.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `@${readerName} ping` } });
+    expect(res.status, res.text).toBe(200);
+    expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
   });
 });

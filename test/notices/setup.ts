@@ -1,19 +1,18 @@
 /**
  * Fixtures for the notices suites: a real hub with every plugin (the notices plugin built with a
- * short heartbeat and a registry the test can watch), helpers that create targets and comments over
- * HTTP, and a reader that consumes an SSE body incrementally.
+ * short heartbeat and a registry the test can watch), the shared entity fixtures, and helpers that
+ * start threads, read the feed and publish comment events.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { UserInput } from '../../kernel/identity/users.ts';
+import { expect } from 'vitest';
 import type { PluginDefinition } from '../../kernel/plugin.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { DiscussionCommentCreatedEvent } from '../../plugins/discussions/events.ts';
 import { loadTarget, type TargetType } from '../../plugins/entities/index.ts';
 import { createNoticesPlugin } from '../../plugins/notices/index.ts';
-import { createStreamRegistry, type StreamRegistry } from '../../plugins/notices/stream.ts';
-import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, uniqueName, type StartTestHubOptions, type TestHub } from '../helpers/hub.ts';
+import { createStreamRegistry } from '../../plugins/notices/stream.ts';
+import type { DriverKind } from '../helpers/drivers.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import { useTestHub, type TestHubOptions } from '../helpers/hub.ts';
 
 /** Every registered plugin, with the notices plugin swapped for one built with these options. */
 export async function pluginsWith(options: Parameters<typeof createNoticesPlugin>[0]): Promise<PluginDefinition<any>[]> {
@@ -21,61 +20,27 @@ export async function pluginsWith(options: Parameters<typeof createNoticesPlugin
   return [...plugins.filter((p) => p.name !== 'notices'), createNoticesPlugin(options)];
 }
 
-export interface Account {
-  id: string;
-  token: string;
-}
+type PublishedEvent = Partial<DiscussionCommentCreatedEvent> & { actorUserId: string; entityType: TargetType; entityId: string };
 
-export interface NoticesFixture {
-  t: TestHub;
-  registry: StreamRegistry;
-  user(access?: UserInput): Promise<Account>;
-  collection(token?: string): Promise<{ id: string; name: string }>;
-  request(collectionId: string, token?: string): Promise<{ id: string; name: string; method: string }>;
-  /** Starts a thread over HTTP and returns the comment. */
-  comment(path: string, body: string, token: string): Promise<{ id: string }>;
-  reply(commentId: string, body: string, token: string): Promise<{ id: string }>;
-  notices(token: string, query?: string): Promise<{ notices: any[]; nextCursor?: string }>;
-  /** Publishes a comment event directly, as the discussions plugin would after storing a comment. */
-  publish(event: Partial<DiscussionCommentCreatedEvent> & { actorUserId: string; entityType: TargetType; entityId: string }): Promise<void>;
-}
-
-/** Starts one hub on `kind` for the enclosing describe block. */
-export function useNoticesHub(kind: string, extra: Partial<StartTestHubOptions> = {}): NoticesFixture {
-  let db: TestDriver;
-  let t: TestHub;
+/** Starts one hub on `kind` for the enclosing describe block; read it inside tests only. */
+export function useNoticesHub(kind: DriverKind, extra: TestHubOptions = {}) {
   const registry = createStreamRegistry();
-  beforeAll(async () => {
-    db = await openTestDriver(kind as never);
-    t = await startTestHub({ driver: db.driver, plugins: await pluginsWith({ heartbeatMs: 100, registry }), ...extra });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
-  });
-
-  const post = async (path: string, body: unknown, token?: string) => {
-    const res = await t.request('POST', path, { body, ...(token ? { token } : {}) });
-    expect(res.status, `POST ${path}: ${res.text}`).toBe(200);
-    return res.body;
-  };
+  const f = fixtures(useTestHub(kind, async () => ({ plugins: await pluginsWith({ heartbeatMs: 100, registry }), ...extra })));
+  const { t } = f;
   return {
-    get t() {
-      return t;
-    },
+    ...f,
     registry,
-    user: (access = {}) => t.createUser({ name: uniqueName('u'), ...access }),
-    collection: (token) => post('/collections', { name: uniqueName('collection') }, token),
-    request: (collectionId, token) => post(`/collections/${collectionId}/requests`, { name: uniqueName('request'), method: 'POST' }, token),
-    comment: (path, body, token) => post(path, { body }, token),
-    reply: (commentId, body, token) => post(`/discussion-comments/${commentId}/replies`, { body }, token),
-    async notices(token, query = '') {
+    /** Starts a thread over HTTP and returns the comment. */
+    comment: (path: string, body: string, token: string): Promise<{ id: string }> => f.create(path, { body }, token),
+    reply: (commentId: string, body: string, token: string): Promise<{ id: string }> => f.create(`/discussion-comments/${commentId}/replies`, { body }, token),
+    async notices(token: string, query = ''): Promise<{ notices: any[]; nextCursor?: string }> {
       const res = await t.request('GET', `/notices${query}`, { token });
       expect(res.status, res.text).toBe(200);
       return res.body;
     },
-    async publish({ entityType, entityId, ...event }) {
-      const target = await loadTarget(t.hub.driver().forTenant(DEFAULT_TENANT_ID), entityType, entityId);
+    /** Publishes a comment event directly, as the discussions plugin would after storing a comment. */
+    async publish({ entityType, entityId, ...event }: PublishedEvent): Promise<void> {
+      const target = await loadTarget(t.store(), entityType, entityId);
       if (!target) throw new Error(`No ${entityType} ${entityId}`);
       const id = event.comment?.id ?? crypto.randomUUID();
       await t.hub.events.publish<DiscussionCommentCreatedEvent>('discussions.comment.created', {
@@ -89,88 +54,4 @@ export function useNoticesHub(kind: string, extra: Partial<StartTestHubOptions> 
       });
     },
   };
-}
-
-/** Reads an SSE body chunk by chunk; `until` waits for text matching a pattern. */
-export function sseReader(response: Response) {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let done = false;
-  // A read that lost a race against the timeout is kept, so its chunk is never dropped.
-  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
-  return {
-    get text() {
-      return buffer;
-    },
-    get done() {
-      return done;
-    },
-    async until(pattern: RegExp | string, timeoutMs = 3000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      const matches = () => (typeof pattern === 'string' ? buffer.includes(pattern) : pattern.test(buffer));
-      while (!matches()) {
-        if (done) throw new Error(`Stream ended before ${pattern}; got ${JSON.stringify(buffer)}`);
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new Error(`Timed out waiting for ${pattern}; got ${JSON.stringify(buffer)}`);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), remaining)));
-        pending ??= reader.read();
-        const chunk = await Promise.race([pending, timeout]);
-        clearTimeout(timer);
-        if (chunk === 'timeout') continue;
-        pending = null;
-        if (chunk.done) done = true;
-        else buffer += decoder.decode(chunk.value, { stream: true });
-      }
-      return buffer;
-    },
-    /** The `data:` frames received so far, parsed. */
-    frames(): any[] {
-      return [...buffer.matchAll(/^data: (.*)\n\n/gm)].map((m) => JSON.parse(m[1]!));
-    },
-    cancel: () => reader.cancel(),
-  };
-}
-
-/** Waits until `check` passes, polling. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('Condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/**
- * `store`, except that the `failOn`-th `deleteWhere` call (counted across the store and every
- * transaction it opens) throws: shows whether earlier deletes of the same operation survive.
- */
-export function failingDeletes(store: Store, failOn: number): Store {
-  let calls = 0;
-  const bind = (target: object, prop: string | symbol) => {
-    const value = Reflect.get(target, prop);
-    return typeof value === 'function' ? value.bind(target) : value;
-  };
-  const wrap = (inner: Store): Store =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === 'transaction') return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(wrap(tx)));
-        if (prop === 'table') {
-          return (table: Parameters<Store['table']>[0]) =>
-            new Proxy(target.table(table), {
-              get(handle, key) {
-                if (key !== 'deleteWhere') return bind(handle, key);
-                return async (where: never) => {
-                  calls += 1;
-                  if (calls === failOn) throw new Error(`deleteWhere call ${calls} failed on purpose`);
-                  return handle.deleteWhere(where);
-                };
-              },
-            });
-        }
-        return bind(target, prop);
-      },
-    });
-  return wrap(store);
 }

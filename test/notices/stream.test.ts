@@ -5,10 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { serveNode } from '../../kernel/runtime/node.ts';
-import { EMBEDDED_DRIVER, httpDrivers, openTestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { EMBEDDED_DRIVER, httpDrivers } from '../helpers/drivers.ts';
+import { useTestHub, type TestHub } from '../helpers/hub.ts';
 import { createStreamRegistry } from '../../plugins/notices/stream.ts';
-import { eventually, pluginsWith, sseReader, useNoticesHub } from './setup.ts';
+import { eventually } from '../helpers/async.ts';
+import { sseReader } from '../helpers/sse.ts';
+import { pluginsWith, useNoticesHub } from './setup.ts';
 
 const openStream = (t: TestHub, token: string) =>
   t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
@@ -79,42 +81,37 @@ describe.each(httpDrivers())('notice stream (%s)', (kind) => {
 });
 
 describe.each(httpDrivers())('notice stream shutdown (%s)', (kind) => {
-  it('writes ": shutdown" and ends every stream when the hub closes, without waiting for clients', async () => {
-    const db = await openTestDriver(kind);
-    const registry = createStreamRegistry();
-    const t = await startTestHub({ driver: db.driver, plugins: await pluginsWith({ registry }) });
-    try {
-      const user = await t.createUser({});
-      const streams = await Promise.all([user.token, t.adminToken].map(async (token) => sseReader(await openStream(t, token))));
-      for (const sse of streams) await sse.until(': connected');
-      expect(registry.size()).toBe(2);
+  const registry = createStreamRegistry();
+  const t = useTestHub(kind, async () => ({ plugins: await pluginsWith({ registry }) }));
 
-      const started = Date.now();
-      await t.close();
-      expect(Date.now() - started).toBeLessThan(2000);
-      for (const sse of streams) {
-        await sse.until(/: shutdown\n/);
-        await eventually(async () => {
-          await sse.until(/$^/, 50).catch(() => undefined);
-          return sse.done;
-        });
-      }
-      expect(registry.size()).toBe(0);
-      expect((await openStream(t, user.token)).status).toBe(503);
-    } finally {
-      await t.close();
-      await db.cleanup();
+  it('writes ": shutdown" and ends every stream when the hub closes, without waiting for clients', async () => {
+    const user = await t.createUser({});
+    const streams = await Promise.all([user.token, t.adminToken].map(async (token) => sseReader(await openStream(t, token))));
+    for (const sse of streams) await sse.until(': connected');
+    expect(registry.size()).toBe(2);
+
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    for (const sse of streams) {
+      await sse.until(/: shutdown\n/);
+      await eventually(async () => {
+        await sse.until(/$^/, 50).catch(() => undefined);
+        return sse.done;
+      });
     }
+    expect(registry.size()).toBe(0);
+    expect((await openStream(t, user.token)).status).toBe(503);
   });
 });
 
 describe('notice stream over a real socket (@hono/node-server)', () => {
+  const registry = createStreamRegistry();
+  // A drain deadline longer than the test's own timeout: stop() must not wait for it.
+  const config = { server: { shutdownTimeoutMs: 3_600_000 } };
+  const t = useTestHub(EMBEDDED_DRIVER, async () => ({ plugins: await pluginsWith({ registry }), config }));
+
   it('streams frames, releases a dropped client, and ends with ": shutdown" when the server stops', async () => {
-    const db = await openTestDriver(EMBEDDED_DRIVER);
-    const registry = createStreamRegistry();
-    // A drain deadline longer than the test's own timeout: stop() must not wait for it.
-    const config = { server: { shutdownTimeoutMs: 3_600_000 } };
-    const t = await startTestHub({ driver: db.driver, plugins: await pluginsWith({ registry }), config });
     const running = await serveNode(t.hub, { host: '127.0.0.1', port: 0 });
     try {
       const owner = await t.createUser({ collectionAccess: ['*'] });
@@ -144,7 +141,6 @@ describe('notice stream over a real socket (@hono/node-server)', () => {
       await stopped;
     } finally {
       await running.stop();
-      await db.cleanup();
     }
   });
 });

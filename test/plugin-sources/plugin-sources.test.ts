@@ -1,28 +1,16 @@
 /** `GET /plugins/sources` and the `plugins` section of server.yaml. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { validateConfig } from '../../kernel/config/load.ts';
 import { pluginSourcesSchema } from '../../plugins/plugin-sources/index.ts';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestDriver, withTestHub, type TestHub } from '../helpers/hub.ts';
 
 const sections = { plugins: pluginSourcesSchema };
 
 describe('plugin sources', () => {
-  let db: TestDriver;
-  beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
-  });
-  afterAll(async () => db?.cleanup());
-
-  const withHub = async (config: Record<string, unknown>, test: (t: TestHub) => Promise<void>) => {
-    const t = await startTestHub({ driver: db.driver, config });
-    try {
-      await test(t);
-    } finally {
-      await t.close();
-    }
-  };
+  const db = useTestDriver(EMBEDDED_DRIVER);
+  const withHub = (config: Record<string, unknown>, test: (t: TestHub) => Promise<void>) => withTestHub({ driver: db.driver, config }, test);
 
   it('lists empty arrays when the plugins section is absent', () =>
     withHub({}, async (t) => {

@@ -10,32 +10,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { silentLogger } from '../../kernel/log.ts';
 import { handleSignals, type RunningServer } from '../../kernel/runtime/node.ts';
-import { EMBEDDED_DRIVER, openTestDriver, type TestDriver } from '../helpers/drivers.ts';
-import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { llmSection } from '../llm/setup.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { llmSection } from '../helpers/llm-provider.ts';
 
 const BASE = { logging: { level: 'silent' }, server: { host: '127.0.0.1', port: 8788 } };
 const statuses = (body: { sections: { section: string; status: string }[] }) => Object.fromEntries(body.sections.map((s) => [s.section, s.status]));
 
 describe('config reload', () => {
-  let db: TestDriver;
   let dir: string;
   let file: string;
-  let t: TestHub;
   const write = (config: Record<string, unknown>) => writeFile(file, stringify({ ...BASE, ...config }));
 
   beforeAll(async () => {
-    db = await openTestDriver(EMBEDDED_DRIVER);
     dir = await mkdtemp(join(tmpdir(), 'hub-reload-'));
     file = join(dir, 'server.yaml');
     await write({});
-    t = await startTestHub({ driver: db.driver, config: BASE, configPath: file });
   });
   afterAll(async () => {
-    await t?.close();
-    await db?.cleanup();
     await rm(dir, { recursive: true, force: true });
   });
+  const t = useTestHub(EMBEDDED_DRIVER, () => ({ config: BASE, configPath: file }));
 
   const reload = () => t.request('POST', '/admin/config/reload');
 
@@ -107,16 +102,11 @@ describe('config reload', () => {
 });
 
 describe('config reload without a config file', () => {
+  const t = useTestHub(EMBEDDED_DRIVER);
+
   it('answers 400 explaining that the hub runs on built-in defaults', async () => {
-    const db = await openTestDriver(EMBEDDED_DRIVER);
-    const t = await startTestHub({ driver: db.driver });
-    try {
-      const res = await t.request('POST', '/admin/config/reload');
-      expect(res.status).toBe(400);
-      expect(res.body.fatalError).toMatch(/without a configuration file/);
-    } finally {
-      await t.close();
-      await db.cleanup();
-    }
+    const res = await t.request('POST', '/admin/config/reload');
+    expect(res.status).toBe(400);
+    expect(res.body.fatalError).toMatch(/without a configuration file/);
   });
 });

@@ -10,35 +10,16 @@ import { createLogger } from '../../kernel/log.ts';
 import { redisSchema, type RedisConfig } from '../../kernel/redis/config.ts';
 import { ThrottleUnavailableError, type ThrottlePolicy, type ThrottleStore } from '../../kernel/throttle/contract.ts';
 import { createRedisThrottleStore } from '../../kernel/throttle/redis.ts';
+import { closedPort } from '../helpers/net.ts';
+import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 import { describeThrottleStoreContract, uniqueKey } from './store-contract.ts';
 
-const url = process.env.HUB_TEST_REDIS_URL;
-const skip = !url && process.env.CI !== 'true';
 const prefix = `hubtest:${randomUUID().slice(0, 8)}:`;
 const policy: ThrottlePolicy = { maxFailures: 3, windowSeconds: 60, blockSeconds: 900 };
 
 /** The `redis` section for the test server (or any other host/port), with this run's key prefix. */
 function testConfig(overrides: Partial<Record<keyof RedisConfig, unknown>> = {}): RedisConfig {
-  if (!url) throw new Error('HUB_TEST_REDIS_URL is not set but CI=true: the Redis suite must run in CI.');
-  const parsed = new URL(url);
-  return redisSchema.parse({
-    host: parsed.hostname,
-    port: parsed.port || 6379,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    db: parsed.pathname.length > 1 ? parsed.pathname.slice(1) : 0,
-    keyPrefix: prefix,
-    connectTimeoutMillis: 500,
-    ...overrides,
-  });
-}
-
-/** A port nothing listens on: bind an ephemeral port, then release it. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return redisSchema.parse(redisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides }));
 }
 
 /** Expects every store operation to fail closed, and quickly. */
@@ -51,7 +32,7 @@ async function expectUnavailable(store: ThrottleStore, withinMillis: number): Pr
   expect(Date.now() - started).toBeLessThan(withinMillis);
 }
 
-describe.skipIf(skip)('redis throttle store', () => {
+describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
   let admin: Redis;
   const open: ThrottleStore[] = [];
   const store = (config = testConfig(), options: Parameters<typeof createRedisThrottleStore>[1] = {}) => {

@@ -1,13 +1,16 @@
 /**
  * Running the CLI as a real process: `node cli/bin.mjs …` in a temporary project directory with its
- * own server.yaml, and a started server that can be stopped with SIGTERM.
+ * own server.yaml (on a test database of its own with `useCliProject`), and a started server that
+ * can be stopped with SIGTERM.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { stringify } from 'yaml';
+import { createTestDatabase, type DriverKind, type TestDatabase } from './databases.ts';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 const DENO_CLI = fileURLToPath(new URL('../../cli/deno.ts', import.meta.url));
@@ -75,6 +78,52 @@ export async function createProject(config?: Record<string, unknown>): Promise<P
     writeConfig,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** A {@link Project} for the enclosing describe block, on a test database of its own. */
+export interface UsedProject extends Omit<Project, 'remove'> {
+  /** The database its server.yaml names in `db`. */
+  readonly database: TestDatabase;
+}
+
+/**
+ * Creates a new `kind` database and a project whose server.yaml is `{ db, ...config }` before the
+ * block's tests (beforeAll), migrated first when `migrate` is set; removes both after them. With
+ * `kind` null there is no `db` section: the project runs on the embedded default database. `config`
+ * may be a function, called in beforeAll, for values only known then (a free port).
+ */
+export function useCliProject(kind: DriverKind | null, config: Record<string, unknown> | (() => Record<string, unknown>) = {}, { migrate = false } = {}): UsedProject {
+  let database: TestDatabase | undefined;
+  let project: Project | undefined;
+  beforeAll(async () => {
+    database = kind ? await createTestDatabase(kind) : undefined;
+    project = await createProject({ ...(database ? { db: database.config } : {}), ...(typeof config === 'function' ? config() : config) });
+    if (migrate) {
+      const migrated = await project.run('migrate');
+      expect(migrated.code, migrated.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await project?.remove();
+    await database?.drop();
+  });
+  const created = () => project ?? notYet();
+  return {
+    get dir() {
+      return created().dir;
+    },
+    get database() {
+      if (!kind) throw new Error('This project runs on the embedded default database: it has no test database.');
+      return database ?? notYet();
+    },
+    run: (...args) => created().run(...args),
+    json: (...args) => created().json(...args),
+    writeConfig: (name, value) => created().writeConfig(name, value),
+  };
+}
+
+function notYet(): never {
+  throw new Error('The CLI project is created in beforeAll: read it inside tests and hooks.');
 }
 
 /** Quiet logs keep test output readable; the CLI's own output is unaffected. */

@@ -1,11 +1,12 @@
 /**
- * Fixtures for the LLM suites: msw plays the provider at the HTTP boundary (and nowhere else — the
- * hub, its storage and the `openai` package all run for real), and a hub whose `llm` section points
- * the `openai` provider at a fake OpenAI-compatible base URL.
+ * A fake LLM provider for suites that configure the `llm` section: msw plays the provider at the
+ * HTTP boundary (and nowhere else — the hub, its storage and the `openai` package all run for real),
+ * and the `llm` section points the `openai` provider at its fake OpenAI-compatible base URL.
  */
 import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { TestHub } from './hub.ts';
 
 export const BASE_URL = 'https://llm.test/v1';
 export const COMPLETIONS_URL = `${BASE_URL}/chat/completions`;
@@ -86,4 +87,14 @@ export function chunk(delta: Record<string, unknown>, usage?: Record<string, num
 /** A user message body for `POST /llm/chat/step`. */
 export function userTurn(content = 'Hello', model = 'gpt-4o') {
   return { model, messages: [{ role: 'user', content }] };
+}
+
+/** Opens `POST /llm/chat/stream` with `body` as the token's user; returns the raw streamed response. */
+export function openChatStream(t: TestHub, token: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+  return Promise.resolve(t.hub.app.request('/llm/chat/stream', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  }));
 }
