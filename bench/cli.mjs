@@ -16,7 +16,13 @@ import { parseArgs } from 'node:util';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = resolve(root, 'cli/bin.mjs');
-const { values: args } = parseArgs({ options: { config: { type: 'string' }, runs: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: {
+    config: { type: 'string' },
+    runs: { type: 'string', default: '10' },
+    json: { type: 'boolean', default: false },
+  },
+});
 const runs = Number(args.runs);
 const config = args.config ? resolve(args.config) : undefined;
 const cwd = config ? dirname(config) : root;
@@ -26,7 +32,10 @@ function timeCommand(argv) {
   const times = [];
   for (let i = 0; i < runs + 1; i++) {
     const started = performance.now();
-    const { status, stderr } = spawnSync(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const { status, stderr } = spawnSync(process.execPath, argv, {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     if (status !== 0) throw new Error(`${argv.join(' ')} failed: ${stderr}`);
     if (i > 0) times.push(performance.now() - started); // the first run warms the file cache
   }
@@ -38,7 +47,11 @@ async function timeStart() {
   for (let i = 0; i < runs; i++) {
     const port = await freePort();
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, 'start', '--config', config, '--port', String(port)], { cwd, stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [bin, 'start', '--config', config, '--port', String(port)],
+      { cwd, stdio: 'ignore' },
+    );
     for (;;) {
       if (child.exitCode !== null) throw new Error('the server exited before answering /health');
       try {
@@ -63,5 +76,16 @@ if (config) {
   results['user list'] = timeCommand([bin, 'user', 'list', '--config', config]);
   results['start to /health'] = await timeStart();
 }
-if (args.json) console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { ms: Math.round(v), ratio: v / floor }]))));
-else for (const [name, ms] of Object.entries(results)) console.log(`${name.padEnd(18)} ${String(Math.round(ms)).padStart(6)} ms  ${(ms / floor).toFixed(1)}× node -e 0`);
+if (args.json)
+  console.log(
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(results).map(([k, v]) => [k, { ms: Math.round(v), ratio: v / floor }]),
+      ),
+    ),
+  );
+else
+  for (const [name, ms] of Object.entries(results))
+    console.log(
+      `${name.padEnd(18)} ${String(Math.round(ms)).padStart(6)} ms  ${(ms / floor).toFixed(1)}× node -e 0`,
+    );

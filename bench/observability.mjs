@@ -17,14 +17,24 @@ import { parseArgs } from 'node:util';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
-  options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' }, rounds: { type: 'string', default: '2' } },
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '2' },
+  },
 });
 
 async function start(dir, name, extra) {
   const port = await freePort();
   const config = join(dir, `${name}.yaml`);
-  await writeFile(config, `server:\n  port: ${port}\ndb:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n${extra}`);
-  const child = spawn(process.execPath, [join(root, 'cli/bin.mjs'), 'start', '--config', config], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  await writeFile(
+    config,
+    `server:\n  port: ${port}\ndb:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n${extra}`,
+  );
+  const child = spawn(process.execPath, [join(root, 'cli/bin.mjs'), 'start', '--config', config], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let logLines = 0;
   child.stdout.on('data', (d) => (stdout += d));
@@ -50,14 +60,24 @@ async function stop(child) {
 
 function load(url, token) {
   return new Promise((ok, fail) =>
-    autocannon({ url: `${url}/auth/session`, duration: Number(args.duration), connections: Number(args.connections), headers: { authorization: `Bearer ${token}` } }, (e, r) => (e ? fail(e) : ok(r))),
+    autocannon(
+      {
+        url: `${url}/auth/session`,
+        duration: Number(args.duration),
+        connections: Number(args.connections),
+        headers: { authorization: `Bearer ${token}` },
+      },
+      (e, r) => (e ? fail(e) : ok(r)),
+    ),
   );
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'hub-obs-'));
 try {
-  const on = 'logging:\n  level: info\n  format: json\n  accessLog: true\nmetrics:\n  enabled: true\n';
-  const off = 'logging:\n  level: info\n  format: json\n  accessLog: false\nmetrics:\n  enabled: false\n';
+  const on =
+    'logging:\n  level: info\n  format: json\n  accessLog: true\nmetrics:\n  enabled: true\n';
+  const off =
+    'logging:\n  level: info\n  format: json\n  accessLog: false\nmetrics:\n  enabled: false\n';
   // The first start creates the admin account and prints its token.
   let hub = await start(dir, 'first', off);
   const token = hub.stdout().match(/hbk_[A-Za-z0-9_-]{43}/)?.[0];
@@ -65,11 +85,20 @@ try {
   if (!token) throw new Error('no admin token printed');
   const results = { on: [], off: [] };
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (const [name, extra] of [['on', on], ['off', off]]) {
+    for (const [name, extra] of [
+      ['on', on],
+      ['off', off],
+    ]) {
       hub = await start(dir, name, extra);
       await load(hub.url, token); // warm-up
       const r = await load(hub.url, token);
-      results[name].push({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, logLines: hub.logLines() });
+      results[name].push({
+        rps: Math.round(r.requests.average),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        logLines: hub.logLines(),
+      });
       await stop(hub.child);
     }
   }
@@ -79,8 +108,12 @@ try {
   console.log(JSON.stringify(results));
   console.log(`| GET /auth/session (embedded) | req/s | µs per request |\n|---|---|---|`);
   console.log(`| access log + metrics on | ${Math.round(rpsOn)} | ${(1e6 / rpsOn).toFixed(0)} |`);
-  console.log(`| access log + metrics off | ${Math.round(rpsOff)} | ${(1e6 / rpsOff).toFixed(0)} |`);
-  console.log(`| cost per request | | ${(1e6 / rpsOn - 1e6 / rpsOff).toFixed(1)} µs (${(((rpsOff - rpsOn) / rpsOff) * 100).toFixed(1)} % of throughput) |`);
+  console.log(
+    `| access log + metrics off | ${Math.round(rpsOff)} | ${(1e6 / rpsOff).toFixed(0)} |`,
+  );
+  console.log(
+    `| cost per request | | ${(1e6 / rpsOn - 1e6 / rpsOff).toFixed(1)} µs (${(((rpsOff - rpsOn) / rpsOff) * 100).toFixed(1)} % of throughput) |`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

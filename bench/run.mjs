@@ -38,21 +38,31 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '' },
-    'bench-dir': { type: 'string', default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench') },
+    'bench-dir': {
+      type: 'string',
+      default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
+    },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
-  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0].replace(/^[\s\S]*?\/\*\*\n/, '').replace(/^ \* ?/gm, ''));
+  process.stdout.write(
+    readFileSync(new URL(import.meta.url), 'utf8')
+      .split('*/')[0]
+      .replace(/^[\s\S]*?\/\*\*\n/, '')
+      .replace(/^ \* ?/gm, ''),
+  );
   process.exit(0);
 }
 const note = (message) => process.stderr.write(`[bench] ${message}\n`);
 const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL;
-const redisUrl = process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl =
+  process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const drivers = args.driver ? [args.driver] : pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 for (const driver of drivers) {
-  if (!['sqlite', 'postgres', 'default'].includes(driver)) throw new Error(`--driver: expected sqlite, postgres or default, got ${driver}`);
+  if (!['sqlite', 'postgres', 'default'].includes(driver))
+    throw new Error(`--driver: expected sqlite, postgres or default, got ${driver}`);
 }
 
 /** The shared bench with its pinned dependencies, installed once under node_modules/.cache. */
@@ -64,11 +74,17 @@ async function sharedBench() {
   const dir = join(root, 'node_modules/.cache/shared-bench');
   await mkdir(dir, { recursive: true });
   const lock = readFileSync(join(source, 'package-lock.json'), 'utf8');
-  const installed = existsSync(join(dir, 'package-lock.json')) ? readFileSync(join(dir, 'package-lock.json'), 'utf8') : '';
-  for (const file of ['bench.mjs', 'summarize.mjs', 'package.json', 'package-lock.json']) await copyFile(join(source, file), join(dir, file));
+  const installed = existsSync(join(dir, 'package-lock.json'))
+    ? readFileSync(join(dir, 'package-lock.json'), 'utf8')
+    : '';
+  for (const file of ['bench.mjs', 'summarize.mjs', 'package.json', 'package-lock.json'])
+    await copyFile(join(source, file), join(dir, file));
   if (lock !== installed || !existsSync(join(dir, 'node_modules'))) {
     note('installing the shared bench (npm ci)');
-    const done = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--silent'], { cwd: dir, stdio: 'inherit' });
+    const done = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--silent'], {
+      cwd: dir,
+      stdio: 'inherit',
+    });
     if (done.status !== 0) throw new Error('npm ci of the shared bench failed');
   }
   return join(dir, 'bench.mjs');
@@ -79,7 +95,11 @@ async function startHub(configPath, cwd, port) {
   const started = performance.now();
   const nodeArgs = args['node-args'].split(/\s+/).filter(Boolean);
   const bin = join(resolve(args.hub), 'cli/bin.mjs');
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--migrate', '--config', configPath], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, bin, 'start', '--migrate', '--config', configPath],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -122,12 +142,20 @@ function runSharedBench(benchPath, url, secret, pid) {
   };
   const scenarios = args.scenarios.split(',').filter(Boolean);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [benchPath, ...scenarios], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [benchPath, ...scenarios], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`the shared bench exited with ${code}`));
-      resolvePromise(out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)));
+      resolvePromise(
+        out
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line)),
+      );
     });
   });
 }
@@ -137,7 +165,10 @@ async function prepareDatabase(driver, dir, port) {
   const server = `server:\n  port: ${port}\nlogging:\n  level: warn\n`;
   if (driver === 'default') return { yaml: server, drop: async () => {} };
   if (driver === 'sqlite') {
-    return { yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`, drop: async () => {} };
+    return {
+      yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`,
+      drop: async () => {},
+    };
   }
   if (!pgUrl) throw new Error('--driver postgres needs HUB_BENCH_PG_URL or HUB_TEST_PG_URL');
   const name = `hub_bench_${Date.now()}_${process.pid}`;
@@ -163,7 +194,11 @@ async function benchDriver(driver, benchPath) {
   const configPath = join(dir, 'server.yaml');
   const database = await prepareDatabase(driver, dir, port);
   await writeFile(configPath, database.yaml);
-  const result = { driver: driver === 'postgres' ? 'postgres+redis' : driver, hub: resolve(args.hub), node: process.version };
+  const result = {
+    driver: driver === 'postgres' ? 'postgres+redis' : driver,
+    hub: resolve(args.hub),
+    node: process.version,
+  };
   try {
     note(`${result.driver}: starting on a fresh database`);
     let hub = await startHub(configPath, dir, port);
@@ -178,7 +213,9 @@ async function benchDriver(driver, benchPath) {
     await new Promise((r) => setTimeout(r, 3000));
     result.idleRssMiB = await statusMiB(hub.child.pid, 'VmRSS');
     try {
-      result.scenarios = (await runSharedBench(benchPath, hub.url, secret, hub.child.pid)).filter((line) => line.scenario !== '_server_memory');
+      result.scenarios = (await runSharedBench(benchPath, hub.url, secret, hub.child.pid)).filter(
+        (line) => line.scenario !== '_server_memory',
+      );
       result.peakRssMiB = await statusMiB(hub.child.pid, 'VmHWM');
     } finally {
       await stopHub(hub.child);
@@ -195,11 +232,20 @@ function printTable(result) {
   console.log('| scenario | req/s | p50 ms | p99 ms | non-2xx | bytes |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const s of result.scenarios) {
-    const non2xx = s.scenario === 'bad-token' ? Object.entries(s.status).map(([code, n]) => `${code}: ${n}`).join(', ') : s.non2xx;
-    console.log(`| ${s.scenario} | ${s.rps} | ${s.latency_ms.p50} | ${s.latency_ms.p99} | ${non2xx} | ${s.bytes_per_response} |`);
+    const non2xx =
+      s.scenario === 'bad-token'
+        ? Object.entries(s.status)
+            .map(([code, n]) => `${code}: ${n}`)
+            .join(', ')
+        : s.non2xx;
+    console.log(
+      `| ${s.scenario} | ${s.rps} | ${s.latency_ms.p50} | ${s.latency_ms.p99} | ${non2xx} | ${s.bytes_per_response} |`,
+    );
   }
-  console.log(`\nfirst response: ${result.firstResponseFreshMs} ms on a fresh database, ${result.firstResponseExistingMs} ms on an existing one; ` +
-    `idle RSS ${result.idleRssMiB} MiB; peak RSS ${result.peakRssMiB} MiB`);
+  console.log(
+    `\nfirst response: ${result.firstResponseFreshMs} ms on a fresh database, ${result.firstResponseExistingMs} ms on an existing one; ` +
+      `idle RSS ${result.idleRssMiB} MiB; peak RSS ${result.peakRssMiB} MiB`,
+  );
 }
 
 async function main() {

@@ -55,7 +55,8 @@ export function collectFlag(rawArgs: readonly string[], name: string): string[] 
       continue;
     }
     const next = rawArgs[i + 1];
-    if (next === undefined || next.startsWith('--')) throw new UsageError(`Option --${name} needs a value.`);
+    if (next === undefined || next.startsWith('--'))
+      throw new UsageError(`Option --${name} needs a value.`);
     values.push(next);
     i++;
   }
@@ -69,7 +70,8 @@ export function collectFlag(rawArgs: readonly string[], name: string): string[] 
 export function parseListFlag(name: string, values: readonly string[]): string[] {
   if (values.length === 1 && values[0]!.trim() === '') return [];
   const entries = values.flatMap((value) => value.split(',')).map((entry) => entry.trim());
-  if (entries.some((entry) => entry === '')) throw new UsageError(`--${name}: entries must not be empty.`);
+  if (entries.some((entry) => entry === ''))
+    throw new UsageError(`--${name}: entries must not be empty.`);
   const unique = [...new Set(entries)];
   if (unique.includes('*') && unique.length > 1) {
     throw new UsageError(`--${name}: Wildcard access "*" must be the only entry.`);
@@ -83,7 +85,9 @@ export function parseCount(name: string, raw: string, allowUnlimited = false): n
   if (allowUnlimited && value.toLowerCase() === 'unlimited') return null;
   const number = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(number)) {
-    throw new UsageError(`--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`);
+    throw new UsageError(
+      `--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`,
+    );
   }
   return number;
 }

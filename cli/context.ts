@@ -20,12 +20,19 @@ export interface CommonOptions {
 
 /** Each plugin's config section, so server.yaml validates exactly as it does for the server. */
 export function pluginSections(): SectionSchemas {
-  return Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
+  return Object.fromEntries(
+    plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+  );
 }
 
 /** Loads `--config`, else ./server.yaml, else the built-in defaults. Throws `ConfigError`. */
 export function loadCliConfig(options: CommonOptions): Promise<LoadedConfig> {
-  return loadConfig({ explicitPath: options.config, cwd: process.cwd(), env: process.env, pluginSections: pluginSections() });
+  return loadConfig({
+    explicitPath: options.config,
+    cwd: process.cwd(),
+    env: process.env,
+    pluginSections: pluginSections(),
+  });
 }
 
 /**
@@ -34,17 +41,23 @@ export function loadCliConfig(options: CommonOptions): Promise<LoadedConfig> {
  */
 export function commandLogger(config: HubConfig, verbose: boolean | undefined): Logger {
   const configured = config.logging.level;
-  const level = verbose ? 'debug' : configured === 'error' || configured === 'silent' ? configured : 'warn';
+  const level = verbose
+    ? 'debug'
+    : configured === 'error' || configured === 'silent'
+      ? configured
+      : 'warn';
   return createLogger({ ...config.logging, level });
 }
 
-const MULTITENANCY_DISABLED = 'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.';
+const MULTITENANCY_DISABLED =
+  'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.';
 
 /** Checks `--tenant` against the config before anything touches the database. */
 export function resolveTenantOption(config: HubConfig, raw: string | undefined): string {
   if (raw === undefined) return DEFAULT_TENANT_ID;
   const id = validateTenantId(raw);
-  if (id !== DEFAULT_TENANT_ID && !config.multitenancy.enabled) throw new CliError(MULTITENANCY_DISABLED);
+  if (id !== DEFAULT_TENANT_ID && !config.multitenancy.enabled)
+    throw new CliError(MULTITENANCY_DISABLED);
   return id;
 }
 
@@ -58,7 +71,11 @@ export function requireMultitenancy(config: HubConfig): void {
  * every rule and access-list resolver applies), runs `fn`, and always closes the hub. The CLI never
  * authenticates anyone, so an in-process throttle store avoids connecting to Redis.
  */
-export async function withHub<R>(loaded: LoadedConfig, verbose: boolean | undefined, fn: (hub: Hub) => Promise<R>): Promise<R> {
+export async function withHub<R>(
+  loaded: LoadedConfig,
+  verbose: boolean | undefined,
+  fn: (hub: Hub) => Promise<R>,
+): Promise<R> {
   const hub = await createHub({
     config: loaded.config,
     configPath: loaded.path,
@@ -84,7 +101,10 @@ export interface TenantContext {
  * Loads the config, checks `--tenant`, opens the hub and hands `fn` a store bound to the tenant.
  * Commands parse their own flags before calling this, so a bad flag never opens the database.
  */
-export async function withTenant<R>(options: CommonOptions & { tenant?: string | undefined }, fn: (ctx: TenantContext) => Promise<R>): Promise<R> {
+export async function withTenant<R>(
+  options: CommonOptions & { tenant?: string | undefined },
+  fn: (ctx: TenantContext) => Promise<R>,
+): Promise<R> {
   const loaded = await loadCliConfig(options);
   const tenantId = resolveTenantOption(loaded.config, options.tenant);
   return withHub(loaded, options.verbose, async (hub) => {

@@ -76,9 +76,11 @@ export function flagMessage(message: string): string {
 export function describeError(error: unknown, verbose = false): string {
   if (!(error instanceof Error)) return String(error);
   if (verbose && error.stack) return error.stack;
-  if (error.name === 'HttpError' && (error as { status?: number }).status! < 500) return flagMessage(error.message);
+  if (error.name === 'HttpError' && (error as { status?: number }).status! < 500)
+    return flagMessage(error.message);
   if (error.message) return error.message;
-  if (error instanceof AggregateError && error.errors.length > 0) return describeError(error.errors[0], verbose);
+  if (error instanceof AggregateError && error.errors.length > 0)
+    return describeError(error.errors[0], verbose);
   return error.name || 'Unknown error';
 }
 
@@ -87,7 +89,12 @@ export async function withUserId<R>(id: string, work: () => Promise<R>): Promise
   try {
     return await work();
   } catch (error) {
-    if (error instanceof Error && error.name === 'HttpError' && (error as { status?: number }).status === 404) throw new CliError(`No user found with id ${id}.`);
+    if (
+      error instanceof Error &&
+      error.name === 'HttpError' &&
+      (error as { status?: number }).status === 404
+    )
+      throw new CliError(`No user found with id ${id}.`);
     throw error;
   }
 }

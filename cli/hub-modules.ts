@@ -2,7 +2,15 @@
  * Everything a command needs once it runs: the kernel, the plugins and their storage. Commands
  * import this module dynamically inside `run`, so `--help` and argument errors never load it.
  */
-export { commandLogger, loadCliConfig, requireMultitenancy, resolveTenantOption, withHub, withTenant, type TenantContext } from './context.ts';
+export {
+  commandLogger,
+  loadCliConfig,
+  requireMultitenancy,
+  resolveTenantOption,
+  withHub,
+  withTenant,
+  type TenantContext,
+} from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
 export { usersTable } from '../kernel/identity/tables.ts';

@@ -43,7 +43,10 @@ export function userBlock(user: UserRecord, warnings: readonly string[] = []): s
       ['live pages', user.role === 'admin' ? 'all (admin)' : list(user.livePageAccess)],
       ['llm access', user.llmAccess ? 'enabled' : 'disabled'],
       ['llm models', list(user.llmModels)],
-      ['llm monthly tokens', user.llmMonthlyTokenLimit === null ? 'unlimited' : String(user.llmMonthlyTokenLimit)],
+      [
+        'llm monthly tokens',
+        user.llmMonthlyTokenLimit === null ? 'unlimited' : String(user.llmMonthlyTokenLimit),
+      ],
       ['avatar', `${user.avatarInitials} ${user.avatarColor}`],
       ['created', user.createdAt],
       ['updated', user.updatedAt],
@@ -79,13 +82,20 @@ export function toTenantRecord(row: TenantRow) {
 }
 
 export function tenantBlock(tenant: TenantRow): string[] {
-  return [`${tenant.name} (${tenant.id})`, ...block([['created', tenant.createdAt], ['updated', tenant.updatedAt]])];
+  return [
+    `${tenant.name} (${tenant.id})`,
+    ...block([
+      ['created', tenant.createdAt],
+      ['updated', tenant.updatedAt],
+    ]),
+  ];
 }
 
 /** Columns of `user list`. */
 export const USER_COLUMNS = ['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED'] as const;
 
-const accessPart = (label: string, ids: readonly string[]) => (ids.length === 0 ? [] : [`${label} ${ids.includes('*') ? '*' : ids.length}`]);
+const accessPart = (label: string, ids: readonly string[]) =>
+  ids.length === 0 ? [] : [`${label} ${ids.includes('*') ? '*' : ids.length}`];
 
 /** What an account may use, on one line: `*` for all, else how many ids; `none` when nothing. */
 export function accessSummary(user: UserRecord): string {
@@ -104,13 +114,24 @@ export function accessSummary(user: UserRecord): string {
 
 /** One row of the `user list` table. */
 export function userRow(user: UserRecord): string[] {
-  return [user.id, user.name, user.role, accessSummary(user), user.createdAt.replace(/\.\d+Z$/, 'Z')];
+  return [
+    user.id,
+    user.name,
+    user.role,
+    accessSummary(user),
+    user.createdAt.replace(/\.\d+Z$/, 'Z'),
+  ];
 }
 
 /** A table with a header row; columns are padded to their widest cell, the last one is not. */
 export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ');
   print(line(header), ...rows.map(line));
 }
 
@@ -128,7 +149,10 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(title: string, options: { total?: number; json?: boolean | undefined; stream?: NodeJS.WriteStream } = {}): Progress {
+export function createProgress(
+  title: string,
+  options: { total?: number; json?: boolean | undefined; stream?: NodeJS.WriteStream } = {},
+): Progress {
   const stream = options.stream ?? process.stderr;
   const visible = Boolean(stream.isTTY) && !options.json;
   let count = 0;

@@ -18,7 +18,8 @@ export const RELOAD_FILE = 'workspace-hub.reload.json';
 export function dataDirectory(db: unknown, cwd = process.cwd()): string {
   const file = (db as { path?: unknown } | undefined)?.path;
   const embedded = file !== undefined && (db as { driver?: unknown }).driver === 'sqlite';
-  if (embedded && typeof file === 'string' && file !== ':memory:' && !file.startsWith('file:')) return resolve(cwd, dirname(file));
+  if (embedded && typeof file === 'string' && file !== ':memory:' && !file.startsWith('file:'))
+    return resolve(cwd, dirname(file));
   return resolve(cwd, './data');
 }
 
@@ -94,6 +95,8 @@ export function isHubRunning(pid: number): boolean {
   const words = cmdline.split('\0');
   // Both the `start` command and a workspace-hub entry point: a reused id that now belongs to
   // `npm start`, `pm2 start` or anything else never gets the signal (SIGHUP would end it).
-  const hub = words.some((word) => /(?:^|[/\\])(?:workspace-hub|bin\.mjs|main\.js|deno\.ts)$/.test(word));
+  const hub = words.some((word) =>
+    /(?:^|[/\\])(?:workspace-hub|bin\.mjs|main\.js|deno\.ts)$/.test(word),
+  );
   return hub && words.includes('start');
 }

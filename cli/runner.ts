@@ -15,7 +15,8 @@ import { describeError, exitCodeOf, EXIT } from './errors.ts';
 type Command = CommandDef<any>;
 type Resolvable<T> = T | Promise<T> | (() => T) | (() => Promise<T>);
 
-const resolve = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === 'function' ? (value as () => T | Promise<T>)() : value);
+const resolve = async <T>(value: Resolvable<T>): Promise<T> =>
+  typeof value === 'function' ? (value as () => T | Promise<T>)() : value;
 const kebab = (name: string) => name.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`);
 const camel = (name: string) => name.replace(/-([a-z])/g, (_m, ch: string) => ch.toUpperCase());
 const isOption = (arg: string) => arg.startsWith('-') && arg !== '-';
@@ -70,11 +71,13 @@ async function findCommand(root: Command, rawArgs: readonly string[]): Promise<F
         return { command, path, rest: [...moved, ...rawArgs.slice(i)], misplaced: arg };
       }
       moved.push(arg);
-      if (kind === 'value' && !arg.includes('=') && rawArgs[i + 1] !== undefined) moved.push(rawArgs[++i]!);
+      if (kind === 'value' && !arg.includes('=') && rawArgs[i + 1] !== undefined)
+        moved.push(rawArgs[++i]!);
       i++;
       continue;
     }
-    if (!(arg in subCommands)) return { command, path, rest: [...moved, ...rawArgs.slice(i)], unknown: arg };
+    if (!(arg in subCommands))
+      return { command, path, rest: [...moved, ...rawArgs.slice(i)], unknown: arg };
     command = await resolve(subCommands[arg]!);
     path.push(arg);
     i++;
@@ -84,7 +87,10 @@ async function findCommand(root: Command, rawArgs: readonly string[]): Promise<F
 
 /** The first option in `args` the command does not declare, or undefined. */
 function findUnknownOption(args: readonly string[], argsDef: ArgsDef): string | undefined {
-  const known = new Map<string, 'value' | 'flag'>([['help', 'flag'], ['h', 'flag']]);
+  const known = new Map<string, 'value' | 'flag'>([
+    ['help', 'flag'],
+    ['h', 'flag'],
+  ]);
   for (const [name, def] of Object.entries(argsDef)) {
     if (def.type === 'positional') continue;
     const kind = def.type === 'boolean' ? 'flag' : 'value';
@@ -137,20 +143,32 @@ export async function runCli(root: Command, rawArgs: readonly string[]): Promise
     if (command === root && (rest[0] === '--version' || rest[0] === '-V')) {
       return void process.stdout.write(`${(await resolve(root.meta ?? {})).version}\n`);
     }
-    if (unknown !== undefined) return fail(`Unknown command "${unknown}". Run "${name} --help" for the commands.`, EXIT.usage);
-    if (misplaced !== undefined) return fail(`Unknown option ${misplaced}. Run "${name} --help" for the commands and their options.`, EXIT.usage);
+    if (unknown !== undefined)
+      return fail(
+        `Unknown command "${unknown}". Run "${name} --help" for the commands.`,
+        EXIT.usage,
+      );
+    if (misplaced !== undefined)
+      return fail(
+        `Unknown option ${misplaced}. Run "${name} --help" for the commands and their options.`,
+        EXIT.usage,
+      );
     if (command.subCommands && !command.run) {
       // A group alone prints its usage; with --json a script gets an error instead of text.
       if (json) return fail(`Missing command: run "${name} --help" for the commands.`, EXIT.usage);
       return void process.stdout.write(await usage(command));
     }
     const option = findUnknownOption(rest, await resolve(command.args ?? {}));
-    if (option) return fail(`Unknown option ${option}. Run "${name} --help" for the options.`, EXIT.usage);
+    if (option)
+      return fail(`Unknown option ${option}. Run "${name} --help" for the options.`, EXIT.usage);
     await runCommand(command, { rawArgs: rest });
   } catch (error) {
     // citty's own argument errors (missing required option, bad enum value) are CLIErrors.
     if (error instanceof Error && error.name === 'CLIError') {
-      return fail(json ? error.message : `${error.message}\nRun "${name} --help" for usage.`, EXIT.usage);
+      return fail(
+        json ? error.message : `${error.message}\nRun "${name} --help" for usage.`,
+        EXIT.usage,
+      );
     }
     fail(describeError(error, verbose), exitCodeOf(error));
   }

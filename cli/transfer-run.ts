@@ -7,7 +7,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { collectMigrations, collectTables, createHub, PendingMigrationsError } from '../kernel/hub.ts';
+import {
+  collectMigrations,
+  collectTables,
+  createHub,
+  PendingMigrationsError,
+} from '../kernel/hub.ts';
 import { tenantsTable } from '../kernel/identity/tables.ts';
 import type { StorageDriver } from '../kernel/storage/contract.ts';
 import { createDriver } from '../kernel/storage/create-driver.ts';
@@ -18,7 +23,6 @@ import { plugins } from '../plugins/index.ts';
 import { commandLogger, loadCliConfig, resolveTenantOption } from './context.ts';
 import { CliError } from './errors.ts';
 import { print, printJson } from './output.ts';
-
 
 export interface ExportArgs {
   out?: string;
@@ -53,7 +57,9 @@ function progressReporter(verb: string) {
 /** The database must have every migration this version declares (export reads, import writes). */
 async function assertCurrentSchema(driver: StorageDriver): Promise<void> {
   const applied = new Set(await driver.appliedMigrations());
-  const pending = collectMigrations(plugins).filter((m) => !applied.has(m.id)).map((m) => m.id);
+  const pending = collectMigrations(plugins)
+    .filter((m) => !applied.has(m.id))
+    .map((m) => m.id);
   if (pending.length > 0) throw new PendingMigrationsError(pending);
 }
 
@@ -72,7 +78,11 @@ export async function runExport(args: ExportArgs): Promise<void> {
     // `wx`: never overwrite (an old export, or worse); 0600: the file holds token hashes.
     const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
     await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw new CliError(error.code === 'EEXIST' ? `${file} already exists; choose another name or remove it.` : `Cannot write ${file}: ${error.message}`);
+      throw new CliError(
+        error.code === 'EEXIST'
+          ? `${file} already exists; choose another name or remove it.`
+          : `Cannot write ${file}: ${error.message}`,
+      );
     });
     created = true;
     const failed = new Promise<never>((_, reject) => out.once('error', reject));
@@ -81,12 +91,21 @@ export async function runExport(args: ExportArgs): Promise<void> {
       if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
     };
     const progress = progressReporter('Exporting');
-    const result = await exportHub({ driver, tables: collectTables(plugins), hubVersion: HUB_VERSION, tenantId, write, ...(progress.report ? { progress: progress.report } : {}) });
+    const result = await exportHub({
+      driver,
+      tables: collectTables(plugins),
+      hubVersion: HUB_VERSION,
+      tenantId,
+      write,
+      ...(progress.report ? { progress: progress.report } : {}),
+    });
     progress.done();
     out.end();
     await Promise.race([once(out, 'close'), failed]);
     if (args.json) return printJson({ file, ...result });
-    print(`Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`);
+    print(
+      `Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`,
+    );
   } catch (error) {
     if (created) await rm(file, { force: true });
     throw error;
@@ -100,7 +119,9 @@ export async function runImport(args: ImportArgs): Promise<void> {
   const loaded = await loadCliConfig(args);
   const input = createReadStream(file);
   await once(input, 'open').catch((error: NodeJS.ErrnoException) => {
-    throw new CliError(error.code === 'ENOENT' ? `${file} does not exist.` : `Cannot read ${file}: ${error.message}`);
+    throw new CliError(
+      error.code === 'ENOENT' ? `${file} does not exist.` : `Cannot read ${file}: ${error.message}`,
+    );
   });
   // Start iterating at once: readline drops the lines (and its end) emitted before anyone
   // iterates, and the checks below take a while. The iterator buffers and pauses the file.
@@ -117,13 +138,23 @@ export async function runImport(args: ImportArgs): Promise<void> {
       ...(progress.report ? { progress: progress.report } : {}),
       // The rows migrate provisions (default tenant, system accounts), as migrate makes them.
       async reprovision() {
-        const hub = await createHub({ config: loaded.config, configPath: loaded.path, plugins, driver, throttle: createMemoryThrottleStore(), log: commandLogger(loaded.config, args.verbose), migrate: false });
+        const hub = await createHub({
+          config: loaded.config,
+          configPath: loaded.path,
+          plugins,
+          driver,
+          throttle: createMemoryThrottleStore(),
+          log: commandLogger(loaded.config, args.verbose),
+          migrate: false,
+        });
         await hub.close();
       },
     });
     progress.done();
     if (args.json) return printJson({ file, ...result });
-    print(`Imported ${result.rowCount} row(s) into ${Object.keys(result.tables).length} table(s) from ${file}.`);
+    print(
+      `Imported ${result.rowCount} row(s) into ${Object.keys(result.tables).length} table(s) from ${file}.`,
+    );
   } finally {
     input.destroy();
     await driver.close();

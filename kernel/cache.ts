@@ -19,7 +19,13 @@ export interface ReadCache {
    * null for a value not worth keeping (a miss). Values are shared between requests: never
    * change one.
    */
-  read<T>(store: Store, key: string, tables: readonly Table[], load: () => Promise<T>, bytes: (value: T) => number | null): Promise<T>;
+  read<T>(
+    store: Store,
+    key: string,
+    tables: readonly Table[],
+    load: () => Promise<T>,
+    bytes: (value: T) => number | null,
+  ): Promise<T>;
   /** Drops everything (the database was swapped). */
   clear(): void;
 }
@@ -69,9 +75,16 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
   };
 
   return {
-    async read<T>(store: Store, key: string, tables: readonly Table[], load: () => Promise<T>, size: (value: T) => number | null): Promise<T> {
+    async read<T>(
+      store: Store,
+      key: string,
+      tables: readonly Table[],
+      load: () => Promise<T>,
+      size: (value: T) => number | null,
+    ): Promise<T> {
       const changes = store.changes;
-      const stamp = changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
+      const stamp =
+        changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
       if (stamp === null) return load();
       const hit = entries.get(key);
       if (hit) {

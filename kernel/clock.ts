@@ -11,7 +11,9 @@ export const systemClock: Clock = {
 };
 
 /** A clock that only moves when told to (tests). */
-export function createManualClock(start = new Date('2026-01-01T00:00:00.000Z')): Clock & { advance(ms: number): void; set(date: Date): void } {
+export function createManualClock(
+  start = new Date('2026-01-01T00:00:00.000Z'),
+): Clock & { advance(ms: number): void; set(date: Date): void } {
   let current = start.getTime();
   return {
     now: () => new Date(current),

@@ -12,7 +12,11 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   /** Extra body fields beside `error` (kept rare: `fatalError` on config reload). */
   readonly extra: Record<string, unknown>;
-  constructor(status: ContentfulStatusCode, message: string, options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {}) {
+  constructor(
+    status: ContentfulStatusCode,
+    message: string,
+    options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.name = 'HttpError';
     this.status = status;

@@ -14,7 +14,9 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-export function createMemoryEventBus(onHandlerError: (error: unknown) => void = () => {}): EventBus {
+export function createMemoryEventBus(
+  onHandlerError: (error: unknown) => void = () => {},
+): EventBus {
   const handlers = new Map<string, Set<EventHandler>>();
   return {
     async publish(topic, payload) {

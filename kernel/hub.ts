@@ -15,7 +15,12 @@ import { clientIpResolver, createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
-import { changeFeedMigration, kernelMigrations, kernelTables, provision } from './identity/provision.ts';
+import {
+  changeFeedMigration,
+  kernelMigrations,
+  kernelTables,
+  provision,
+} from './identity/provision.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHubMetrics, type HubMetrics } from './metrics.ts';
 import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
@@ -30,7 +35,12 @@ import { redisSchema } from './redis/config.ts';
 import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
 
 /** Throttle numbers when there is no redis section: the schema's own defaults. */
-const THROTTLE_DEFAULTS: AuthPolicy = (({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
+const THROTTLE_DEFAULTS: AuthPolicy = (({
+  maxFailures,
+  windowSeconds,
+  blockSeconds,
+  maxFailuresPerIp,
+}) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
 
 export interface CreateHubOptions {
   config: HubConfig;
@@ -82,17 +92,26 @@ export interface Hub {
 /** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
 export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
   const ordered = orderPlugins(plugins, Object.keys(kernelSections));
-  return [...kernelMigrations, ...ordered.flatMap((p) => p.migrations ?? []), changeFeedMigration(collectTables(plugins))];
+  return [
+    ...kernelMigrations,
+    ...ordered.flatMap((p) => p.migrations ?? []),
+    changeFeedMigration(collectTables(plugins)),
+  ];
 }
 
 /** Every table of the kernel and the given plugins (what export and import iterate). */
 export function collectTables(plugins: readonly PluginDefinition<any>[]): Table[] {
-  return [...kernelTables, ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? [])];
+  return [
+    ...kernelTables,
+    ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? []),
+  ];
 }
 
 export class PendingMigrationsError extends Error {
   constructor(pending: readonly string[]) {
-    super(`The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`);
+    super(
+      `The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`,
+    );
     this.name = 'PendingMigrationsError';
   }
 }
@@ -130,7 +149,10 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     closers.push(() => events.close());
     const shutdown = new AbortController();
     const tenants = createTenantCache(() => identity.tenants);
-    const metrics = createHubMetrics(() => driver.poolStats?.() ?? null, () => cache.stats());
+    const metrics = createHubMetrics(
+      () => driver.poolStats?.() ?? null,
+      () => cache.stats(),
+    );
 
     const clientIp = clientIpResolver(() => config, options.clientIp);
     // `policy` is declared below; the guard only calls it per request, after setup.
@@ -159,7 +181,12 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const policy = (): AuthPolicy => {
       const redis = config.redis;
       return redis
-        ? { maxFailures: redis.maxFailures, windowSeconds: redis.windowSeconds, blockSeconds: redis.blockSeconds, maxFailuresPerIp: redis.maxFailuresPerIp }
+        ? {
+            maxFailures: redis.maxFailures,
+            windowSeconds: redis.windowSeconds,
+            blockSeconds: redis.blockSeconds,
+            maxFailuresPerIp: redis.maxFailuresPerIp,
+          }
         : THROTTLE_DEFAULTS;
     };
 
@@ -173,7 +200,13 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       current: () => config,
       commit: (next) => void (config = next),
       async swapDriver(next) {
-        const fresh = await openVerifiedDriver(next, { migrations, tables: () => tables, clock, log, migrate: options.migrate });
+        const fresh = await openVerifiedDriver(next, {
+          migrations,
+          tables: () => tables,
+          clock,
+          log,
+          migrate: options.migrate,
+        });
         const [old, owned] = [driver, ownsDriver];
         [driver, ownsDriver] = [fresh, true];
         tenants.invalidate();
@@ -229,10 +262,13 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         closed = true;
         shutdown.abort();
         for (const { name, instance } of [...instances].reverse()) {
-          await instance.close?.().catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
+          await instance
+            .close?.()
+            .catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
         }
         await retirement.settled();
-        for (const close of closers.reverse()) await close().catch((error) => log.error('Close failed', { error }));
+        for (const close of closers.reverse())
+          await close().catch((error) => log.error('Close failed', { error }));
         if (ownsDriver) await driver.close();
       },
     };

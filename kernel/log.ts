@@ -20,7 +20,13 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
-const ORDER: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const ORDER: Record<LogLevel | 'silent', number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+  silent: 100,
+};
 const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
 
 /** Whether a logger at `threshold` writes lines of `level`. */
@@ -43,7 +49,10 @@ function render(value: unknown): string {
  * Builds a logger. Given a function, the options are read at every line, so a config reload can
  * change the level and format of a running hub (and of every child logger made before).
  */
-export function createLogger(options: LoggerOptions | (() => LoggerOptions), bound: LogFields = {}): Logger {
+export function createLogger(
+  options: LoggerOptions | (() => LoggerOptions),
+  bound: LogFields = {},
+): Logger {
   const current = typeof options === 'function' ? options : () => options;
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     const options = current();
@@ -57,15 +66,22 @@ export function createLogger(options: LoggerOptions | (() => LoggerOptions), bou
         if (!source) continue;
         for (const key in source) {
           const value = source[key];
-          record[key] = value instanceof Error ? { message: value.message, stack: value.stack } : value;
+          record[key] =
+            value instanceof Error ? { message: value.message, stack: value.stack } : value;
         }
       }
       write(redact(JSON.stringify(record)));
       return;
     }
     const all = { ...bound, ...fields };
-    const extra = Object.entries(all).map(([k, v]) => `${k}=${render(v)}`).join(' ');
-    write(redact(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`));
+    const extra = Object.entries(all)
+      .map(([k, v]) => `${k}=${render(v)}`)
+      .join(' ');
+    write(
+      redact(
+        `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`,
+      ),
+    );
   };
   return {
     debug: (m, f) => emit('debug', m, f),

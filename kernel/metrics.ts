@@ -12,8 +12,20 @@ import type { PoolStats } from './storage/contract.ts';
 
 /** What a plugin may record; names get the `workspace_hub_` prefix and must be unique per hub. */
 export interface PluginMetrics {
-  counter(name: string, help: string, labelNames?: readonly string[]): { inc(labels?: Record<string, string>, value?: number): void };
-  gauge(name: string, help: string, labelNames?: readonly string[]): { inc(labels?: Record<string, string>, value?: number): void; dec(labels?: Record<string, string>, value?: number): void; set(labels: Record<string, string>, value: number): void };
+  counter(
+    name: string,
+    help: string,
+    labelNames?: readonly string[],
+  ): { inc(labels?: Record<string, string>, value?: number): void };
+  gauge(
+    name: string,
+    help: string,
+    labelNames?: readonly string[],
+  ): {
+    inc(labels?: Record<string, string>, value?: number): void;
+    dec(labels?: Record<string, string>, value?: number): void;
+    set(labels: Record<string, string>, value: number): void;
+  };
   /** A gauge read when Prometheus scrapes, e.g. the size of a registry the plugin keeps anyway. */
   gaugeFrom(name: string, help: string, read: () => number): void;
 }
@@ -54,9 +66,17 @@ function processMetrics(): Registry {
 }
 
 /** Builds the registry; `pool` reads the current database pool (it changes on a reload). */
-export function createHubMetrics(pool: () => PoolStats | null, cache?: () => CacheStats): HubMetrics {
+export function createHubMetrics(
+  pool: () => PoolStats | null,
+  cache?: () => CacheStats,
+): HubMetrics {
   const registry = new Registry();
-  const requests = new Counter({ name: `${PREFIX}http_requests_total`, help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: 'Time from receiving a request to its response headers',
@@ -64,7 +84,11 @@ export function createHubMetrics(pool: () => PoolStats | null, cache?: () => Cac
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const throttled = new Counter({ name: `${PREFIX}throttle_blocked_requests_total`, help: 'Requests refused with 429 by the failed-authentication throttle', registers: [registry] });
+  const throttled = new Counter({
+    name: `${PREFIX}throttle_blocked_requests_total`,
+    help: 'Requests refused with 429 by the failed-authentication throttle',
+    registers: [registry],
+  });
   const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number | undefined) =>
     new Gauge({
       name: `${PREFIX}db_pool_${name}`,
@@ -83,18 +107,38 @@ export function createHubMetrics(pool: () => PoolStats | null, cache?: () => Cac
   if (cache) {
     // The cache keeps its own numbers; they are read at scrape time.
     const cacheCounter = (name: string, help: string, read: (stats: CacheStats) => number) =>
-      new Counter({ name: `${PREFIX}cache_${name}_total`, help, registers: [registry], collect() { this.reset(); this.inc(read(cache())); } });
+      new Counter({
+        name: `${PREFIX}cache_${name}_total`,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read(cache()));
+        },
+      });
     const cacheGauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
-      new Gauge({ name: `${PREFIX}cache_${name}`, help, registers: [registry], collect() { this.set(read(cache())); } });
+      new Gauge({
+        name: `${PREFIX}cache_${name}`,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read(cache()));
+        },
+      });
     cacheCounter('hits', 'Reads answered from the read cache', (s) => s.hits);
-    cacheCounter('misses', 'Reads the read cache had to load (not counted while it is off)', (s) => s.misses);
+    cacheCounter(
+      'misses',
+      'Reads the read cache had to load (not counted while it is off)',
+      (s) => s.misses,
+    );
     cacheGauge('bytes', 'Memory the read cache holds, by its estimate', (s) => s.bytes);
     cacheGauge('entries', 'Values the read cache holds', (s) => s.entries);
   }
 
   const owned = new Map<string, string>();
   const claim = (plugin: string, name: string): string => {
-    if (!METRIC_NAME.test(name)) throw new Error(`Metric name "${name}" of plugin ${plugin} must be snake_case`);
+    if (!METRIC_NAME.test(name))
+      throw new Error(`Metric name "${name}" of plugin ${plugin} must be snake_case`);
     const full = PREFIX + name;
     const owner = owned.get(full);
     if (owner) throw new Error(`Metric ${full} is already registered by ${owner}`);
@@ -114,11 +158,21 @@ export function createHubMetrics(pool: () => PoolStats | null, cache?: () => Cac
     forPlugin(plugin) {
       return {
         counter(name, help, labelNames = []) {
-          const counter = new Counter({ name: claim(plugin, name), help, labelNames: [...labelNames], registers: [registry] });
+          const counter = new Counter({
+            name: claim(plugin, name),
+            help,
+            labelNames: [...labelNames],
+            registers: [registry],
+          });
           return { inc: (labels = {}, value = 1) => counter.inc(labels, value) };
         },
         gauge(name, help, labelNames = []) {
-          const gauge = new Gauge({ name: claim(plugin, name), help, labelNames: [...labelNames], registers: [registry] });
+          const gauge = new Gauge({
+            name: claim(plugin, name),
+            help,
+            labelNames: [...labelNames],
+            registers: [registry],
+          });
           return {
             inc: (labels = {}, value = 1) => gauge.inc(labels, value),
             dec: (labels = {}, value = 1) => gauge.dec(labels, value),
@@ -126,7 +180,14 @@ export function createHubMetrics(pool: () => PoolStats | null, cache?: () => Cac
           };
         },
         gaugeFrom(name, help, read) {
-          new Gauge({ name: claim(plugin, name), help, registers: [registry], collect() { this.set(read()); } });
+          new Gauge({
+            name: claim(plugin, name),
+            help,
+            registers: [registry],
+            collect() {
+              this.set(read());
+            },
+          });
         },
       };
     },

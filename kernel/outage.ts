@@ -39,11 +39,14 @@ export function unavailableDependency(error: unknown): Dependency | null {
 /** The innermost cause, as `message (code)`: what the operator needs to know. */
 export function describeCause(error: unknown): string {
   let inner: unknown = error;
-  for (let depth = 0; depth < 5 && inner instanceof Error && inner.cause instanceof Error; depth++) inner = inner.cause;
+  for (let depth = 0; depth < 5 && inner instanceof Error && inner.cause instanceof Error; depth++)
+    inner = inner.cause;
   if (!(inner instanceof Error)) return String(inner);
   const code = (inner as { code?: unknown }).code;
   const message = inner.message || inner.name;
-  return typeof code === 'string' && code && !message.includes(code) ? `${message} (${code})` : message;
+  return typeof code === 'string' && code && !message.includes(code)
+    ? `${message} (${code})`
+    : message;
 }
 
 interface Outage {
@@ -84,7 +87,11 @@ export function createOutageLog(log: Logger, options: OutageLogOptions): OutageL
       if (closed || outages.get(dependency) !== outage) return;
       end(dependency, outage);
       const downForMs = now() - outage.since;
-      log.info(`${dependency} available again after ${(downForMs / 1000).toFixed(1)} s`, { dependency, downForMs, failedRequests: outage.failed });
+      log.info(`${dependency} available again after ${(downForMs / 1000).toFixed(1)} s`, {
+        dependency,
+        downForMs,
+        failedRequests: outage.failed,
+      });
     }, probeEveryMs);
     unref(outage.probe);
   };
@@ -96,7 +103,10 @@ export function createOutageLog(log: Logger, options: OutageLogOptions): OutageL
       let outage = outages.get(dependency);
       if (!outage) {
         const cause = describeCause(error);
-        log.error(`${dependency} unavailable; requests get 503 until it answers again`, { dependency, cause });
+        log.error(`${dependency} unavailable; requests get 503 until it answers again`, {
+          dependency,
+          cause,
+        });
         const started: Outage = {
           since: now(),
           cause,
@@ -117,8 +127,7 @@ export function createOutageLog(log: Logger, options: OutageLogOptions): OutageL
         outages.set(dependency, started);
         scheduleProbe(dependency, started);
         outage = started;
-      }
-      else outage.cause = describeCause(error);
+      } else outage.cause = describeCause(error);
       outage.failed += 1;
       outage.failedSinceReport += 1;
     },

@@ -105,7 +105,9 @@ export interface PluginDefinition<Section = unknown> {
 }
 
 /** Identity helper that gives a plugin definition its types. */
-export function definePlugin<Section = undefined>(definition: PluginDefinition<Section>): PluginDefinition<Section> {
+export function definePlugin<Section = undefined>(
+  definition: PluginDefinition<Section>,
+): PluginDefinition<Section> {
   return definition;
 }
 

@@ -85,7 +85,10 @@ export function createRetirement(log: Logger, timeoutMs: () => number): Retireme
       const task: Promise<void> = generations
         .advance(timeoutMs())
         .then(async (drained) => {
-          if (!drained) log.warn(`Requests on the old ${what} still ran after server.shutdownTimeoutMs; closing it anyway`);
+          if (!drained)
+            log.warn(
+              `Requests on the old ${what} still ran after server.shutdownTimeoutMs; closing it anyway`,
+            );
           await close().catch((error) => log.error(`Closing the old ${what} failed`, { error }));
         })
         .finally(() => pending.delete(task));
@@ -105,7 +108,10 @@ export interface DriverSetup {
 }
 
 /** Opens the database of `config`, checks it answers and has the current schema, provisions it. */
-export async function openVerifiedDriver(config: DbConfig, setup: DriverSetup): Promise<StorageDriver> {
+export async function openVerifiedDriver(
+  config: DbConfig,
+  setup: DriverSetup,
+): Promise<StorageDriver> {
   const driver = await createDriver(config);
   try {
     await driver.ping();
@@ -113,12 +119,18 @@ export async function openVerifiedDriver(config: DbConfig, setup: DriverSetup): 
     const pending = setup.migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
     if (pending.length > 0) {
       if (!(setup.migrate ?? driver.kind === 'sqlite')) {
-        throw new Error(`The new database's schema is not up to date (${pending.length} pending migration(s)); run "workspace-hub migrate" against it first.`);
+        throw new Error(
+          `The new database's schema is not up to date (${pending.length} pending migration(s)); run "workspace-hub migrate" against it first.`,
+        );
       }
       await runMigrations(driver, setup.migrations, setup.log);
     }
     // An identity bound to the new driver: the hub's own still reads the old one until the swap.
-    const identity = createIdentity({ driver: () => driver, clock: setup.clock, tables: setup.tables });
+    const identity = createIdentity({
+      driver: () => driver,
+      clock: setup.clock,
+      tables: setup.tables,
+    });
     await provision(driver, identity, setup.clock, setup.log);
     return driver;
   } catch (error) {
@@ -128,7 +140,10 @@ export async function openVerifiedDriver(config: DbConfig, setup: DriverSetup): 
 }
 
 /** The throttle store for `redis`, verified with a PING (bounded by its connect timeout). */
-export async function openVerifiedThrottle(redis: RedisConfig | undefined, log: Logger): Promise<ThrottleStore> {
+export async function openVerifiedThrottle(
+  redis: RedisConfig | undefined,
+  log: Logger,
+): Promise<ThrottleStore> {
   const store = createThrottleStore(redis, log);
   try {
     await store.ping();

@@ -10,4 +10,14 @@ import { mlsRelayPlugin } from './mls-relay/index.ts';
 import { noticesPlugin } from './notices/index.ts';
 import { pluginSourcesPlugin } from './plugin-sources/index.ts';
 
-export const plugins: PluginDefinition<any>[] = [accountsPlugin, avatarsPlugin, invitesPlugin, entitiesPlugin, discussionsPlugin, noticesPlugin, mlsRelayPlugin, pluginSourcesPlugin, llmProxyPlugin];
+export const plugins: PluginDefinition<any>[] = [
+  accountsPlugin,
+  avatarsPlugin,
+  invitesPlugin,
+  entitiesPlugin,
+  discussionsPlugin,
+  noticesPlugin,
+  mlsRelayPlugin,
+  pluginSourcesPlugin,
+  llmProxyPlugin,
+];

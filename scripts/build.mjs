@@ -27,8 +27,20 @@ await build({
   // file instead of hundreds of modules to resolve is most of the start-up time saved. Database
   // and service clients stay external: they are loaded only when configured, and some are native
   // or CommonJS.
-  external: ['pg', 'mysql2', 'ioredis', 'openai', '@google-cloud/firestore', 'libsql', '@libsql/*', 'prom-client', 'tsx'],
-  banner: { js: "import { createRequire as __hubRequire } from 'node:module'; const require = __hubRequire(import.meta.url);" },
+  external: [
+    'pg',
+    'mysql2',
+    'ioredis',
+    'openai',
+    '@google-cloud/firestore',
+    'libsql',
+    '@libsql/*',
+    'prom-client',
+    'tsx',
+  ],
+  banner: {
+    js: "import { createRequire as __hubRequire } from 'node:module'; const require = __hubRequire(import.meta.url);",
+  },
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
   jsx: 'automatic',

@@ -20,9 +20,16 @@ const OTHER_TOOLS: Record<Exclude<DbConfig['driver'], 'sqlite'>, string> = {
 };
 
 export const backupCommand = defineCommand({
-  meta: { name: 'workspace-hub backup', description: 'Copy the embedded SQLite database to a new file while the server runs' },
+  meta: {
+    name: 'workspace-hub backup',
+    description: 'Copy the embedded SQLite database to a new file while the server runs',
+  },
   args: {
-    out: { type: 'string', valueHint: 'file', description: 'The backup file to create (must not exist)' },
+    out: {
+      type: 'string',
+      valueHint: 'file',
+      description: 'The backup file to create (must not exist)',
+    },
     ...jsonArg,
     ...commonArgs,
   },
@@ -33,14 +40,19 @@ export const backupCommand = defineCommand({
     const { config } = await loadCliConfig(args);
     const db = config.db;
     if (db.driver !== 'sqlite') {
-      throw new CliError(`backup copies the embedded SQLite database only; this config uses db.driver: ${db.driver}, so ${OTHER_TOOLS[db.driver]}.`);
+      throw new CliError(
+        `backup copies the embedded SQLite database only; this config uses db.driver: ${db.driver}, so ${OTHER_TOOLS[db.driver]}.`,
+      );
     }
     const out = args.out?.trim();
     if (!out) throw new CliError('--out needs the path of the backup file to create.');
-    if (db.path === ':memory:') throw new CliError('db.path is :memory:, which has nothing to back up.');
+    if (db.path === ':memory:')
+      throw new CliError('db.path is :memory:, which has nothing to back up.');
     const source = resolve(db.path);
-    if (!existsSync(source)) throw new CliError(`There is no database at ${source} (db.path) to back up.`);
-    if (existsSync(resolve(out))) throw new CliError(`${resolve(out)} already exists; choose a new file name.`);
+    if (!existsSync(source))
+      throw new CliError(`There is no database at ${source} (db.path) to back up.`);
+    if (existsSync(resolve(out)))
+      throw new CliError(`${resolve(out)} already exists; choose a new file name.`);
     const driver = await createDriver(db);
     // Progress is for people at a terminal; scripts and --json get the result alone.
     const progress = !args.json && process.stderr.isTTY === true;
@@ -48,7 +60,10 @@ export const backupCommand = defineCommand({
       if (progress) process.stderr.write(`Backing up ${source} …\n`);
       const result = await driver.backup!(out);
       if (args.json) return printJson({ source, out: result.path, bytes: result.bytes });
-      print(`Backed up ${source} to ${result.path} (${result.bytes} bytes).`, 'To restore: stop the server, then copy this file to db.path.');
+      print(
+        `Backed up ${source} to ${result.path} (${result.bytes} bytes).`,
+        'To restore: stop the server, then copy this file to db.path.',
+      );
     } finally {
       await driver.close();
     }

@@ -12,17 +12,28 @@ import { readUserInput, userFieldArgs } from './user-flags.ts';
  * service is the one the plugin's routes use, so the CLI and the API issue the same invitations.
  */
 async function inviteModules() {
-  const [hub, invites, clock] = await Promise.all([import('../hub-modules.ts'), import('../../plugins/invites/index.ts'), import('../../kernel/clock.ts')]);
+  const [hub, invites, clock] = await Promise.all([
+    import('../hub-modules.ts'),
+    import('../../plugins/invites/index.ts'),
+    import('../../kernel/clock.ts'),
+  ]);
   // The CLI never moves time, so the system clock is the hub's.
-  const invitesOf = (ctx: TenantContext) => invites.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
+  const invitesOf = (ctx: TenantContext) =>
+    invites.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
   return { ...hub, ...invites, invitesOf };
 }
 type InviteModules = Awaited<ReturnType<typeof inviteModules>>;
 
-function readHours(raw: string | undefined, { MAX_EXPIRES_IN_HOURS }: InviteModules): number | undefined {
+function readHours(
+  raw: string | undefined,
+  { MAX_EXPIRES_IN_HOURS }: InviteModules,
+): number | undefined {
   if (raw === undefined) return undefined;
   const hours = parseCount('expires-in-hours', raw)!;
-  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS) throw new UsageError(`--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`);
+  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS)
+    throw new UsageError(
+      `--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`,
+    );
   return hours;
 }
 
@@ -36,40 +47,85 @@ function readBaseUrl(raw: string | undefined, { parseBaseUrl }: InviteModules): 
 }
 
 const createCommand = defineCommand({
-  meta: { name: 'workspace-hub user invite create', description: 'Invite a new user (same flags as "user create") or, with --user, an existing one; prints the link and secret once' },
+  meta: {
+    name: 'workspace-hub user invite create',
+    description:
+      'Invite a new user (same flags as "user create") or, with --user, an existing one; prints the link and secret once',
+  },
   args: {
-    user: { type: 'string', valueHint: 'user-id', description: 'Re-invite this existing user instead of creating one' },
+    user: {
+      type: 'string',
+      valueHint: 'user-id',
+      description: 'Re-invite this existing user instead of creating one',
+    },
     name: { type: 'string', description: 'User name of the new account (required without --user)' },
-    role: { type: 'enum', options: ['user', 'admin'], description: 'Role of the new account (default user)' },
+    role: {
+      type: 'enum',
+      options: ['user', 'admin'],
+      description: 'Role of the new account (default user)',
+    },
     ...userFieldArgs,
-    'expires-in-hours': { type: 'string', valueHint: 'hours', description: 'Lifetime of the invitation (default: invites.expiresInHours, 24)' },
-    'base-url': { type: 'string', valueHint: 'url', description: 'Public http(s) address of the hub for the link (default: server.publicUrl, else server.host and server.port)' },
+    'expires-in-hours': {
+      type: 'string',
+      valueHint: 'hours',
+      description: 'Lifetime of the invitation (default: invites.expiresInHours, 24)',
+    },
+    'base-url': {
+      type: 'string',
+      valueHint: 'url',
+      description:
+        'Public http(s) address of the hub for the link (default: server.publicUrl, else server.host and server.port)',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
   },
   async run({ args, rawArgs }) {
     const input = readUserInput(rawArgs, args);
-    if (args.user !== undefined && Object.keys(input).length > 0) throw new UsageError('--user re-invites an existing account: account flags such as --name cannot be combined with it.');
-    if (args.user === undefined && !args.name) throw new UsageError('Give --name for a new user, or --user <user-id> to re-invite an existing one.');
+    if (args.user !== undefined && Object.keys(input).length > 0)
+      throw new UsageError(
+        '--user re-invites an existing account: account flags such as --name cannot be combined with it.',
+      );
+    if (args.user === undefined && !args.name)
+      throw new UsageError(
+        'Give --name for a new user, or --user <user-id> to re-invite an existing one.',
+      );
     const modules = await inviteModules();
-    const { withTenant, invitesOf, toUserRecord, toInvitationRecord, joinLink, publicBaseUrl } = modules;
+    const { withTenant, invitesOf, toUserRecord, toInvitationRecord, joinLink, publicBaseUrl } =
+      modules;
     const hours = readHours(args['expires-in-hours'], modules);
     const baseFlag = readBaseUrl(args['base-url'], modules);
     await withTenant(args, async (ctx) => {
       const config = ctx.hub.config();
       const lifetime = hours ?? (config['invites'] as InvitesConfig).expiresInHours;
       const invites = invitesOf(ctx);
-      const issued: IssuedInvitation = args.user !== undefined
-        ? await withUserId(args.user, () => invites.reissue(ctx.store, args.user!, lifetime))
-        : await invites.createInvitedUser(ctx.store, { ...input, name: args.name!, role: args.role ?? 'user' }, lifetime);
+      const issued: IssuedInvitation =
+        args.user !== undefined
+          ? await withUserId(args.user, () => invites.reissue(ctx.store, args.user!, lifetime))
+          : await invites.createInvitedUser(
+              ctx.store,
+              { ...input, name: args.name!, role: args.role ?? 'user' },
+              lifetime,
+            );
       const tenant = await ctx.hub.identity.tenants.get(ctx.tenantId);
       const user = toUserRecord(issued.user);
       const invitation = toInvitationRecord(issued.invitation, new Date());
-      const link = joinLink({ baseUrl: baseFlag ?? publicBaseUrl(config.server), user, expiresAt: invitation.expiresAt, secret: issued.secret, ...(tenant ? { hubName: tenant.name } : {}) });
+      const link = joinLink({
+        baseUrl: baseFlag ?? publicBaseUrl(config.server),
+        user,
+        expiresAt: invitation.expiresAt,
+        secret: issued.secret,
+        ...(tenant ? { hubName: tenant.name } : {}),
+      });
       if (args.json) return printJson({ user, invitation, secret: issued.secret, link });
       print(
-        ...(args.user === undefined ? [`Created invited user "${user.name}" (${user.id}) with role ${user.role}.`, ...userBlock(user), ''] : []),
+        ...(args.user === undefined
+          ? [
+              `Created invited user "${user.name}" (${user.id}) with role ${user.role}.`,
+              ...userBlock(user),
+              '',
+            ]
+          : []),
         `Created invitation (${invitation.id}) for user "${user.name}" (${user.id}).`,
         `Invitation prefix: ${invitation.codePrefix}`,
         `Expires: ${invitation.expiresAt}`,
@@ -83,28 +139,46 @@ const createCommand = defineCommand({
 });
 
 const listCommand = defineCommand({
-  meta: { name: 'workspace-hub user invite list', description: 'List invitations, newest first, with their status' },
+  meta: {
+    name: 'workspace-hub user invite list',
+    description: 'List invitations, newest first, with their status',
+  },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const { withTenant, invitesOf, toInvitationRecord } = await inviteModules();
     await withTenant(args, async (ctx) => {
       const rows = await invitesOf(ctx).list(ctx.store);
       const now = new Date();
-      if (args.json) return printJson({ invitations: rows.map((row) => toInvitationRecord(row, now)) });
+      if (args.json)
+        return printJson({ invitations: rows.map((row) => toInvitationRecord(row, now)) });
       if (rows.length === 0) return print('No invitations found.');
-      const names = new Map((await ctx.hub.identity.users.list(ctx.store)).map((user) => [user.id, user.name]));
-      print(...rows.flatMap((row) => {
-        const record = toInvitationRecord(row, now);
-        return [`${record.id}  ${names.get(record.userId) ?? record.userId}  ${record.codePrefix}  ${record.status}`, `  expires: ${record.expiresAt}`];
-      }));
+      const names = new Map(
+        (await ctx.hub.identity.users.list(ctx.store)).map((user) => [user.id, user.name]),
+      );
+      print(
+        ...rows.flatMap((row) => {
+          const record = toInvitationRecord(row, now);
+          return [
+            `${record.id}  ${names.get(record.userId) ?? record.userId}  ${record.codePrefix}  ${record.status}`,
+            `  expires: ${record.expiresAt}`,
+          ];
+        }),
+      );
     });
   },
 });
 
 const revokeCommand = defineCommand({
-  meta: { name: 'workspace-hub user invite revoke', description: 'Revoke a pending invitation; its link stops working' },
+  meta: {
+    name: 'workspace-hub user invite revoke',
+    description: 'Revoke a pending invitation; its link stops working',
+  },
   args: {
-    'invitation-id': { type: 'positional', required: true, description: 'Id of the invitation (see "user invite list")' },
+    'invitation-id': {
+      type: 'positional',
+      required: true,
+      description: 'Id of the invitation (see "user invite list")',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,

@@ -35,11 +35,19 @@ interface FirestoreIndexReport {
 }
 
 /** Every composite index the migrations' tables need (all of them, not only those applied now). */
-async function firestoreIndexes(db: FirestoreDbConfig, migrations: readonly Migration[], filePath: string | undefined): Promise<FirestoreIndexReport> {
+async function firestoreIndexes(
+  db: FirestoreDbConfig,
+  migrations: readonly Migration[],
+  filePath: string | undefined,
+): Promise<FirestoreIndexReport> {
   // Imported only on Firestore, so SQL hubs never load the Firestore client.
-  const { compositeIndexes, indexCommands, indexFile, tablesOf } = await import('../../kernel/storage/firestore/indexes.ts');
+  const { compositeIndexes, indexCommands, indexFile, tablesOf } =
+    await import('../../kernel/storage/firestore/indexes.ts');
   const tables = tablesOf(migrations);
-  const report: FirestoreIndexReport = { indexes: compositeIndexes(tables), commands: indexCommands(tables, db.databaseId ?? '(default)', db.projectId) };
+  const report: FirestoreIndexReport = {
+    indexes: compositeIndexes(tables),
+    commands: indexCommands(tables, db.databaseId ?? '(default)', db.projectId),
+  };
   if (filePath !== undefined) {
     report.file = resolve(filePath);
     await writeFile(report.file, indexFile(tables));
@@ -50,7 +58,10 @@ async function firestoreIndexes(db: FirestoreDbConfig, migrations: readonly Migr
 function firestoreLines(report: FirestoreIndexReport): string[] {
   const count = report.indexes.length;
   if (report.file) {
-    return [`Wrote ${count} Firestore composite index(es) to ${report.file}.`, 'Deploy them with: firebase deploy --only firestore:indexes'];
+    return [
+      `Wrote ${count} Firestore composite index(es) to ${report.file}.`,
+      'Deploy them with: firebase deploy --only firestore:indexes',
+    ];
   }
   return [
     `Firestore needs ${count} composite index(es). Create each once per database (building takes a few minutes),`,
@@ -66,19 +77,32 @@ export const migrateCommand = defineCommand({
     'firestore-indexes': {
       type: 'string',
       valueHint: 'path',
-      description: 'On Firestore: write the composite indexes to this firestore.indexes.json instead of printing gcloud commands',
+      description:
+        'On Firestore: write the composite indexes to this firestore.indexes.json instead of printing gcloud commands',
     },
     ...jsonArg,
     ...commonArgs,
   },
   async run({ args }) {
-    const { collectMigrations, commandLogger, createDriver, createHub, createMemoryThrottleStore, loadCliConfig, plugins, runMigrations } = await migrateModules();
+    const {
+      collectMigrations,
+      commandLogger,
+      createDriver,
+      createHub,
+      createMemoryThrottleStore,
+      loadCliConfig,
+      plugins,
+      runMigrations,
+    } = await migrateModules();
     const { config, path } = await loadCliConfig(args);
     const indexPath = args['firestore-indexes'];
     if (indexPath !== undefined && config.db.driver !== 'firestore') {
-      throw new UsageError(`--firestore-indexes applies only to db.driver: firestore (this config uses ${config.db.driver}).`);
+      throw new UsageError(
+        `--firestore-indexes applies only to db.driver: firestore (this config uses ${config.db.driver}).`,
+      );
     }
-    if (indexPath !== undefined && indexPath.trim() === '') throw new UsageError('--firestore-indexes needs a file path.');
+    if (indexPath !== undefined && indexPath.trim() === '')
+      throw new UsageError('--firestore-indexes needs a file path.');
     const log = commandLogger(config, args.verbose);
     const migrations = collectMigrations(plugins);
     const driver = await createDriver(config.db);
@@ -86,17 +110,35 @@ export const migrateCommand = defineCommand({
       const progress = createProgress('Migrating', { json: args.json });
       let applied: string[];
       try {
-        applied = await runMigrations(driver, migrations, log, (id, total) => progress.step(id, total));
+        applied = await runMigrations(driver, migrations, log, (id, total) =>
+          progress.step(id, total),
+        );
       } finally {
         progress.done();
       }
       // Opening the hub on the migrated driver runs the same provisioning as a server start; the
       // hub does not close a driver it was given, so one connection serves both steps.
-      const hub = await createHub({ config, configPath: path, plugins, driver, throttle: createMemoryThrottleStore(), log, migrate: true });
+      const hub = await createHub({
+        config,
+        configPath: path,
+        plugins,
+        driver,
+        throttle: createMemoryThrottleStore(),
+        log,
+        migrate: true,
+      });
       await hub.close();
-      const indexes = config.db.driver === 'firestore' ? await firestoreIndexes(config.db, migrations, indexPath) : undefined;
-      if (args.json) return printJson({ applied, ...(indexes ? { firestoreIndexes: indexes } : {}) });
-      print(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`);
+      const indexes =
+        config.db.driver === 'firestore'
+          ? await firestoreIndexes(config.db, migrations, indexPath)
+          : undefined;
+      if (args.json)
+        return printJson({ applied, ...(indexes ? { firestoreIndexes: indexes } : {}) });
+      print(
+        applied.length === 0
+          ? 'Database is up to date.'
+          : `Applied ${applied.length} migration(s): ${applied.join(', ')}`,
+      );
       if (indexes) print(...firestoreLines(indexes));
     } finally {
       await driver.close();

@@ -17,7 +17,9 @@ interface SectionResult {
   status: string;
   error?: string;
 }
-type Outcome = { ok: true; sections: SectionResult[]; others?: SectionResult[] } | { ok: false; fatalError: string };
+type Outcome =
+  | { ok: true; sections: SectionResult[]; others?: SectionResult[] }
+  | { ok: false; fatalError: string };
 
 /**
  * The `db` section's data directory, read from the file without validating it: the server resolves
@@ -48,22 +50,36 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** The `reload` command. */
 export const reloadCommand = defineCommand({
-  meta: { name: 'workspace-hub reload', description: 'Make the running server re-read its configuration file and print what changed' },
+  meta: {
+    name: 'workspace-hub reload',
+    description: 'Make the running server re-read its configuration file and print what changed',
+  },
   args: {
-    timeout: { type: 'string', valueHint: 'seconds', description: 'How long to wait for the server\'s answer (default 30)' },
+    timeout: {
+      type: 'string',
+      valueHint: 'seconds',
+      description: "How long to wait for the server's answer (default 30)",
+    },
     ...jsonArg,
     ...commonArgs,
   },
   async run({ args }) {
     const seconds = args.timeout === undefined ? 30 : parseCount('timeout', args.timeout)!;
-    const { dataDirectory, isHubRunning, readPidFile, readReloadRecord, PID_FILE } = await import('../pid-file.ts');
+    const { dataDirectory, isHubRunning, readPidFile, readReloadRecord, PID_FILE } =
+      await import('../pid-file.ts');
     const dir = dataDirectory(await configuredDb(args.config));
     const info = readPidFile(dir);
     if (!info) {
-      throw new CliError(`No running server found: ${resolve(dir, PID_FILE)} does not exist. Run this where the server was started, with the same --config.`, EXIT.noServer);
+      throw new CliError(
+        `No running server found: ${resolve(dir, PID_FILE)} does not exist. Run this where the server was started, with the same --config.`,
+        EXIT.noServer,
+      );
     }
     if (!isHubRunning(info.pid)) {
-      throw new CliError(`No running server found: ${resolve(dir, PID_FILE)} names process ${info.pid}, which is not a running hub (stale file from a crash?).`, EXIT.noServer);
+      throw new CliError(
+        `No running server found: ${resolve(dir, PID_FILE)} names process ${info.pid}, which is not a running hub (stale file from a crash?).`,
+        EXIT.noServer,
+      );
     }
     const sent = Date.now();
     process.kill(info.pid, 'SIGHUP');
@@ -75,7 +91,10 @@ export const reloadCommand = defineCommand({
         break;
       }
     }
-    if (!outcome) throw new CliError(`Sent SIGHUP to the server (pid ${info.pid}), but it did not report the outcome within ${seconds} s; see its log.`);
+    if (!outcome)
+      throw new CliError(
+        `Sent SIGHUP to the server (pid ${info.pid}), but it did not report the outcome within ${seconds} s; see its log.`,
+      );
     if (!outcome.ok) throw new CliError(`Reload failed, nothing changed: ${outcome.fatalError}`);
     // The HTTP answer lists only the sections the desktop client knows; here every one is shown.
     const sections = [...outcome.sections, ...(outcome.others ?? [])];
@@ -83,10 +102,16 @@ export const reloadCommand = defineCommand({
     if (args.json) printJson({ pid: info.pid, sections });
     else {
       print(`Reloaded the configuration of the server at ${info.url} (pid ${info.pid}).`);
-      printTable(['SECTION', 'STATUS', 'DETAIL'], sections.map((entry) => [entry.section, entry.status, entry.error ?? '']));
+      printTable(
+        ['SECTION', 'STATUS', 'DETAIL'],
+        sections.map((entry) => [entry.section, entry.status, entry.error ?? '']),
+      );
     }
     if (failed.length > 0) {
-      if (!args.json) process.stderr.write(`Failed: ${failed.map((entry) => `${entry.section} (${entry.error ?? 'no reason given'})`).join('; ')}\n`);
+      if (!args.json)
+        process.stderr.write(
+          `Failed: ${failed.map((entry) => `${entry.section} (${entry.error ?? 'no reason given'})`).join('; ')}\n`,
+        );
       process.exitCode = EXIT.failed;
     }
   },

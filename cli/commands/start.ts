@@ -31,19 +31,37 @@ async function startModules() {
     import('../pid-file.ts'),
   ]);
   const node = deno.onDeno ? null : await import('../../kernel/runtime/node.ts');
-  return { ...clock, ...hub, ...provision, ...deno, ...context, ...pidFile, node, plugins: plugins.plugins };
+  return {
+    ...clock,
+    ...hub,
+    ...provision,
+    ...deno,
+    ...context,
+    ...pidFile,
+    node,
+    plugins: plugins.plugins,
+  };
 }
 
 /** The `start` command. */
 export const startCommand = defineCommand({
-  meta: { name: 'workspace-hub start', description: 'Start the hub server (prints its PID; "workspace-hub reload" re-reads the config)' },
+  meta: {
+    name: 'workspace-hub start',
+    description:
+      'Start the hub server (prints its PID; "workspace-hub reload" re-reads the config)',
+  },
   args: {
     migrate: {
       type: 'boolean',
-      description: 'Apply pending migrations before serving (always done on the embedded SQLite database)',
+      description:
+        'Apply pending migrations before serving (always done on the embedded SQLite database)',
     },
     host: { type: 'string', description: 'Interface to bind, instead of server.host' },
-    port: { type: 'string', valueHint: 'port', description: 'Port to listen on, instead of server.port (0 picks a free one)' },
+    port: {
+      type: 'string',
+      valueHint: 'port',
+      description: 'Port to listen on, instead of server.port (0 picks a free one)',
+    },
     ...jsonArg,
     ...commonArgs,
   },
@@ -52,15 +70,27 @@ export const startCommand = defineCommand({
     const m = await startModules();
     const { config, path } = await m.loadCliConfig(args);
     const clientIp = m.onDeno ? m.denoClientIp : m.node!.nodeClientIp;
-    const hub = await m.createHub({ config, configPath: path, plugins: m.plugins, clientIp, ...(args.migrate === undefined ? {} : { migrate: args.migrate }) });
+    const hub = await m.createHub({
+      config,
+      configPath: path,
+      plugins: m.plugins,
+      clientIp,
+      ...(args.migrate === undefined ? {} : { migrate: args.migrate }),
+    });
     let served;
     try {
       const first = await m.ensureFirstAdmin(hub.driver(), hub.identity, m.systemClock);
       if (first) {
-        if (args.json) printJsonLine({ firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret } });
+        if (args.json)
+          printJsonLine({
+            firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret },
+          });
         else print(...firstAdminLines(first.user.id, first.secret));
       }
-      served = await (m.onDeno ? m.serveDeno : m.node!.serveNode)(hub, { ...(args.host ? { host: args.host } : {}), ...(port === undefined ? {} : { port }) });
+      served = await (m.onDeno ? m.serveDeno : m.node!.serveNode)(hub, {
+        ...(args.host ? { host: args.host } : {}),
+        ...(port === undefined ? {} : { port }),
+      });
     } catch (error) {
       await hub.close();
       throw error;
@@ -71,11 +101,20 @@ export const startCommand = defineCommand({
     try {
       const previous = m.readPidFile(dataDir);
       if (previous && previous.pid !== pid && m.isHubRunning(previous.pid)) {
-        hub.log.warn(`Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will now reach this one (pid ${pid}).`);
+        hub.log.warn(
+          `Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will now reach this one (pid ${pid}).`,
+        );
       }
-      removePidFile = m.writePidFile(dataDir, { pid, url: served.url, startedAt: new Date().toISOString() });
+      removePidFile = m.writePidFile(dataDir, {
+        pid,
+        url: served.url,
+        startedAt: new Date().toISOString(),
+      });
     } catch (error) {
-      hub.log.warn(`Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`, { error: (error as Error).message });
+      hub.log.warn(
+        `Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`,
+        { error: (error as Error).message },
+      );
     }
     const running = {
       ...served,
@@ -92,13 +131,21 @@ export const startCommand = defineCommand({
         try {
           m.writeReloadRecord(dataDir, { pid, at: Date.now(), outcome });
         } catch (error) {
-          hub.log.warn('Cannot write the reload outcome for "workspace-hub reload"', { error: (error as Error).message });
+          hub.log.warn('Cannot write the reload outcome for "workspace-hub reload"', {
+            error: (error as Error).message,
+          });
         }
         return outcome;
       },
     };
     (m.onDeno ? m.handleDenoSignals : m.node!.handleSignals)(running, hub.log);
-    if (args.json) printJsonLine({ listening: { url: running.url, pid, version: HUB_VERSION, database: hub.driver().kind } });
-    else print(`workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind}), pid ${pid}`);
+    if (args.json)
+      printJsonLine({
+        listening: { url: running.url, pid, version: HUB_VERSION, database: hub.driver().kind },
+      });
+    else
+      print(
+        `workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind}), pid ${pid}`,
+      );
   },
 });

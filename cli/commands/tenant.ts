@@ -5,11 +5,18 @@ const hubModules = () => import('../hub-modules.ts');
 import { print, printBlocks, printJson, tenantBlock, toTenantRecord } from '../output.ts';
 
 const tenantIdArg = {
-  'tenant-id': { type: 'positional', required: true, description: 'Tenant id: letters, digits, underscores and hyphens, at most 64' },
+  'tenant-id': {
+    type: 'positional',
+    required: true,
+    description: 'Tenant id: letters, digits, underscores and hyphens, at most 64',
+  },
 } as const;
 
 const listCommand = defineCommand({
-  meta: { name: 'workspace-hub tenant list', description: 'List tenants (the reserved __default__ tenant always exists)' },
+  meta: {
+    name: 'workspace-hub tenant list',
+    description: 'List tenants (the reserved __default__ tenant always exists)',
+  },
   args: { ...jsonArg, ...commonArgs },
   async run({ args }) {
     const { loadCliConfig, withHub } = await hubModules();
@@ -24,10 +31,17 @@ const listCommand = defineCommand({
 });
 
 const createCommand = defineCommand({
-  meta: { name: 'workspace-hub tenant create', description: 'Create a tenant (needs multitenancy.enabled)' },
+  meta: {
+    name: 'workspace-hub tenant create',
+    description: 'Create a tenant (needs multitenancy.enabled)',
+  },
   args: {
     ...tenantIdArg,
-    name: { type: 'string', required: true, description: 'Display name of the tenant (its hub name)' },
+    name: {
+      type: 'string',
+      required: true,
+      description: 'Display name of the tenant (its hub name)',
+    },
     ...jsonArg,
     ...commonArgs,
   },
@@ -44,7 +58,10 @@ const createCommand = defineCommand({
 });
 
 const deleteCommand = defineCommand({
-  meta: { name: 'workspace-hub tenant delete', description: 'Delete a tenant and every row it owns (needs multitenancy.enabled)' },
+  meta: {
+    name: 'workspace-hub tenant delete',
+    description: 'Delete a tenant and every row it owns (needs multitenancy.enabled)',
+  },
   args: { ...tenantIdArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const { loadCliConfig, requireMultitenancy, withHub } = await hubModules();
@@ -60,6 +77,9 @@ const deleteCommand = defineCommand({
 
 /** The `tenant` command group. */
 export const tenantCommand = defineCommand({
-  meta: { name: 'workspace-hub tenant', description: 'Manage tenants (separate hubs sharing one server)' },
+  meta: {
+    name: 'workspace-hub tenant',
+    description: 'Manage tenants (separate hubs sharing one server)',
+  },
   subCommands: { list: listCommand, create: createCommand, delete: deleteCommand },
 });

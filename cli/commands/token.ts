@@ -7,10 +7,22 @@ import { print, printBlocks, printJson, secretLines, tokenBlock } from '../outpu
 const hubModules = () => import('../hub-modules.ts');
 
 const createCommand = defineCommand({
-  meta: { name: 'workspace-hub user token create', description: 'Issue an API token for a user (the secret is shown once)' },
+  meta: {
+    name: 'workspace-hub user token create',
+    description: 'Issue an API token for a user (the secret is shown once)',
+  },
   args: {
-    user: { type: 'string', required: true, valueHint: 'user-id', description: 'Id of the user who will own the token' },
-    name: { type: 'string', required: true, description: 'Name of the token, e.g. the device it is for' },
+    user: {
+      type: 'string',
+      required: true,
+      valueHint: 'user-id',
+      description: 'Id of the user who will own the token',
+    },
+    name: {
+      type: 'string',
+      required: true,
+      description: 'Name of the token, e.g. the device it is for',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
@@ -21,7 +33,9 @@ const createCommand = defineCommand({
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the
       // user's row lock so a concurrent deletion cannot leave the new token behind.
-      const { user, token, secret } = await withUserId(args.user, () => tokens.issueFor(store, args.user, args.name));
+      const { user, token, secret } = await withUserId(args.user, () =>
+        tokens.issueFor(store, args.user, args.name),
+      );
       if (args.json) return printJson({ token: toTokenRecord(token), secret });
       print(
         `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
@@ -33,7 +47,10 @@ const createCommand = defineCommand({
 });
 
 const listCommand = defineCommand({
-  meta: { name: 'workspace-hub user token list', description: 'List API tokens (never their secrets), newest first' },
+  meta: {
+    name: 'workspace-hub user token list',
+    description: 'List API tokens (never their secrets), newest first',
+  },
   args: {
     user: { type: 'string', valueHint: 'user-id', description: 'Only the tokens of this user' },
     ...tenantArg,
@@ -52,9 +69,16 @@ const listCommand = defineCommand({
 });
 
 const revokeCommand = defineCommand({
-  meta: { name: 'workspace-hub user token revoke', description: 'Revoke an API token; it is refused from then on' },
+  meta: {
+    name: 'workspace-hub user token revoke',
+    description: 'Revoke an API token; it is refused from then on',
+  },
   args: {
-    'token-id': { type: 'positional', required: true, description: 'Id of the token (see "user token list")' },
+    'token-id': {
+      type: 'positional',
+      required: true,
+      description: 'Id of the token (see "user token list")',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,

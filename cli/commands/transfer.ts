@@ -7,10 +7,22 @@ import { defineCommand } from 'citty';
 import { commonArgs, jsonArg } from '../args.ts';
 
 export const exportCommand = defineCommand({
-  meta: { name: 'workspace-hub export', description: 'Write every table of the hub to one JSON file (to import into another database)' },
+  meta: {
+    name: 'workspace-hub export',
+    description: 'Write every table of the hub to one JSON file (to import into another database)',
+  },
   args: {
-    out: { type: 'string', valueHint: 'file', description: 'File to write (must not exist yet); readable by its owner only', required: true },
-    tenant: { type: 'string', valueHint: 'id', description: 'Export only this tenant (default: every tenant and the hub state)' },
+    out: {
+      type: 'string',
+      valueHint: 'file',
+      description: 'File to write (must not exist yet); readable by its owner only',
+      required: true,
+    },
+    tenant: {
+      type: 'string',
+      valueHint: 'id',
+      description: 'Export only this tenant (default: every tenant and the hub state)',
+    },
     ...jsonArg,
     ...commonArgs,
   },
@@ -20,11 +32,18 @@ export const exportCommand = defineCommand({
   },
 });
 
-
 export const importCommand = defineCommand({
-  meta: { name: 'workspace-hub import', description: 'Load an export into a new database that "workspace-hub migrate" has just prepared' },
+  meta: {
+    name: 'workspace-hub import',
+    description:
+      'Load an export into a new database that "workspace-hub migrate" has just prepared',
+  },
   args: {
-    file: { type: 'positional', description: 'The file "workspace-hub export" wrote', required: true },
+    file: {
+      type: 'positional',
+      description: 'The file "workspace-hub export" wrote',
+      required: true,
+    },
     ...jsonArg,
     ...commonArgs,
   },

@@ -13,24 +13,56 @@ const LIST_HELP = "'*' for all, or ids; repeat the flag or separate with commas;
 
 /** Flags for everything but `name` and `role`, which differ between create and update. */
 export const userFieldArgs = {
-  'collection-access': { type: 'string', valueHint: 'ids', description: `Collections the user may use (${LIST_HELP})` },
-  'environment-access': { type: 'string', valueHint: 'ids', description: `Environments the user may use (${LIST_HELP})` },
-  'snippet-access': { type: 'string', valueHint: 'ids', description: `Snippets the user may use (${LIST_HELP})` },
-  'live-server-access': { type: 'string', valueHint: 'ids', description: `Live servers the user may use (${LIST_HELP})` },
-  'live-page-access': { type: 'string', valueHint: 'ids', description: `Live pages the user may use (${LIST_HELP})` },
+  'collection-access': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `Collections the user may use (${LIST_HELP})`,
+  },
+  'environment-access': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `Environments the user may use (${LIST_HELP})`,
+  },
+  'snippet-access': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `Snippets the user may use (${LIST_HELP})`,
+  },
+  'live-server-access': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `Live servers the user may use (${LIST_HELP})`,
+  },
+  'live-page-access': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `Live pages the user may use (${LIST_HELP})`,
+  },
   'llm-access': {
     type: 'boolean',
     description: 'Allow the LLM proxy',
     negativeDescription: 'Disallow the LLM proxy',
   },
-  'llm-model': { type: 'string', valueHint: 'ids', description: `LLM models the user may call (${LIST_HELP})` },
+  'llm-model': {
+    type: 'string',
+    valueHint: 'ids',
+    description: `LLM models the user may call (${LIST_HELP})`,
+  },
   'llm-monthly-tokens': {
     type: 'string',
     valueHint: 'n',
     description: 'Monthly LLM token cap, a whole number ≥ 0, or "unlimited"',
   },
-  'avatar-initials': { type: 'string', valueHint: 'letters', description: 'One or two letters (default: from the name)' },
-  'avatar-color': { type: 'string', valueHint: 'key', description: 'Palette colour such as sky-600 (default: from the name)' },
+  'avatar-initials': {
+    type: 'string',
+    valueHint: 'letters',
+    description: 'One or two letters (default: from the name)',
+  },
+  'avatar-color': {
+    type: 'string',
+    valueHint: 'key',
+    description: 'Palette colour such as sky-600 (default: from the name)',
+  },
 } satisfies ArgsDef;
 
 /** Access-list flags and the fields they set; all but `--llm-model` are refused for admins. */
@@ -62,12 +94,15 @@ export function readUserInput(rawArgs: readonly string[], args: UserFlagValues):
     const values = collectFlag(rawArgs, flag);
     if (values === undefined) continue;
     if (input.role === 'admin' && field !== 'llmModels') {
-      throw new UsageError(`--${flag} cannot be used with --role admin: admins have full access to every collection, environment, snippet, live server and live page.`);
+      throw new UsageError(
+        `--${flag} cannot be used with --role admin: admins have full access to every collection, environment, snippet, live server and live page.`,
+      );
     }
     input[field] = parseListFlag(flag, values);
   }
   if (args['llm-access'] !== undefined) input.llmAccess = args['llm-access'];
-  if (args['llm-monthly-tokens'] !== undefined) input.llmMonthlyTokenLimit = parseCount('llm-monthly-tokens', args['llm-monthly-tokens'], true);
+  if (args['llm-monthly-tokens'] !== undefined)
+    input.llmMonthlyTokenLimit = parseCount('llm-monthly-tokens', args['llm-monthly-tokens'], true);
   if (args['avatar-initials'] !== undefined) input.avatarInitials = args['avatar-initials'];
   if (args['avatar-color'] !== undefined) input.avatarColor = args['avatar-color'];
   return input;

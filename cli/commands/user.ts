@@ -2,18 +2,41 @@
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { UsageError, withUserId } from '../errors.ts';
-import { print, printJson, printTable, secretLines, userBlock, userRow, USER_COLUMNS } from '../output.ts';
+import {
+  print,
+  printJson,
+  printTable,
+  secretLines,
+  userBlock,
+  userRow,
+  USER_COLUMNS,
+} from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 
-const userIdArg = { 'user-id': { type: 'positional', required: true, description: 'Id of the user', valueHint: 'user-id' } } as const;
+const userIdArg = {
+  'user-id': {
+    type: 'positional',
+    required: true,
+    description: 'Id of the user',
+    valueHint: 'user-id',
+  },
+} as const;
 
 const createCommand = defineCommand({
-  meta: { name: 'workspace-hub user create', description: 'Create a user and an API token named after them (the secret is shown once)' },
+  meta: {
+    name: 'workspace-hub user create',
+    description: 'Create a user and an API token named after them (the secret is shown once)',
+  },
   args: {
     name: { type: 'string', required: true, description: 'User name (unique, case-insensitive)' },
-    role: { type: 'enum', options: ['user', 'admin'], default: 'user', description: 'Role of the account' },
+    role: {
+      type: 'enum',
+      options: ['user', 'admin'],
+      default: 'user',
+      description: 'Role of the account',
+    },
     ...userFieldArgs,
     ...tenantArg,
     ...jsonArg,
@@ -25,10 +48,15 @@ const createCommand = defineCommand({
     await withTenant(args, async ({ hub, store }) => {
       // The account and its first token land together or not at all, as with POST /admin/users.
       const { user, token, secret } = await store.transaction(async (tx) => {
-        const user = await hub.identity.users.create(tx, { ...input, name: args.name, role: args.role });
+        const user = await hub.identity.users.create(tx, {
+          ...input,
+          name: args.name,
+          role: args.role,
+        });
         return { user, ...(await hub.identity.tokens.issue(tx, user, user.name)) };
       });
-      if (args.json) return printJson({ user: toUserRecord(user), token: toTokenRecord(token), secret });
+      if (args.json)
+        return printJson({ user: toUserRecord(user), token: toTokenRecord(token), secret });
       print(
         `Created user "${user.name}" (${user.id}) with role ${user.role}.`,
         ...userBlock(toUserRecord(user)),
@@ -44,7 +72,8 @@ const createCommand = defineCommand({
 const listCommand = defineCommand({
   meta: {
     name: 'workspace-hub user list',
-    description: 'List user accounts as a table (full records with --json or "user show"), with warnings for access-list ids that no longer exist',
+    description:
+      'List user accounts as a table (full records with --json or "user show"), with warnings for access-list ids that no longer exist',
   },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
@@ -52,11 +81,19 @@ const listCommand = defineCommand({
     await withTenant(args, async ({ hub, store }) => {
       const rows = await hub.identity.users.list(store);
       const warnings = await hub.identity.users.warnings(store, rows);
-      if (args.json) return printJson({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+      if (args.json)
+        return printJson({
+          users: rows.map((row) => ({
+            ...toUserRecord(row),
+            warnings: warnings.get(row.id) ?? [],
+          })),
+        });
       if (rows.length === 0) return print('No users found.');
       const users = rows.map(toUserRecord);
       printTable(USER_COLUMNS, users.map(userRow));
-      for (const user of users) for (const warning of warnings.get(user.id) ?? []) print(`warning: ${user.name} (${user.id}): ${warning}`);
+      for (const user of users)
+        for (const warning of warnings.get(user.id) ?? [])
+          print(`warning: ${user.name} (${user.id}): ${warning}`);
     });
   },
 });
@@ -77,11 +114,18 @@ const showCommand = defineCommand({
 });
 
 const updateCommand = defineCommand({
-  meta: { name: 'workspace-hub user update', description: 'Change a user: only the flags given change; a list flag replaces the whole list' },
+  meta: {
+    name: 'workspace-hub user update',
+    description: 'Change a user: only the flags given change; a list flag replaces the whole list',
+  },
   args: {
     ...userIdArg,
     name: { type: 'string', description: 'New user name' },
-    role: { type: 'enum', options: ['user', 'admin'], description: 'New role (admin clears the entity access lists)' },
+    role: {
+      type: 'enum',
+      options: ['user', 'admin'],
+      description: 'New role (admin clears the entity access lists)',
+    },
     ...userFieldArgs,
     ...tenantArg,
     ...jsonArg,
@@ -90,7 +134,10 @@ const updateCommand = defineCommand({
   async run({ args, rawArgs }) {
     const id = args['user-id'];
     const input = readUserInput(rawArgs, args);
-    if (Object.keys(input).length === 0) throw new UsageError('Nothing to update: give at least one flag, e.g. --name or --role (see --help).');
+    if (Object.keys(input).length === 0)
+      throw new UsageError(
+        'Nothing to update: give at least one flag, e.g. --name or --role (see --help).',
+      );
     const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await withUserId(id, () => hub.identity.users.update(store, id, input));
@@ -101,7 +148,10 @@ const updateCommand = defineCommand({
 });
 
 const deleteCommand = defineCommand({
-  meta: { name: 'workspace-hub user delete', description: 'Delete a user and all of their API tokens' },
+  meta: {
+    name: 'workspace-hub user delete',
+    description: 'Delete a user and all of their API tokens',
+  },
   args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const id = args['user-id'];

@@ -4,7 +4,11 @@ export class ConfigError extends Error {
   readonly path: string | undefined;
   /** Every problem found in the file (a file is checked whole, not up to its first mistake). */
   readonly problems: readonly { path: string; message: string }[];
-  constructor(message: string, path?: string, problems?: readonly { path: string; message: string }[]) {
+  constructor(
+    message: string,
+    path?: string,
+    problems?: readonly { path: string; message: string }[],
+  ) {
     super(message);
     this.name = 'ConfigError';
     this.path = path;

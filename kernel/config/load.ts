@@ -40,7 +40,8 @@ export interface ConfigProblem {
 }
 
 type AnySchema = z.core.$ZodType;
-const defOf = (schema: AnySchema) => (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
+const defOf = (schema: AnySchema) =>
+  (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
 
 /** The schema of one value: defaults, optionals and pipes unwrapped; unions give every option. */
 function unwrap(schema: AnySchema | undefined): AnySchema[] {
@@ -73,7 +74,12 @@ function schemasAt(schema: AnySchema, path: readonly PropertyKey[], value: unkno
       const shape = defOf(c).shape as Record<string, AnySchema>;
       return Object.entries(shape).every(([name, field]) => {
         const literal = unwrap(field).find((f) => defOf(f).type === 'literal');
-        return !literal || (defOf(literal).values as unknown[]).includes((current as Record<string, unknown> | undefined)?.[name]);
+        return (
+          !literal ||
+          (defOf(literal).values as unknown[]).includes(
+            (current as Record<string, unknown> | undefined)?.[name],
+          )
+        );
       });
     });
     const from = matching.length > 0 ? matching : objects;
@@ -95,7 +101,11 @@ function distance(a: string, b: string): number {
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const saved = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      row[j] = Math.min(
+        row[j]! + 1,
+        row[j - 1]! + 1,
+        previous + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      );
       previous = saved;
     }
   }
@@ -110,13 +120,18 @@ export function closestKey(key: string, known: readonly string[]): string | unde
     const d = distance(key, candidate);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3))
+    ? best
+    : undefined;
 }
 
 /** How a value looks in a message: strings quoted, as the user wrote them. */
 function shown(value: unknown): string {
   // "true" or "80" in quotes is text, not the boolean or number it resembles: say so.
-  if (typeof value === 'string') return /^(true|false|-?\d+(\.\d+)?)$/.test(value) ? `${JSON.stringify(value)} (quoted text)` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return /^(true|false|-?\d+(\.\d+)?)$/.test(value)
+      ? `${JSON.stringify(value)} (quoted text)`
+      : JSON.stringify(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
@@ -125,7 +140,8 @@ function shown(value: unknown): string {
 
 function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
   let current = document;
-  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[String(key)];
+  for (const key of path)
+    current = (current as Record<string, unknown> | null | undefined)?.[String(key)];
   return current;
 }
 
@@ -135,7 +151,9 @@ function expectation(schemas: readonly AnySchema[], fallback: string | undefined
   for (const schema of schemas) {
     const def = defOf(schema);
     if (def.type === 'number') {
-      const integer = ((def.checks ?? []) as AnySchema[]).some((check) => /int/.test(String(defOf(check).format ?? '')));
+      const integer = ((def.checks ?? []) as AnySchema[]).some((check) =>
+        /int/.test(String(defOf(check).format ?? '')),
+      );
       words.add(integer ? 'an integer' : 'a number');
     } else if (def.type === 'boolean') words.add('true or false');
     else if (def.type === 'string') words.add('a string');
@@ -144,51 +162,99 @@ function expectation(schemas: readonly AnySchema[], fallback: string | undefined
     else if (def.type === 'enum') {
       const values = Object.values(def.entries as Record<string, string>);
       // `true`/`false` as strings beside a boolean: environment variables can only give text.
-      if (!(values.length === 2 && values.includes('true') && values.includes('false') && words.has('true or false'))) {
+      if (!(
+        values.length === 2 &&
+        values.includes('true') &&
+        values.includes('false') &&
+        words.has('true or false')
+      )) {
         words.add(`one of ${values.join(', ')}`);
       }
-    } else if (def.type === 'literal') words.add(`${(def.values as unknown[]).map(String).join(', ')}`);
+    } else if (def.type === 'literal')
+      words.add(`${(def.values as unknown[]).map(String).join(', ')}`);
   }
-  if (words.size === 0) return fallback ? `${/^[aeiou]/.test(fallback) ? 'an' : 'a'} ${fallback}` : 'a valid value';
+  if (words.size === 0)
+    return fallback ? `${/^[aeiou]/.test(fallback) ? 'an' : 'a'} ${fallback}` : 'a valid value';
   return [...words].join(' or ');
 }
 
-function describeIssue(issue: z.core.$ZodIssue, schema: AnySchema, document: unknown): ConfigProblem[] {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  schema: AnySchema,
+  document: unknown,
+): ConfigProblem[] {
   const path = issue.path.map(String).join('.');
   const at = (key?: string) => [path, key].filter(Boolean).join('.') || '(root)';
   const value = valueAt(document, issue.path);
   // A secret's value never appears in a message: messages reach logs and the reload answer.
-  const secret = issue.path.some((key) => /password|token|secret|apikey|credential/i.test(String(key)));
+  const secret = issue.path.some((key) =>
+    /password|token|secret|apikey|credential/i.test(String(key)),
+  );
   const got = (given: unknown) => (secret ? '' : `, got ${shown(given)}`);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const known = schemasAt(schema, issue.path, document).flatMap((c) => (defOf(c).type === 'object' ? Object.keys(defOf(c).shape) : []));
+      const known = schemasAt(schema, issue.path, document).flatMap((c) =>
+        defOf(c).type === 'object' ? Object.keys(defOf(c).shape) : [],
+      );
       return issue.keys.map((key) => {
         const suggestion = closestKey(key, [...new Set(known)]);
-        return { path: at(key), message: `${path ? 'unknown key' : 'unknown section'}${suggestion ? ` (did you mean ${suggestion}?)` : ''}` };
+        return {
+          path: at(key),
+          message: `${path ? 'unknown key' : 'unknown section'}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+        };
       });
     }
     case 'invalid_union':
       if (path === 'db' || path.endsWith('.db') || path.endsWith('db.driver')) {
-        const driver = path.endsWith('driver') ? value : (value as { driver?: unknown } | null)?.driver;
-        if (path.endsWith('driver') || value === null || typeof value !== 'object' || 'driver' in value) {
+        const driver = path.endsWith('driver')
+          ? value
+          : (value as { driver?: unknown } | null)?.driver;
+        if (
+          path.endsWith('driver') ||
+          value === null ||
+          typeof value !== 'object' ||
+          'driver' in value
+        ) {
           // The removed pglite driver is an option of the schema only to explain itself; not offered.
           const where = path.endsWith('driver') ? path : `${path}.driver`;
-          return [{ path: where, message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : got(driver)}` }];
+          return [
+            {
+              path: where,
+              message: `must be one of sqlite, postgres, mysql, firestore${driver === undefined ? '' : got(driver)}`,
+            },
+          ];
         }
       }
-      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), undefined)}${got(value)}` }];
+      return [
+        {
+          path: at(),
+          message: `expected ${expectation(schemasAt(schema, issue.path, document), undefined)}${got(value)}`,
+        },
+      ];
     case 'invalid_type':
       if (value === undefined) return [{ path: at(), message: 'missing (required)' }];
-      return [{ path: at(), message: `expected ${expectation(schemasAt(schema, issue.path, document), issue.expected)}${got(value)}` }];
+      return [
+        {
+          path: at(),
+          message: `expected ${expectation(schemasAt(schema, issue.path, document), issue.expected)}${got(value)}`,
+        },
+      ];
     case 'invalid_value':
-      return [{ path: at(), message: `expected ${issue.values.length > 1 ? 'one of ' : ''}${issue.values.map(String).join(', ')}${got(value)}` }];
+      return [
+        {
+          path: at(),
+          message: `expected ${issue.values.length > 1 ? 'one of ' : ''}${issue.values.map(String).join(', ')}${got(value)}`,
+        },
+      ];
     case 'too_big':
-      if (issue.origin === 'number') return [{ path: at(), message: `must be at most ${issue.maximum}${got(value)}` }];
+      if (issue.origin === 'number')
+        return [{ path: at(), message: `must be at most ${issue.maximum}${got(value)}` }];
       break;
     case 'too_small':
-      if (issue.origin === 'number') return [{ path: at(), message: `must be at least ${issue.minimum}${got(value)}` }];
-      if (issue.origin === 'string' && Number(issue.minimum) === 1) return [{ path: at(), message: 'must not be empty' }];
+      if (issue.origin === 'number')
+        return [{ path: at(), message: `must be at least ${issue.minimum}${got(value)}` }];
+      if (issue.origin === 'string' && Number(issue.minimum) === 1)
+        return [{ path: at(), message: 'must not be empty' }];
       break;
   }
   return [{ path: at(), message: issue.message }];
@@ -197,12 +263,20 @@ function describeIssue(issue: z.core.$ZodIssue, schema: AnySchema, document: unk
 /** The error for a list of problems: one line for one, a list for several. */
 function problemsError(source: string, problems: readonly ConfigProblem[]): ConfigError {
   const lines = problems.map((p) => `${p.path}: ${p.message}`);
-  const message = lines.length === 1 ? `${source}: ${lines[0]}` : `${source}: ${lines.length} problems:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+  const message =
+    lines.length === 1
+      ? `${source}: ${lines[0]}`
+      : `${source}: ${lines.length} problems:\n${lines.map((line) => `  ${line}`).join('\n')}`;
   return new ConfigError(message, problems[0]?.path, problems);
 }
 
 /** Validates an already parsed document against the kernel's and the plugins' section schemas. */
-export function validateConfig(document: unknown, pluginSections: SectionSchemas, env: Env, source = 'server.yaml'): HubConfig {
+export function validateConfig(
+  document: unknown,
+  pluginSections: SectionSchemas,
+  env: Env,
+  source = 'server.yaml',
+): HubConfig {
   const value = document ?? {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(`${source}: the file must be a YAML mapping of sections`);
@@ -213,7 +287,9 @@ export function validateConfig(document: unknown, pluginSections: SectionSchemas
   const schema = z.strictObject({ ...kernelSections, ...pluginSections });
   const result = schema.safeParse(interpolated);
   if (result.success && problems.length === 0) return result.data as HubConfig;
-  const found = result.success ? [] : result.error.issues.flatMap((issue) => describeIssue(issue, schema, interpolated));
+  const found = result.success
+    ? []
+    : result.error.issues.flatMap((issue) => describeIssue(issue, schema, interpolated));
   // A misspelled key first: it usually explains a "missing" one in the same section.
   const unknown = found.filter((p) => p.message.startsWith('unknown'));
   const broken = new Set(problems.map((p) => p.path));
@@ -222,7 +298,12 @@ export function validateConfig(document: unknown, pluginSections: SectionSchemas
 }
 
 /** Parses YAML text and validates it. */
-export function parseConfig(text: string, pluginSections: SectionSchemas, env: Env, source = 'server.yaml'): HubConfig {
+export function parseConfig(
+  text: string,
+  pluginSections: SectionSchemas,
+  env: Env,
+  source = 'server.yaml',
+): HubConfig {
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -234,9 +315,15 @@ export function parseConfig(text: string, pluginSections: SectionSchemas, env: E
 }
 
 /** Finds, reads and validates the configuration. With no file, the built-in defaults apply. */
-export async function loadConfig(options: { explicitPath?: string; cwd: string; env: Env; pluginSections: SectionSchemas }): Promise<LoadedConfig> {
+export async function loadConfig(options: {
+  explicitPath?: string;
+  cwd: string;
+  env: Env;
+  pluginSections: SectionSchemas;
+}): Promise<LoadedConfig> {
   const path = resolveConfigPath(options.explicitPath, options.cwd);
-  if (path === null) return { path: null, config: validateConfig({}, options.pluginSections, options.env) };
+  if (path === null)
+    return { path: null, config: validateConfig({}, options.pluginSections, options.env) };
   let text: string;
   try {
     text = await readFile(path, 'utf8');

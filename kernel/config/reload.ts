@@ -17,12 +17,20 @@ import type { Env } from './interpolate.ts';
 import { parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
 
 /** Reported sections, in report order (the desktop client's enum, minus `docs`, which we lack). */
-export const RELOAD_SECTIONS = ['db', 'redis', 'llm', 'plugins', 'collaboration', 'server'] as const;
+export const RELOAD_SECTIONS = [
+  'db',
+  'redis',
+  'llm',
+  'plugins',
+  'collaboration',
+  'server',
+] as const;
 
 /** Kernel sections a reload cannot apply; they keep their start-up value until a restart. */
 const RESTART_ONLY_SECTIONS = ['multitenancy'] as const;
 
-export const RESTART_REQUIRED_MESSAGE = 'Changes to server.host, server.port or server.bodyLimitBytes require a full process restart.';
+export const RESTART_REQUIRED_MESSAGE =
+  'Changes to server.host, server.port or server.bodyLimitBytes require a full process restart.';
 
 /**
  * Published on the kernel event bus after a reload was applied, for plugins that depend on a kernel
@@ -47,7 +55,9 @@ export interface SectionResult {
  * sections (`logging`, `multitenancy`, plugin sections such as `invites`), for the log line and
  * `workspace-hub reload`.
  */
-export type ReloadOutcome = { ok: true; sections: SectionResult[]; others: SectionResult[] } | { ok: false; fatalError: string };
+export type ReloadOutcome =
+  | { ok: true; sections: SectionResult[]; others: SectionResult[] }
+  | { ok: false; fatalError: string };
 
 /** What the reloader needs from the hub; the hub owns the connections it swaps. */
 export interface ReloadHost {
@@ -56,7 +66,11 @@ export interface ReloadHost {
   pluginSections: SectionSchemas;
   current(): HubConfig;
   commit(config: HubConfig): void;
-  plugins: readonly { section: string; reloadable: boolean; reload?: ((next: any, previous: any) => Promise<ReloadStatus | void>) | undefined }[];
+  plugins: readonly {
+    section: string;
+    reloadable: boolean;
+    reload?: ((next: any, previous: any) => Promise<ReloadStatus | void>) | undefined;
+  }[];
   /** Builds and verifies a connection for the new section and swaps it in; throws (changing nothing) on failure. */
   swapDriver(next: DbConfig): Promise<void>;
   swapThrottle(next: RedisConfig | undefined): Promise<void>;
@@ -69,12 +83,16 @@ export function pluginReloadTargets(
   plugins: readonly PluginDefinition<any>[],
   instances: readonly { name: string; instance: PluginInstance<any> }[],
 ): Pick<ReloadHost, 'pluginSections' | 'plugins'> {
-  const withSection = plugins.flatMap((p) => (p.config ? [{ name: p.name, config: p.config }] : []));
+  const withSection = plugins.flatMap((p) =>
+    p.config ? [{ name: p.name, config: p.config }] : [],
+  );
   return {
     pluginSections: Object.fromEntries(withSection.map((p) => [p.config.section, p.config.schema])),
     plugins: withSection.map(({ name, config }) => {
       const instance = instances.find((entry) => entry.name === name)?.instance;
-      const reload = instance?.reload && ((next: unknown, previous: unknown) => instance.reload!(next, previous));
+      const reload =
+        instance?.reload &&
+        ((next: unknown, previous: unknown) => instance.reload!(next, previous));
       return { section: config.section, reloadable: config.reloadable ?? true, reload };
     }),
   };
@@ -84,21 +102,31 @@ export function pluginReloadTargets(
 export function reloadHandler(reload: () => Promise<ReloadOutcome>) {
   return async (c: Context) => {
     const outcome = await reload();
-    if (!outcome.ok) return c.json({ error: outcome.fatalError, fatalError: outcome.fatalError, sections: [] }, 400);
+    if (!outcome.ok)
+      return c.json(
+        { error: outcome.fatalError, fatalError: outcome.fatalError, sections: [] },
+        400,
+      );
     return c.json({ sections: outcome.sections });
   };
 }
 
 async function readNext(host: ReloadHost): Promise<HubConfig> {
   if (host.configPath === null) {
-    throw new Error('This hub started without a configuration file (built-in defaults), so there is no file to reload. Restart it with a server.yaml or --config <file>.');
+    throw new Error(
+      'This hub started without a configuration file (built-in defaults), so there is no file to reload. Restart it with a server.yaml or --config <file>.',
+    );
   }
   let text: string;
   try {
     text = await readFile(host.configPath, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `Config file not found: ${host.configPath}` : `Cannot read config file ${host.configPath}: ${(error as Error).message}`);
+    throw new Error(
+      code === 'ENOENT'
+        ? `Config file not found: ${host.configPath}`
+        : `Cannot read config file ${host.configPath}: ${(error as Error).message}`,
+    );
   }
   return parseConfig(text, host.pluginSections, host.env, host.configPath);
 }
@@ -112,7 +140,8 @@ export function reason(error: unknown): string {
   // "The database cannot be reached" says what, its cause says why (ECONNREFUSED, bad password…).
   if (error.message && error.cause !== undefined) return `${error.message}: ${reason(error.cause)}`;
   if (error.message) return error.message;
-  if (error instanceof AggregateError && error.errors.length > 0) return [...new Set(error.errors.map(reason))].join('; ');
+  if (error instanceof AggregateError && error.errors.length > 0)
+    return [...new Set(error.errors.map(reason))].join('; ');
   const code = (error as NodeJS.ErrnoException).code;
   return code ? `${error.name} ${code}` : error.name || 'unknown error';
 }
@@ -134,14 +163,22 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
   };
   const same = (section: string) => isDeepStrictEqual(previous[section], next[section]);
 
-  for (const [section, swap] of [['db', () => host.swapDriver(next.db)], ['redis', () => host.swapThrottle(next.redis)]] as const) {
+  for (const [section, swap] of [
+    ['db', () => host.swapDriver(next.db)],
+    ['redis', () => host.swapThrottle(next.redis)],
+  ] as const) {
     if (same(section)) results.set(section, { section, status: 'unchanged' });
-    else await swap().then(() => results.set(section, { section, status: 'reloaded' }), (error) => keep(section, 'failed', reason(error)));
+    else
+      await swap().then(
+        () => results.set(section, { section, status: 'reloaded' }),
+        (error) => keep(section, 'failed', reason(error)),
+      );
   }
   for (const plugin of host.plugins) {
     const { section } = plugin;
     if (same(section)) results.set(section, { section, status: 'unchanged' });
-    else if (!plugin.reloadable) keep(section, 'restart-required', `Changes to ${section} require a restart.`);
+    else if (!plugin.reloadable)
+      keep(section, 'restart-required', `Changes to ${section} require a restart.`);
     else {
       try {
         const status = (await plugin.reload?.(next[section], previous[section])) ?? 'reloaded';
@@ -152,15 +189,30 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
       }
     }
   }
-  results.set('collaboration', { section: 'collaboration', status: same('collaboration') ? 'unchanged' : 'reloaded' });
+  results.set('collaboration', {
+    section: 'collaboration',
+    status: same('collaboration') ? 'unchanged' : 'reloaded',
+  });
   const { host: oldHost, port: oldPort, bodyLimitBytes: oldLimit } = previous.server;
-  if (next.server.host !== oldHost || next.server.port !== oldPort || next.server.bodyLimitBytes !== oldLimit) {
+  if (
+    next.server.host !== oldHost ||
+    next.server.port !== oldPort ||
+    next.server.bodyLimitBytes !== oldLimit
+  ) {
     // The rest of the section (trustProxy, shutdownTimeoutMs) still applies live.
     applied.server = { ...next.server, host: oldHost, port: oldPort, bodyLimitBytes: oldLimit };
-    results.set('server', { section: 'server', status: 'restart-required', error: RESTART_REQUIRED_MESSAGE });
-  } else results.set('server', { section: 'server', status: same('server') ? 'unchanged' : 'reloaded' });
+    results.set('server', {
+      section: 'server',
+      status: 'restart-required',
+      error: RESTART_REQUIRED_MESSAGE,
+    });
+  } else
+    results.set('server', { section: 'server', status: same('server') ? 'unchanged' : 'reloaded' });
   // The hub's logger reads this section at every line, so committing it applies it.
-  results.set('logging', { section: 'logging', status: same('logging') ? 'unchanged' : 'reloaded' });
+  results.set('logging', {
+    section: 'logging',
+    status: same('logging') ? 'unchanged' : 'reloaded',
+  });
   for (const section of RESTART_ONLY_SECTIONS) {
     if (same(section)) results.set(section, { section, status: 'unchanged' });
     else keep(section, 'restart-required', `Changes to ${section} require a restart.`);
@@ -168,7 +220,9 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
 
   const config = applied as HubConfig;
   host.commit(config);
-  const changed = [...results.values()].filter((r) => r.status === 'reloaded').map((r) => r.section);
+  const changed = [...results.values()]
+    .filter((r) => r.status === 'reloaded')
+    .map((r) => r.section);
   await host.events.publish<ConfigReloadedEvent>(CONFIG_RELOADED, { changed, config, previous });
   // Other plugin sections were applied above, but the desktop client rejects unknown names.
   const known = new Set<string>(RELOAD_SECTIONS);
@@ -190,10 +244,15 @@ export function createReloader(host: ReloadHost): () => Promise<ReloadOutcome> {
       const outcome = await reloadOnce(host);
       if (outcome.ok) {
         const all = [...outcome.sections, ...outcome.others];
-        const summary = all.map((r) => `${r.section}: ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ');
+        const summary = all
+          .map((r) => `${r.section}: ${r.status}${r.error ? ` (${r.error})` : ''}`)
+          .join(', ');
         const failed = all.filter((r) => r.status === 'failed');
         // A section that could not be applied keeps its old value: an operator must see that.
-        if (failed.length > 0) host.log.error(`Config reload failed for ${failed.map((r) => r.section).join(', ')} (${summary}).`);
+        if (failed.length > 0)
+          host.log.error(
+            `Config reload failed for ${failed.map((r) => r.section).join(', ')} (${summary}).`,
+          );
         else host.log.info(`Config reloaded (${summary}).`);
       } else host.log.error(`Config reload failed: ${outcome.fatalError}`);
       return outcome;

@@ -14,12 +14,24 @@ const publicUrl = z.string().transform((raw, ctx) => {
   try {
     url = new URL(raw.trim());
   } catch {
-    ctx.addIssue({ code: 'custom', message: `expected an http(s) URL such as https://hub.example.com, got ${JSON.stringify(raw)}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected an http(s) URL such as https://hub.example.com, got ${JSON.stringify(raw)}`,
+    });
     return z.NEVER;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
     // The given URL is not echoed: it may carry a password.
-    ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL without credentials, query or fragment' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected an http(s) URL without credentials, query or fragment',
+    });
     return z.NEVER;
   }
   return url.href.replace(/\/+$/, '');
@@ -32,7 +44,12 @@ export const serverSchema = z
     /** TCP port. @default 8788 */
     port: z.coerce.number().int().min(1).max(65535).default(8788),
     /** Largest accepted request body in bytes; larger bodies get 413. @default 5 MiB */
-    bodyLimitBytes: z.coerce.number().int().min(1024).max(512 * 1024 * 1024).default(5 * 1024 * 1024),
+    bodyLimitBytes: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(512 * 1024 * 1024)
+      .default(5 * 1024 * 1024),
     /** Take the client address from `X-Forwarded-For` (only behind a trusted proxy). @default false */
     trustProxy: envBoolean.default(false),
     /** How long shutdown waits for requests in flight, in milliseconds. @default 10000 */
@@ -46,9 +63,21 @@ export const serverSchema = z
      * Memory for the read cache (authenticated tokens, serialized lists), in bytes; 0 turns it
      * off. Used on SQLite and PostgreSQL, which tell the hub of every write. @default 64 MiB
      */
-    cacheBytes: z.coerce.number().int().min(0).max(16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+    cacheBytes: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(16 * 1024 * 1024 * 1024)
+      .default(64 * 1024 * 1024),
   })
-  .default({ host: '127.0.0.1', port: 8788, bodyLimitBytes: 5 * 1024 * 1024, trustProxy: false, shutdownTimeoutMs: 10_000, cacheBytes: 64 * 1024 * 1024 });
+  .default({
+    host: '127.0.0.1',
+    port: 8788,
+    bodyLimitBytes: 5 * 1024 * 1024,
+    trustProxy: false,
+    shutdownTimeoutMs: 10_000,
+    cacheBytes: 64 * 1024 * 1024,
+  });
 
 export const multitenancySchema = z
   .strictObject({

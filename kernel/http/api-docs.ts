@@ -26,8 +26,10 @@ const VENDOR_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 function bundleLoader(): () => Promise<Uint8Array> {
   let loading: Promise<Uint8Array> | undefined;
   return () => {
-    loading ??= readFile(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8')
-      .then((source) => new TextEncoder().encode(source.replaceAll(VENDOR_LOGO, 'data:,')));
+    loading ??= readFile(
+      createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'),
+      'utf8',
+    ).then((source) => new TextEncoder().encode(source.replaceAll(VENDOR_LOGO, 'data:,')));
     // A failed read (package missing) is retried on the next request rather than cached.
     loading.catch(() => (loading = undefined));
     return loading;
@@ -82,12 +84,27 @@ const DESCRIPTION = [
  * `app` is the hub's whole application; `docs` are the kernel's and plugins' route docs. The
  * document is built once, on the first request, when every route is mounted.
  */
-export function apiDocsRoutes(app: Hono<KernelEnv>, docs: { tag: string; routes: RouteDocs }[]): Hono<KernelEnv> {
+export function apiDocsRoutes(
+  app: Hono<KernelEnv>,
+  docs: { tag: string; routes: RouteDocs }[],
+): Hono<KernelEnv> {
   const bundle = bundleLoader();
   let json: string | undefined;
-  const document = () => (json ??= JSON.stringify(buildOpenApiDocument(app, docs, { title: 'workspace-hub', version: HUB_VERSION, description: DESCRIPTION })));
+  const document = () =>
+    (json ??= JSON.stringify(
+      buildOpenApiDocument(app, docs, {
+        title: 'workspace-hub',
+        version: HUB_VERSION,
+        description: DESCRIPTION,
+      }),
+    ));
   return new Hono<KernelEnv>()
-    .get('/openapi.json', (c) => c.body(document(), 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' }))
+    .get('/openapi.json', (c) =>
+      c.body(document(), 200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'no-cache',
+      }),
+    )
     .get('/docs', (c) => {
       const nonce = newNonce();
       return c.body(docsPage(nonce, 'workspace-hub'), 200, docsHeaders(nonce));
@@ -106,42 +123,74 @@ export function apiDocsRoutes(app: Hono<KernelEnv>, docs: { tag: string; routes:
 export const kernelRouteDocs: RouteDocs = {
   'GET /openapi.json': {
     summary: 'This document (OpenAPI 3.1)',
-    responses: { 200: { contentType: 'application/json', description: 'The OpenAPI document', schema: { type: 'object' } } },
+    responses: {
+      200: {
+        contentType: 'application/json',
+        description: 'The OpenAPI document',
+        schema: { type: 'object' },
+      },
+    },
   },
   'GET /docs': {
     summary: 'The API reference page (HTML; every script is served by the hub)',
-    responses: { 200: { contentType: 'text/html', description: 'The reference page', schema: { type: 'string' } } },
+    responses: {
+      200: {
+        contentType: 'text/html',
+        description: 'The reference page',
+        schema: { type: 'string' },
+      },
+    },
   },
   [`GET ${BUNDLE_PATH}`]: {
     summary: "The reference page's script (Redoc's standalone bundle)",
-    responses: { 200: { contentType: 'text/javascript', description: 'JavaScript', schema: { type: 'string' } } },
+    responses: {
+      200: {
+        contentType: 'text/javascript',
+        description: 'JavaScript',
+        schema: { type: 'string' },
+      },
+    },
   },
   'GET /healthz': {
     summary: 'Liveness probe: the process answers (touches no dependency)',
     responses: { 200: z.object({ status: z.literal('ok') }) },
   },
   'GET /readyz': {
-    summary: 'Readiness probe: the database answers, Redis (when configured) answers and the schema is current',
-    description: 'Each check has a short timeout of its own. 503 names the failing part in `checks`, and is also the answer once shutdown has begun.',
+    summary:
+      'Readiness probe: the database answers, Redis (when configured) answers and the schema is current',
+    description:
+      'Each check has a short timeout of its own. 503 names the failing part in `checks`, and is also the answer once shutdown has begun.',
     errors: [503],
-    responses: { 200: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) }) },
+    responses: {
+      200: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) }),
+    },
   },
   'GET /metrics': {
     summary: 'Prometheus metrics (text exposition format)',
-    description: 'Turned off with `metrics.enabled: false` (then 404). With `metrics.token` set it needs `Authorization: Bearer <metrics token>` (401 otherwise); API tokens are not accepted.',
+    description:
+      'Turned off with `metrics.enabled: false` (then 404). With `metrics.token` set it needs `Authorization: Bearer <metrics token>` (401 otherwise); API tokens are not accepted.',
     errors: [401, 404],
-    responses: { 200: { contentType: 'text/plain', description: 'Prometheus text format', schema: { type: 'string' } } },
+    responses: {
+      200: {
+        contentType: 'text/plain',
+        description: 'Prometheus text format',
+        schema: { type: 'string' },
+      },
+    },
   },
   'POST /admin/config/reload': {
     summary: 'Re-read server.yaml and apply it (as SIGHUP does)',
-    description: 'Validates the whole file first; on success swaps connections and reports per section. A file that fails validation changes nothing and gives 400 with `fatalError`.',
+    description:
+      'Validates the whole file first; on success swaps connections and reports per section. A file that fails validation changes nothing and gives 400 with `fatalError`.',
     responses: {
       200: z.object({
-        sections: z.array(z.object({
-          section: z.enum(RELOAD_SECTIONS),
-          status: z.enum(['reloaded', 'unchanged', 'failed', 'restart-required']),
-          error: z.string().optional(),
-        })),
+        sections: z.array(
+          z.object({
+            section: z.enum(RELOAD_SECTIONS),
+            status: z.enum(['reloaded', 'unchanged', 'failed', 'restart-required']),
+            error: z.string().optional(),
+          }),
+        ),
       }),
     },
   },

@@ -26,7 +26,9 @@ export function extractBearer(header: string | undefined): string | null {
 }
 
 function tooManyRequests(seconds: number): HttpError {
-  return new HttpError(429, 'Too Many Requests', { headers: { 'Retry-After': String(Math.max(1, seconds)) } });
+  return new HttpError(429, 'Too Many Requests', {
+    headers: { 'Retry-After': String(Math.max(1, seconds)) },
+  });
 }
 
 /**
@@ -65,7 +67,8 @@ export function bearerAuth(deps: AuthDeps) {
       }
       await guarded(async () => {
         await throttle.recordFailure(key, policy);
-        if (policy.maxFailuresPerIp > 0) await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });
+        if (policy.maxFailuresPerIp > 0)
+          await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });
       });
       throw unauthorized();
     };
@@ -78,7 +81,8 @@ export function bearerAuth(deps: AuthDeps) {
     // Recording use must never fail or slow the request.
     // A database outage is not logged here per request: kernel/outage.ts logs it once.
     deps.identity.tokens.touch(c.var.store, found.token).catch((error) => {
-      if (!unavailableDependency(error)) c.var.log.warn('Could not record token use', { error: String(error) });
+      if (!unavailableDependency(error))
+        c.var.log.warn('Could not record token use', { error: String(error) });
     });
     await next();
   });
@@ -93,7 +97,9 @@ export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): Thro
     },
     async recordFailure(key) {
       const { maxFailures, windowSeconds, blockSeconds } = deps.policy();
-      await guarded(() => deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds }));
+      await guarded(() =>
+        deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds }),
+      );
     },
     reset: (key) => guarded(() => deps.throttle().reset(key)),
   };

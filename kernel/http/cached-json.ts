@@ -24,7 +24,8 @@ export function toCachedJson(value: unknown): CachedJson {
 }
 
 /** What a kept answer costs in memory, for the cache's budget. */
-export const cachedJsonBytes = (cached: CachedJson | null): number | null => (cached ? cached.body.byteLength + 64 : null);
+export const cachedJsonBytes = (cached: CachedJson | null): number | null =>
+  cached ? cached.body.byteLength + 64 : null;
 
 /** Whether `If-None-Match` names this ETag (or is `*`); weak and strong forms compare alike. */
 function matches(header: string | undefined, etag: string): boolean {
@@ -38,6 +39,10 @@ function matches(header: string | undefined, etag: string): boolean {
 
 /** 200 with the kept bytes, or 304 when the client already has them. */
 export function sendCachedJson(c: Context<any, any, any>, cached: CachedJson): Response {
-  if (matches(c.req.header('if-none-match'), cached.etag)) return c.body(null, 304, { ETag: cached.etag });
-  return c.body(cached.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json', ETag: cached.etag });
+  if (matches(c.req.header('if-none-match'), cached.etag))
+    return c.body(null, 304, { ETag: cached.etag });
+  return c.body(cached.body as Uint8Array<ArrayBuffer>, 200, {
+    'Content-Type': 'application/json',
+    ETag: cached.etag,
+  });
 }

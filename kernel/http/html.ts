@@ -20,6 +20,12 @@ export function htmlPageHeaders(sources: readonly string[]): Record<string, stri
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': ["default-src 'none'", ...sources, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; '),
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      ...sources,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
   };
 }

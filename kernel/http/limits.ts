@@ -23,6 +23,7 @@ function requestTarget(url: string): string {
 
 /** Refuses a request whose URL is over {@link MAX_URL_BYTES} with 414. */
 export const urlLimit: MiddlewareHandler = async (c, next) => {
-  if (requestTarget(c.req.url).length > MAX_URL_BYTES) throw new HttpError(414, URL_TOO_LONG_MESSAGE);
+  if (requestTarget(c.req.url).length > MAX_URL_BYTES)
+    throw new HttpError(414, URL_TOO_LONG_MESSAGE);
   await next();
 };

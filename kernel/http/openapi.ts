@@ -11,7 +11,10 @@ import { z } from 'zod';
 import { validationOf } from './validate.ts';
 
 /** One success response: a zod schema of a JSON body, `null` for no body, or a non-JSON body. */
-export type ResponseDoc = z.ZodType | null | { description?: string; contentType: string; schema?: Record<string, unknown> };
+export type ResponseDoc =
+  | z.ZodType
+  | null
+  | { description?: string; contentType: string; schema?: Record<string, unknown> };
 
 export interface OperationDoc {
   summary: string;
@@ -44,14 +47,19 @@ const MIDDLEWARE_DOC = Symbol.for('workspace-hub.middleware-doc');
  * `requireAdmin`) is described again by every hub created in the process, hence `configurable`.
  */
 export function describeMiddleware<T extends Function>(middleware: T, doc: MiddlewareDoc): T {
-  Object.defineProperty(middleware, MIDDLEWARE_DOC, { value: doc, enumerable: false, configurable: true });
+  Object.defineProperty(middleware, MIDDLEWARE_DOC, {
+    value: doc,
+    enumerable: false,
+    configurable: true,
+  });
   return middleware;
 }
 
 /** Hono wraps a sub-app's handler when the sub-app has its own error handler; look through it. */
 function unwrap(handler: Function): Function & Record<string | symbol, unknown> {
   const inner = (handler as unknown as Record<string, unknown>).__COMPOSED_HANDLER;
-  return (typeof inner === 'function' ? inner : handler) as Function & Record<string | symbol, unknown>;
+  return (typeof inner === 'function' ? inner : handler) as Function &
+    Record<string | symbol, unknown>;
 }
 
 function middlewareDoc(handler: Function): MiddlewareDoc | undefined {
@@ -61,7 +69,8 @@ function middlewareDoc(handler: Function): MiddlewareDoc | undefined {
 /** `/admin/*` guards `/admin/users`; `*` and `/*` guard everything; anything else only itself. */
 function guards(pattern: string, path: string): boolean {
   if (pattern === '*' || pattern === '/*') return true;
-  if (pattern.endsWith('/*')) return path.startsWith(pattern.slice(0, -1)) || path === pattern.slice(0, -2);
+  if (pattern.endsWith('/*'))
+    return path.startsWith(pattern.slice(0, -1)) || path === pattern.slice(0, -2);
   return pattern === path;
 }
 
@@ -133,17 +142,26 @@ export function collectOperations(app: Hono<any>): Operation[] {
 }
 
 /** `/collections/:id` → `/collections/{id}`; `:id{[0-9]+}` keeps its pattern for the parameter. */
-function templatePath(path: string): { path: string; params: { name: string; pattern?: string }[] } {
+function templatePath(path: string): {
+  path: string;
+  params: { name: string; pattern?: string }[];
+} {
   const params: { name: string; pattern?: string }[] = [];
-  const templated = path.replace(/:([A-Za-z0-9_]+)(\{([^}]*)\})?\??/g, (_all, name: string, _group, pattern?: string) => {
-    params.push(pattern ? { name, pattern } : { name });
-    return `{${name}}`;
-  });
+  const templated = path.replace(
+    /:([A-Za-z0-9_]+)(\{([^}]*)\})?\??/g,
+    (_all, name: string, _group, pattern?: string) => {
+      params.push(pattern ? { name, pattern } : { name });
+      return `{${name}}`;
+    },
+  );
   return { path: templated, params };
 }
 
 function operationId(method: string, path: string): string {
-  const words = path.split('/').filter(Boolean).map((part) => part.replace(/^:/, 'by-').replace(/\{.*\}$/, ''));
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/^:/, 'by-').replace(/\{.*\}$/, ''));
   return [method.toLowerCase(), ...words]
     .join('-')
     .replace(/[^A-Za-z0-9]+(.)?/g, (_all, next?: string) => (next ? next.toUpperCase() : ''));
@@ -158,19 +176,24 @@ function schemaConverter(components: Record<string, unknown>) {
   let counter = 0;
   return (schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> => {
     // Requests are described as clients may send them (`input`), responses as the hub sends them.
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
     delete json.$schema;
     const defs = (json.$defs ?? {}) as Record<string, unknown>;
     delete json.$defs;
     if (!JSON.stringify(json).includes('"$ref":"#') && Object.keys(defs).length === 0) return json;
     const prefix = `Schema${++counter}`;
     const nameOf = (def: string) => (def.startsWith('__') ? `${prefix}${def}` : def);
-    const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value), (key, inner) => {
-      if (key !== '$ref' || typeof inner !== 'string') return inner;
-      if (inner === '#') return `#/components/schemas/${prefix}`;
-      const def = inner.match(/^#\/\$defs\/(.+)$/);
-      return def ? `#/components/schemas/${nameOf(def[1]!)}` : inner;
-    });
+    const rewrite = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value), (key, inner) => {
+        if (key !== '$ref' || typeof inner !== 'string') return inner;
+        if (inner === '#') return `#/components/schemas/${prefix}`;
+        const def = inner.match(/^#\/\$defs\/(.+)$/);
+        return def ? `#/components/schemas/${nameOf(def[1]!)}` : inner;
+      });
     for (const [def, value] of Object.entries(defs)) components[nameOf(def)] = rewrite(value);
     const root = rewrite(json) as Record<string, unknown>;
     if (!JSON.stringify(json).includes('"$ref":"#"')) return root;
@@ -179,7 +202,10 @@ function schemaConverter(components: Record<string, unknown>) {
   };
 }
 
-function parametersFrom(schema: Record<string, unknown>, location: 'query' | 'path'): Record<string, unknown>[] {
+function parametersFrom(
+  schema: Record<string, unknown>,
+  location: 'query' | 'path',
+): Record<string, unknown>[] {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => {
@@ -199,17 +225,28 @@ function parametersFrom(schema: Record<string, unknown>, location: 'query' | 'pa
  * to; a mounted route with no doc is still listed (with a summary saying so), so the document never
  * silently omits a route — the test suite insists that every route has a doc.
  */
-export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes: RouteDocs }[], info: OpenApiInfo): Record<string, any> {
+export function buildOpenApiDocument(
+  app: Hono<any>,
+  docs: { tag: string; routes: RouteDocs }[],
+  info: OpenApiInfo,
+): Record<string, any> {
   const schemas: Record<string, unknown> = {
     Error: {
       type: 'object',
-      properties: { error: { type: 'string', description: 'What went wrong; validation messages name the field, e.g. `name: Invalid input`' } },
+      properties: {
+        error: {
+          type: 'string',
+          description:
+            'What went wrong; validation messages name the field, e.g. `name: Invalid input`',
+        },
+      },
       required: ['error'],
     },
   };
   const convert = schemaConverter(schemas);
   const byKey = new Map<string, { tag: string; doc: OperationDoc }>();
-  for (const { tag, routes } of docs) for (const [key, doc] of Object.entries(routes)) byKey.set(key, { tag, doc });
+  for (const { tag, routes } of docs)
+    for (const [key, doc] of Object.entries(routes)) byKey.set(key, { tag, doc });
 
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
@@ -224,14 +261,20 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
 
     const parameters: Record<string, unknown>[] = [{ $ref: '#/components/parameters/Tenant' }];
     const paramValidator = operation.validators.find((v) => v.target === 'param');
-    const validatedParams = paramValidator ? parametersFrom(convert(paramValidator.schema), 'path') : [];
+    const validatedParams = paramValidator
+      ? parametersFrom(convert(paramValidator.schema), 'path')
+      : [];
     for (const param of params) {
-      parameters.push(validatedParams.find((p) => p.name === param.name) ?? {
-        name: param.name,
-        in: 'path',
-        required: true,
-        schema: param.pattern ? { type: 'string', pattern: `^${param.pattern}$` } : { type: 'string' },
-      });
+      parameters.push(
+        validatedParams.find((p) => p.name === param.name) ?? {
+          name: param.name,
+          in: 'path',
+          required: true,
+          schema: param.pattern
+            ? { type: 'string', pattern: `^${param.pattern}$` }
+            : { type: 'string' },
+        },
+      );
     }
     const query = operation.validators.find((v) => v.target === 'query')?.schema ?? doc.query;
     if (query) parameters.push(...parametersFrom(convert(query), 'query'));
@@ -250,7 +293,10 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
     for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() })) {
       if (response === null) responses[status] = { description: 'No content' };
       else if (response instanceof z.ZodType) {
-        responses[status] = { description: Number(status) === 201 ? 'Created' : 'Success', content: { 'application/json': { schema: convert(response, 'output') } } };
+        responses[status] = {
+          description: Number(status) === 201 ? 'Created' : 'Success',
+          content: { 'application/json': { schema: convert(response, 'output') } },
+        };
       } else {
         responses[status] = {
           description: response.description ?? 'Success',
@@ -271,18 +317,36 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
       tags: [tag],
       security: operation.authenticated ? [{ bearer: [] }] : [],
       parameters,
-      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(body.schema) } } } } : {}),
+      ...(body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: convert(body.schema) } },
+            },
+          }
+        : {}),
       responses,
     };
   }
 
-  const errorResponses = Object.fromEntries([...usedErrors].sort((a, b) => a - b).map((status) => [
-    `E${status}`,
-    { description: STATUS_TEXT[status] ?? `Error ${status}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-  ]));
+  const errorResponses = Object.fromEntries(
+    [...usedErrors]
+      .sort((a, b) => a - b)
+      .map((status) => [
+        `E${status}`,
+        {
+          description: STATUS_TEXT[status] ?? `Error ${status}`,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      ]),
+  );
   return {
     openapi: '3.1.1',
-    info: { title: info.title, version: info.version, ...(info.description ? { description: info.description } : {}) },
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.description ? { description: info.description } : {}),
+    },
     tags: [...tags].sort().map((name) => ({ name })),
     security: [{ bearer: [] }],
     paths,
@@ -294,12 +358,17 @@ export function buildOpenApiDocument(app: Hono<any>, docs: { tag: string; routes
           name: 'X-Hub-Tenant',
           in: 'header',
           required: false,
-          description: 'The tenant to act in (`X-Harbor-Tenant` is accepted too). Blank or missing means the default tenant; others need `multitenancy.enabled`.',
+          description:
+            'The tenant to act in (`X-Harbor-Tenant` is accepted too). Blank or missing means the default tenant; others need `multitenancy.enabled`.',
           schema: { type: 'string' },
         },
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`hbk_…`) from `POST /admin/users`, the CLI or an invitation' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (`hbk_…`) from `POST /admin/users`, the CLI or an invitation',
+        },
       },
     },
   };

@@ -51,7 +51,10 @@ export interface PipelineDeps {
 }
 
 /** The hub's Hono app; `close` stops the outage log's probes. */
-export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; close(): Promise<void> } {
+export function createPipeline(deps: PipelineDeps): {
+  app: Hono<KernelEnv>;
+  close(): Promise<void>;
+} {
   const { config } = deps;
   const app = new Hono<KernelEnv>();
   app.use('*', deps.retirement);
@@ -61,30 +64,54 @@ export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; clos
     await next();
   });
   // Below `info` the access line would be dropped: then its fields are not even gathered.
-  app.use('*', observeRequests(deps.log, deps.metrics, () => config().logging.accessLog && writes(config().logging.level, 'info'), () => config().metrics.enabled));
+  app.use(
+    '*',
+    observeRequests(
+      deps.log,
+      deps.metrics,
+      () => config().logging.accessLog && writes(config().logging.level, 'info'),
+      () => config().metrics.enabled,
+    ),
+  );
   app.use('*', urlLimit);
   // Probes and metrics answer before the tenant lookup, body checks and authentication: they
   // must work while the database is down, and are never throttled or counted as failures.
   app.get('/healthz', healthzHandler());
-  app.get('/readyz', readyzHandler({
-    driver: deps.driver,
-    throttle: deps.throttle,
-    redisConfigured: () => config().redis !== undefined,
-    migrations: deps.migrations,
-    shuttingDown: deps.shuttingDown,
-  }));
+  app.get(
+    '/readyz',
+    readyzHandler({
+      driver: deps.driver,
+      throttle: deps.throttle,
+      redisConfigured: () => config().redis !== undefined,
+      migrations: deps.migrations,
+      shuttingDown: deps.shuttingDown,
+    }),
+  );
   app.get('/metrics', async (c) => {
     const settings = config().metrics;
     if (!settings.enabled) throw notFound('Not Found');
-    if (settings.token !== undefined && !metricsTokenMatches(c.req.header('authorization'), settings.token)) {
-      return c.json({ error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' }, 401, { 'WWW-Authenticate': 'Bearer' });
+    if (
+      settings.token !== undefined &&
+      !metricsTokenMatches(c.req.header('authorization'), settings.token)
+    ) {
+      return c.json(
+        { error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' },
+        401,
+        { 'WWW-Authenticate': 'Bearer' },
+      );
     }
-    return c.body(await deps.metrics.render(), 200, { 'Content-Type': deps.metrics.contentType, 'Cache-Control': 'no-store' });
+    return c.body(await deps.metrics.render(), 200, {
+      'Content-Type': deps.metrics.contentType,
+      'Cache-Control': 'no-store',
+    });
   });
   const limitBody = bodyLimit({
     maxSize: config().server.bodyLimitBytes,
     onError: () => {
-      throw new HttpError(413, `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`);
+      throw new HttpError(
+        413,
+        `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`,
+      );
     },
   });
   // bodyLimit asks for the body stream, which makes the Node adapter build a whole web Request
@@ -94,9 +121,13 @@ export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; clos
   app.use('*', (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined)
+      return limitBody(c, next);
     if (Number.parseInt(length, 10) > config().server.bodyLimitBytes) {
-      throw new HttpError(413, `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`);
+      throw new HttpError(
+        413,
+        `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`,
+      );
     }
     return next();
   });
@@ -104,14 +135,31 @@ export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; clos
   app.use('*', async (c, next) => {
     const type = c.req.header('content-type');
     if (type && c.req.method !== 'GET' && c.req.method !== 'HEAD' && !JSON_TYPE.test(type)) {
-      throw new HttpError(415, `Content-Type must be application/json (got ${type.split(';')[0]!.trim().slice(0, 100)}).`);
+      throw new HttpError(
+        415,
+        `Content-Type must be application/json (got ${type.split(';')[0]!.trim().slice(0, 100)}).`,
+      );
     }
     await next();
   });
-  app.use('*', resolveTenant({ multitenancy: () => config().multitenancy.enabled, cache: deps.tenants, driver: deps.driver }));
+  app.use(
+    '*',
+    resolveTenant({
+      multitenancy: () => config().multitenancy.enabled,
+      cache: deps.tenants,
+      driver: deps.driver,
+    }),
+  );
   // The document is built from `app`'s route table on first request, when every route is mounted.
-  app.route('/', apiDocsRoutes(app, [{ tag: 'kernel', routes: kernelRouteDocs }, ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} }))]));
-  for (const { instance } of deps.instances) if (instance.publicRoutes) app.route('/', instance.publicRoutes);
+  app.route(
+    '/',
+    apiDocsRoutes(app, [
+      { tag: 'kernel', routes: kernelRouteDocs },
+      ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
+    ]),
+  );
+  for (const { instance } of deps.instances)
+    if (instance.publicRoutes) app.route('/', instance.publicRoutes);
   // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,
   // both before authentication, so probing paths or methods never counts as a failure.
   const methodsOf = allowedMethods(() => app.routes);
@@ -123,13 +171,29 @@ export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; clos
     }
     await next();
   });
-  app.use('*', describeMiddleware(bearerAuth({ identity: deps.identity, throttle: deps.throttle, policy: deps.policy, clientIp: deps.clientIp }), { authenticates: true, errors: [401, 429, 503] }));
-  app.use('/admin/*', describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }));
+  app.use(
+    '*',
+    describeMiddleware(
+      bearerAuth({
+        identity: deps.identity,
+        throttle: deps.throttle,
+        policy: deps.policy,
+        clientIp: deps.clientIp,
+      }),
+      { authenticates: true, errors: [401, 429, 503] },
+    ),
+  );
+  app.use(
+    '/admin/*',
+    describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
+  );
   app.post('/admin/config/reload', reloadHandler(deps.reload));
   for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
   app.notFound((c) => c.json({ error: 'Not Found' }, 404));
   // A dependency outage is logged once (and counted), not once per failed request.
-  const outages = createOutageLog(deps.log, { probes: { Database: () => deps.driver().ping(), Redis: () => deps.throttle().ping() } });
+  const outages = createOutageLog(deps.log, {
+    probes: { Database: () => deps.driver().ping(), Redis: () => deps.throttle().ping() },
+  });
   app.onError((error, c) => {
     outages.note(error);
     return serializeError(error, c);
@@ -138,7 +202,10 @@ export function createPipeline(deps: PipelineDeps): { app: Hono<KernelEnv>; clos
 }
 
 /** The client's address: the socket peer, or with `server.trustProxy` the proxy's last hop. */
-export function clientIpResolver(config: () => HubConfig, fromRuntime?: (c: Context<KernelEnv>) => string | undefined) {
+export function clientIpResolver(
+  config: () => HubConfig,
+  fromRuntime?: (c: Context<KernelEnv>) => string | undefined,
+) {
   return (c: Context<KernelEnv>): string => {
     if (config().server.trustProxy) {
       // The right-most entry is the one our proxy appended; entries left of it are whatever the
@@ -153,12 +220,18 @@ export function clientIpResolver(config: () => HubConfig, fromRuntime?: (c: Cont
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */
 function routeTemplate(c: Context<KernelEnv>): string {
   const routes = matchedRoutes(c);
-  for (let i = routes.length - 1; i >= 0; i--) if (routes[i]!.method !== 'ALL') return routes[i]!.path;
+  for (let i = routes.length - 1; i >= 0; i--)
+    if (routes[i]!.method !== 'ALL') return routes[i]!.path;
   return UNMATCHED_ROUTE;
 }
 
 interface NodeBindings {
-  outgoing?: { once(event: 'close', listener: () => void): void; socket?: { bytesWritten: number } | null; closed?: boolean; destroyed?: boolean };
+  outgoing?: {
+    once(event: 'close', listener: () => void): void;
+    socket?: { bytesWritten: number } | null;
+    closed?: boolean;
+    destroyed?: boolean;
+  };
 }
 
 /**
@@ -168,7 +241,12 @@ interface NodeBindings {
  * bytes (status line and headers included) are its whole life; elsewhere when the headers are ready,
  * with the Content-Length when there is one.
  */
-function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => boolean, recordMetrics: () => boolean) {
+function observeRequests(
+  log: Logger,
+  metrics: HubMetrics,
+  accessLog: () => boolean,
+  recordMetrics: () => boolean,
+) {
   return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
     const started = performance.now();
     const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
@@ -198,7 +276,8 @@ function observeRequests(log: Logger, metrics: HubMetrics, accessLog: () => bool
         });
         if (outgoing && bytesBefore !== undefined) {
           const socket = outgoing.socket;
-          const write = () => log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined));
+          const write = () =>
+            log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined));
           // A client that left while the handler ran has closed the response already: log now.
           if (outgoing.closed || outgoing.destroyed) write();
           else outgoing.once('close', write);

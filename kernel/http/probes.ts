@@ -28,7 +28,12 @@ type CheckResult = 'ok' | 'not configured' | string;
  * Runs `check` and reports `ok` or a short reason; never throws, never waits past the timeout. The
  * answer is public, so a driver's error text (hosts, ports) goes to the log, not to the client.
  */
-async function bounded(name: string, check: () => Promise<string | void>, timeoutMs: number, c: Context<KernelEnv>): Promise<CheckResult> {
+async function bounded(
+  name: string,
+  check: () => Promise<string | void>,
+  timeoutMs: number,
+  c: Context<KernelEnv>,
+): Promise<CheckResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
@@ -36,7 +41,10 @@ async function bounded(name: string, check: () => Promise<string | void>, timeou
   const run = check().then(
     (problem) => problem ?? 'ok',
     (error: unknown) => {
-      c.var.log.warn('Readiness check failed', { check: name, error: error instanceof Error ? error.message : String(error) });
+      c.var.log.warn('Readiness check failed', {
+        check: name,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return 'unreachable';
     },
   );
@@ -56,21 +64,36 @@ export function readyzHandler(deps: ProbeDeps) {
   return async (c: Context<KernelEnv>) => {
     c.header('Cache-Control', 'no-store');
     if (deps.shuttingDown()) {
-      return c.json({ error: 'Not ready: the hub is shutting down.', checks: { shutdown: 'in progress' } }, 503);
+      return c.json(
+        { error: 'Not ready: the hub is shutting down.', checks: { shutdown: 'in progress' } },
+        503,
+      );
     }
     const driver = deps.driver();
     const [database, schema, redis] = await Promise.all([
       bounded('database', () => driver.ping(), timeoutMs, c),
-      bounded('schema', async () => {
-        const applied = new Set(await driver.appliedMigrations());
-        const pending = deps.migrations.filter((m) => !applied.has(m.id)).length;
-        return pending === 0 ? undefined : `${pending} pending migration(s); run "workspace-hub migrate"`;
-      }, timeoutMs, c),
-      deps.redisConfigured() ? bounded('redis', () => deps.throttle().ping(), timeoutMs, c) : Promise.resolve('not configured'),
+      bounded(
+        'schema',
+        async () => {
+          const applied = new Set(await driver.appliedMigrations());
+          const pending = deps.migrations.filter((m) => !applied.has(m.id)).length;
+          return pending === 0
+            ? undefined
+            : `${pending} pending migration(s); run "workspace-hub migrate"`;
+        },
+        timeoutMs,
+        c,
+      ),
+      deps.redisConfigured()
+        ? bounded('redis', () => deps.throttle().ping(), timeoutMs, c)
+        : Promise.resolve('not configured'),
     ]);
     const checks = { database, schema, redis };
-    const failing = Object.entries(checks).filter(([, value]) => value !== 'ok' && value !== 'not configured').map(([name]) => name);
-    if (failing.length > 0) return c.json({ error: `Not ready: ${failing.join(', ')} failing.`, checks }, 503);
+    const failing = Object.entries(checks)
+      .filter(([, value]) => value !== 'ok' && value !== 'not configured')
+      .map(([name]) => name);
+    if (failing.length > 0)
+      return c.json({ error: `Not ready: ${failing.join(', ')} failing.`, checks }, 503);
     return c.json({ status: 'ready', checks });
   };
 }

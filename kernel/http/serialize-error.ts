@@ -10,7 +10,13 @@ import { unavailableDependency } from '../outage.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { StorageError } from '../storage/contract.ts';
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+};
 
 export function serializeError(error: Error, c: Context<KernelEnv>): Response {
   if (error instanceof HttpError) {
@@ -26,7 +32,8 @@ export function serializeError(error: Error, c: Context<KernelEnv>): Response {
   if (unavailableDependency(error)) return c.json({ error: UNAVAILABLE }, 503);
   const log = c.var.log;
   // A value no database can store (a NUL character); the message names the column.
-  if (error instanceof StorageError && error.code === 'invalid') return c.json({ error: error.message }, 400);
+  if (error instanceof StorageError && error.code === 'invalid')
+    return c.json({ error: error.message }, 400);
   if (error instanceof StorageError && error.code === 'conflict') {
     // Still conflicting after the retries: the client may try again; nothing was written.
     log?.warn('Write conflict', { error: error.message });

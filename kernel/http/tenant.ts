@@ -17,7 +17,10 @@ export interface TenantCache {
   invalidate(id?: string): void;
 }
 
-export function createTenantCache(tenants: () => TenantsService, now = () => Date.now()): TenantCache {
+export function createTenantCache(
+  tenants: () => TenantsService,
+  now = () => Date.now(),
+): TenantCache {
   const entries = new Map<string, { row: TenantRow; expires: number }>();
   return {
     async get(id) {
@@ -40,7 +43,11 @@ export function tenantHeader(header: (name: string) => string | undefined): stri
   return raw === undefined || raw.trim() === '' ? DEFAULT_TENANT_ID : validateTenantId(raw);
 }
 
-export function resolveTenant(deps: { multitenancy: () => boolean; cache: TenantCache; driver: () => StorageDriver }) {
+export function resolveTenant(deps: {
+  multitenancy: () => boolean;
+  cache: TenantCache;
+  driver: () => StorageDriver;
+}) {
   return createMiddleware<KernelEnv>(async (c, next) => {
     const id = tenantHeader((name) => c.req.header(name));
     if (id !== DEFAULT_TENANT_ID && !deps.multitenancy()) {

@@ -35,16 +35,24 @@ export interface ValidationInfo {
  * otherwise ignore it and blame a missing field. Without a body, the schema decides (a required
  * field is then a 400 naming it).
  */
-export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T, documented: z.ZodType = schema) {
+export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(
+  target: Target,
+  schema: T,
+  documented: z.ZodType = schema,
+) {
   const validator = zValidator(target, schema, (result) => {
-    if (!result.success) throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
+    if (!result.success)
+      throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
   });
   let middleware: typeof validator = validator;
   if (target === 'json') {
     middleware = async (c, next) => {
       // The text is cached by the request, so the validator can still read the body after this.
       if (!c.req.header('content-type') && (await c.req.text()).length > 0) {
-        throw new HttpError(415, 'Content-Type must be application/json (the request sent a body without a Content-Type).');
+        throw new HttpError(
+          415,
+          'Content-Type must be application/json (the request sent a body without a Content-Type).',
+        );
       }
       return validator(c, next);
     };
@@ -66,12 +74,17 @@ type Problem = { path: (string | number)[]; message: string };
 
 /** The first value no driver can store: a NUL character (value or key), or too deep a nesting. */
 function findProblem(value: unknown, path: (string | number)[] = []): Problem | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain NUL characters' } : null;
+  if (typeof value === 'string')
+    return value.includes('\u0000') ? { path, message: 'must not contain NUL characters' } : null;
   if (!value || typeof value !== 'object') return null;
-  if (path.length >= MAX_DEPTH) return { path, message: `must not be nested more than ${MAX_DEPTH} levels deep` };
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((inner, i) => [i, inner]) : Object.entries(value);
+  if (path.length >= MAX_DEPTH)
+    return { path, message: `must not be nested more than ${MAX_DEPTH} levels deep` };
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((inner, i) => [i, inner])
+    : Object.entries(value);
   for (const [key, inner] of entries) {
-    if (typeof key === 'string' && key.includes('\u0000')) return { path: [...path, key], message: 'must not contain NUL characters' };
+    if (typeof key === 'string' && key.includes('\u0000'))
+      return { path: [...path, key], message: 'must not contain NUL characters' };
     const found = findProblem(inner, [...path, key]);
     if (found) return found;
   }

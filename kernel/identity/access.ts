@@ -11,7 +11,13 @@ import type { Store } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
 import type { UserRow } from './tables.ts';
 
-export const ENTITY_ACCESS_FIELDS = ['collectionAccess', 'environmentAccess', 'snippetAccess', 'liveServerAccess', 'livePageAccess'] as const;
+export const ENTITY_ACCESS_FIELDS = [
+  'collectionAccess',
+  'environmentAccess',
+  'snippetAccess',
+  'liveServerAccess',
+  'livePageAccess',
+] as const;
 export type EntityAccessField = (typeof ENTITY_ACCESS_FIELDS)[number];
 export type AccessField = EntityAccessField | 'llmModels';
 export const ACCESS_FIELDS: readonly AccessField[] = [...ENTITY_ACCESS_FIELDS, 'llmModels'];
@@ -44,7 +50,8 @@ export function normalizeAccessList(field: AccessField, list: readonly string[])
     if (!id) throw badRequest(`${field}: ids must not be empty.`);
     if (!out.includes(id)) out.push(id);
   }
-  if (out.includes(WILDCARD) && out.length > 1) throw badRequest(`${field}: Wildcard access "*" must be the only entry.`);
+  if (out.includes(WILDCARD) && out.length > 1)
+    throw badRequest(`${field}: Wildcard access "*" must be the only entry.`);
   return out;
 }
 
@@ -60,7 +67,11 @@ export interface AccessRegistry {
 
 export function createAccessRegistry(): AccessRegistry {
   const resolvers = new Map<AccessField, AccessResolver>();
-  const existing = async (store: Store, field: AccessField, ids: string[]): Promise<Set<string>> => {
+  const existing = async (
+    store: Store,
+    field: AccessField,
+    ids: string[],
+  ): Promise<Set<string>> => {
     const resolver = resolvers.get(field);
     if (!resolver || ids.length === 0) return new Set();
     return resolver.existing(store, ids);
@@ -74,19 +85,24 @@ export function createAccessRegistry(): AccessRegistry {
       const ids = list.filter((id) => id !== WILDCARD);
       const found = await existing(store, field, ids);
       const unknown = ids.filter((id) => !found.has(id));
-      if (unknown.length === 1) throw badRequest(`Unknown ${ACCESS_LABELS[field]} id: ${unknown[0]}.`);
-      if (unknown.length > 1) throw badRequest(`Unknown ${ACCESS_LABELS[field]} id(s): ${unknown.join(', ')}.`);
+      if (unknown.length === 1)
+        throw badRequest(`Unknown ${ACCESS_LABELS[field]} id: ${unknown[0]}.`);
+      if (unknown.length > 1)
+        throw badRequest(`Unknown ${ACCESS_LABELS[field]} id(s): ${unknown.join(', ')}.`);
     },
     tables: () => [...new Set([...resolvers.values()].flatMap((resolver) => resolver.tables))],
     async warnings(store, users) {
       const result = new Map<string, string[]>(users.map((user) => [user.id, []]));
       for (const field of ACCESS_FIELDS) {
-        const ids = [...new Set(users.flatMap((user) => user[field]).filter((id) => id !== WILDCARD))];
+        const ids = [
+          ...new Set(users.flatMap((user) => user[field]).filter((id) => id !== WILDCARD)),
+        ];
         if (ids.length === 0) continue;
         const found = await existing(store, field, ids);
         for (const user of users) {
           for (const id of user[field]) {
-            if (id !== WILDCARD && !found.has(id)) result.get(user.id)!.push(`Unknown ${ACCESS_LABELS[field]} id "${id}".`);
+            if (id !== WILDCARD && !found.has(id))
+              result.get(user.id)!.push(`Unknown ${ACCESS_LABELS[field]} id "${id}".`);
           }
         }
       }
@@ -96,13 +112,20 @@ export function createAccessRegistry(): AccessRegistry {
 }
 
 /** Whether the user may use the thing with this id under the given list. */
-export function hasAccess(user: Pick<UserRow, 'role' | AccessField>, field: AccessField, id: string): boolean {
+export function hasAccess(
+  user: Pick<UserRow, 'role' | AccessField>,
+  field: AccessField,
+  id: string,
+): boolean {
   if (user.role === 'admin' && field !== 'llmModels') return true;
   const list = user[field];
   return list.includes(WILDCARD) || list.includes(id);
 }
 
 /** Whether the user may create a new top-level thing of this kind (needs the wildcard). */
-export function canCreate(user: Pick<UserRow, 'role' | AccessField>, field: EntityAccessField): boolean {
+export function canCreate(
+  user: Pick<UserRow, 'role' | AccessField>,
+  field: EntityAccessField,
+): boolean {
   return user.role === 'admin' || user[field].includes(WILDCARD);
 }

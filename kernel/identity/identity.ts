@@ -15,12 +15,20 @@ export interface Identity {
   access: AccessRegistry;
 }
 
-export function createIdentity(options: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[]; cache?: ReadCache }): Identity {
+export function createIdentity(options: {
+  driver: () => StorageDriver;
+  clock: Clock;
+  tables: () => readonly Table[];
+  cache?: ReadCache;
+}): Identity {
   const access = createAccessRegistry();
   return {
     access,
     users: createUsersService({ access, clock: options.clock }),
-    tokens: createTokensService({ clock: options.clock, ...(options.cache ? { cache: options.cache } : {}) }),
+    tokens: createTokensService({
+      clock: options.clock,
+      ...(options.cache ? { cache: options.cache } : {}),
+    }),
     tenants: createTenantsService(options),
   };
 }

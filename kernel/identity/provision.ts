@@ -9,12 +9,22 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Identity } from './identity.ts';
 import { newId } from './secrets.ts';
-import { apiTokensTable, hubStateTable, tenantsTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
+import {
+  apiTokensTable,
+  hubStateTable,
+  tenantsTable,
+  usersTable,
+  type ApiTokenRow,
+  type UserRow,
+} from './tables.ts';
 import { BOOTSTRAP_USER_NAME } from './users.ts';
 import { DEFAULT_TENANT_ID } from './tenants.ts';
 
 export const kernelMigrations: Migration[] = [
-  { id: 'kernel/0001-identity', createTables: [tenantsTable, usersTable, apiTokensTable, hubStateTable] },
+  {
+    id: 'kernel/0001-identity',
+    createTables: [tenantsTable, usersTable, apiTokensTable, hubStateTable],
+  },
 ];
 
 /**
@@ -30,10 +40,18 @@ export function changeFeedMigration(tables: readonly Table[]): Migration {
 export const kernelTables = [tenantsTable, usersTable, apiTokensTable, hubStateTable];
 
 /** Gives tokens without an owner to a `bootstrap` user with `*` on every access list. */
-async function adoptOwnerlessTokens(driver: StorageDriver, clock: Clock, log: Logger): Promise<number> {
-  const orphans = (await driver.unscoped().table(apiTokensTable).find({ where: { userId: null } })) as (ApiTokenRow & { tenantId: string })[];
+async function adoptOwnerlessTokens(
+  driver: StorageDriver,
+  clock: Clock,
+  log: Logger,
+): Promise<number> {
+  const orphans = (await driver
+    .unscoped()
+    .table(apiTokensTable)
+    .find({ where: { userId: null } })) as (ApiTokenRow & { tenantId: string })[];
   const byTenant = new Map<string, ApiTokenRow[]>();
-  for (const token of orphans) byTenant.set(token.tenantId, [...(byTenant.get(token.tenantId) ?? []), token]);
+  for (const token of orphans)
+    byTenant.set(token.tenantId, [...(byTenant.get(token.tenantId) ?? []), token]);
   for (const [tenantId, tokens] of byTenant) {
     const store = driver.forTenant(tenantId);
     await store.transaction(async (tx) => {
@@ -41,23 +59,47 @@ async function adoptOwnerlessTokens(driver: StorageDriver, clock: Clock, log: Lo
       if (!owner) {
         const now = clock.iso();
         const row: UserRow = {
-          id: newId(), name: BOOTSTRAP_USER_NAME, nameKey: BOOTSTRAP_USER_NAME, role: 'user', system: false,
-          avatarInitials: 'B', avatarColor: 'amber-600', avatarImageUpdatedAt: null,
-          collectionAccess: ['*'], environmentAccess: ['*'], snippetAccess: ['*'], liveServerAccess: ['*'], livePageAccess: ['*'],
-          llmAccess: false, llmModels: [], llmMonthlyTokenLimit: null, createdAt: now, updatedAt: now,
+          id: newId(),
+          name: BOOTSTRAP_USER_NAME,
+          nameKey: BOOTSTRAP_USER_NAME,
+          role: 'user',
+          system: false,
+          avatarInitials: 'B',
+          avatarColor: 'amber-600',
+          avatarImageUpdatedAt: null,
+          collectionAccess: ['*'],
+          environmentAccess: ['*'],
+          snippetAccess: ['*'],
+          liveServerAccess: ['*'],
+          livePageAccess: ['*'],
+          llmAccess: false,
+          llmModels: [],
+          llmMonthlyTokenLimit: null,
+          createdAt: now,
+          updatedAt: now,
         };
         owner = await tx.table(usersTable).insert(row);
       }
-      for (const token of tokens) await tx.table(apiTokensTable).update(token.id, { userId: owner.id });
+      for (const token of tokens)
+        await tx.table(apiTokensTable).update(token.id, { userId: owner.id });
     });
-    log.info('Assigned legacy tokens without an owner to the bootstrap user', { tenantId, tokens: tokens.length });
+    log.info('Assigned legacy tokens without an owner to the bootstrap user', {
+      tenantId,
+      tokens: tokens.length,
+    });
   }
   return orphans.length;
 }
 
-export async function provision(driver: StorageDriver, identity: Identity, clock: Clock, log: Logger): Promise<void> {
+export async function provision(
+  driver: StorageDriver,
+  identity: Identity,
+  clock: Clock,
+  log: Logger,
+): Promise<void> {
   await identity.tenants.ensureDefault();
-  for (const tenant of await identity.tenants.list()) await identity.tenants.ensure(tenant.id, tenant.name);
+  for (const tenant of await identity.tenants.list())
+    await identity.tenants.ensure(tenant.id, tenant.name);
   await adoptOwnerlessTokens(driver, clock, log);
 }
 
@@ -67,14 +109,20 @@ const FIRST_ADMIN_KEY = 'first-admin-created';
  * On a hub with no accounts yet, creates the admin account `admin` with one token and returns its
  * secret. Remembered in hub_state, so it happens once in the life of a database.
  */
-export async function ensureFirstAdmin(driver: StorageDriver, identity: Identity, clock: Clock): Promise<{ user: UserRow; secret: string } | null> {
+export async function ensureFirstAdmin(
+  driver: StorageDriver,
+  identity: Identity,
+  clock: Clock,
+): Promise<{ user: UserRow; secret: string } | null> {
   if (await driver.unscoped().table(hubStateTable).get(FIRST_ADMIN_KEY)) return null;
   const store = driver.forTenant(DEFAULT_TENANT_ID);
   try {
     return await store.transaction(async (tx) => {
       // Claim first: when two instances start together on an empty shared database, the second
       // waits on this row and then finds it taken, instead of tripping over the admin's name.
-      await tx.table(hubStateTable).insert({ id: FIRST_ADMIN_KEY, value: { userId: null }, updatedAt: clock.iso() });
+      await tx
+        .table(hubStateTable)
+        .insert({ id: FIRST_ADMIN_KEY, value: { userId: null }, updatedAt: clock.iso() });
       if ((await tx.table(usersTable).count({ system: false })) > 0) return null;
       const user = await identity.users.create(tx, { name: 'admin', role: 'admin' });
       const { secret } = await identity.tokens.issue(tx, user, 'admin');

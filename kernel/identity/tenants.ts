@@ -20,11 +20,20 @@ export function validateTenantId(raw: string): string {
   const id = raw.trim();
   if (!id) throw badRequest('Tenant id must not be empty.');
   if (id.length > 64) throw badRequest('Tenant id must be at most 64 characters.');
-  if (!TENANT_ID.test(id)) throw badRequest('Tenant id may only contain letters, digits, underscores, and hyphens.');
+  if (!TENANT_ID.test(id))
+    throw badRequest('Tenant id may only contain letters, digits, underscores, and hyphens.');
   return id;
 }
 
-export function createTenantsService({ driver, clock, tables }: { driver: () => StorageDriver; clock: Clock; tables: () => readonly Table[] }) {
+export function createTenantsService({
+  driver,
+  clock,
+  tables,
+}: {
+  driver: () => StorageDriver;
+  clock: Clock;
+  tables: () => readonly Table[];
+}) {
   const global = () => driver().unscoped().table(tenantsTable);
 
   /** Creates the tenant row (if missing) and its system account (if missing). */
@@ -32,7 +41,15 @@ export function createTenantsService({ driver, clock, tables }: { driver: () => 
     const now = clock.iso();
     let tenant = await global().get(id);
     if (!tenant) {
-      tenant = { id, name, avatarInitials: defaultInitials(name), avatarColor: defaultColor(id), avatarImageUpdatedAt: null, createdAt: now, updatedAt: now };
+      tenant = {
+        id,
+        name,
+        avatarInitials: defaultInitials(name),
+        avatarColor: defaultColor(id),
+        avatarImageUpdatedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
         await global().insert(tenant);
       } catch {
@@ -44,12 +61,29 @@ export function createTenantsService({ driver, clock, tables }: { driver: () => 
     const system = await store.table(usersTable).findOne({ system: true });
     if (!system) {
       const row: UserRow = {
-        id: newId(), name: SYSTEM_USER_NAME, nameKey: SYSTEM_USER_NAME, role: 'admin', system: true,
-        avatarInitials: 'SY', avatarColor: 'indigo-600', avatarImageUpdatedAt: null,
-        collectionAccess: [], environmentAccess: [], snippetAccess: [], liveServerAccess: [], livePageAccess: [],
-        llmAccess: false, llmModels: [], llmMonthlyTokenLimit: null, createdAt: now, updatedAt: now,
+        id: newId(),
+        name: SYSTEM_USER_NAME,
+        nameKey: SYSTEM_USER_NAME,
+        role: 'admin',
+        system: true,
+        avatarInitials: 'SY',
+        avatarColor: 'indigo-600',
+        avatarImageUpdatedAt: null,
+        collectionAccess: [],
+        environmentAccess: [],
+        snippetAccess: [],
+        liveServerAccess: [],
+        livePageAccess: [],
+        llmAccess: false,
+        llmModels: [],
+        llmMonthlyTokenLimit: null,
+        createdAt: now,
+        updatedAt: now,
       };
-      await store.table(usersTable).insert(row).catch(() => undefined);
+      await store
+        .table(usersTable)
+        .insert(row)
+        .catch(() => undefined);
     }
     return tenant;
   }
@@ -62,7 +96,8 @@ export function createTenantsService({ driver, clock, tables }: { driver: () => 
 
     async create(rawId: string, rawName: string): Promise<TenantRow> {
       const id = validateTenantId(rawId);
-      if (id === DEFAULT_TENANT_ID) throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" is reserved and always exists.`);
+      if (id === DEFAULT_TENANT_ID)
+        throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" is reserved and always exists.`);
       const name = rawName.trim();
       if (!name) throw badRequest('Tenant name must not be empty.');
       if (await global().get(id)) throw badRequest(`A tenant with id "${id}" already exists.`);
@@ -72,13 +107,17 @@ export function createTenantsService({ driver, clock, tables }: { driver: () => 
     /** Removes the tenant and every row it owns, in one transaction. */
     async delete(rawId: string): Promise<TenantRow> {
       const id = validateTenantId(rawId);
-      if (id === DEFAULT_TENANT_ID) throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" cannot be deleted.`);
+      if (id === DEFAULT_TENANT_ID)
+        throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" cannot be deleted.`);
       const tenant = await global().get(id);
       if (!tenant) throw notFound(`No tenant found with id "${id}".`);
-      await driver().forTenant(id).transaction(async (tx) => {
-        for (const table of tables()) if (table.tenantScoped) await tx.table(table).deleteWhere({});
-        await tx.table(tenantsTable).delete(id);
-      });
+      await driver()
+        .forTenant(id)
+        .transaction(async (tx) => {
+          for (const table of tables())
+            if (table.tenantScoped) await tx.table(table).deleteWhere({});
+          await tx.table(tenantsTable).delete(id);
+        });
       return tenant;
     },
   };

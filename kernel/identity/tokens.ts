@@ -46,7 +46,8 @@ export interface Authenticated {
 }
 
 /** Rough bytes of a cached token and user (strings are UTF-16 in memory). */
-const authBytes = (found: Authenticated | null) => (found ? 2 * JSON.stringify(found).length : null);
+const authBytes = (found: Authenticated | null) =>
+  found ? 2 * JSON.stringify(found).length : null;
 
 function freeze(found: Authenticated | null): Authenticated | null {
   if (!found) return null;
@@ -72,7 +73,11 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
   }
 
   /** Issues a token for a user the caller has already checked; returns the secret once. */
-  async function issue(store: Store, user: UserRow, name: string): Promise<{ token: ApiTokenRow; secret: string }> {
+  async function issue(
+    store: Store,
+    user: UserRow,
+    name: string,
+  ): Promise<{ token: ApiTokenRow; secret: string }> {
     const issued = await issueSecret('hbk');
     const row: ApiTokenRow = {
       id: newId(),
@@ -96,7 +101,13 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
    */
   function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
     if (!cache) return lookup(store, hash);
-    return cache.read(store, `auth:${store.tenantId}:${hash}`, [apiTokensTable, usersTable], async () => freeze(await lookup(store, hash)), authBytes);
+    return cache.read(
+      store,
+      `auth:${store.tenantId}:${hash}`,
+      [apiTokensTable, usersTable],
+      async () => freeze(await lookup(store, hash)),
+      authBytes,
+    );
   }
 
   return {
@@ -107,7 +118,11 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
      * that holds the user's row lock, so it cannot interleave with the user's deletion. The HTTP
      * route and the CLI both issue through here.
      */
-    async issueFor(store: Store, userId: string, name: string): Promise<{ user: UserRow; token: ApiTokenRow; secret: string }> {
+    async issueFor(
+      store: Store,
+      userId: string,
+      name: string,
+    ): Promise<{ user: UserRow; token: ApiTokenRow; secret: string }> {
       // The name is checked before the transaction so a bad name never waits on the lock.
       const checked = normalizeTokenName(name);
       return store.transaction(async (tx) => {
@@ -120,7 +135,10 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
     async list(store: Store, userId?: string): Promise<ApiTokenRow[]> {
       return store.table(apiTokensTable).find({
         ...(userId ? { where: { userId } } : {}),
-        orderBy: [['createdAt', 'desc'], ['id', 'asc']],
+        orderBy: [
+          ['createdAt', 'desc'],
+          ['id', 'asc'],
+        ],
       });
     },
 
@@ -132,7 +150,9 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
 
     /** Sets `revokedAt`; a revoked token answers 401 from then on. Returns null when not active. */
     async revoke(store: Store, id: string): Promise<ApiTokenRow | null> {
-      const changed = await store.table(apiTokensTable).updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
+      const changed = await store
+        .table(apiTokensTable)
+        .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
       return changed === 0 ? null : store.table(apiTokensTable).get(id);
     },
 
@@ -151,7 +171,10 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
      */
     async touch(store: Store, token: ApiTokenRow): Promise<void> {
       const now = clock.now();
-      const known = Math.max(token.lastUsedAt ? Date.parse(token.lastUsedAt) : -Infinity, touched.get(token.id) ?? -Infinity);
+      const known = Math.max(
+        token.lastUsedAt ? Date.parse(token.lastUsedAt) : -Infinity,
+        touched.get(token.id) ?? -Infinity,
+      );
       if (now.getTime() - known < LAST_USED_RESOLUTION_MS) return;
       // Noted before the write, so the requests that arrive meanwhile do not write it too.
       if (touched.size >= TOUCHED_MAX) touched.clear();

@@ -5,7 +5,13 @@
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
-import { ACCESS_FIELDS, ENTITY_ACCESS_FIELDS, normalizeAccessList, type AccessField, type AccessRegistry } from './access.ts';
+import {
+  ACCESS_FIELDS,
+  ENTITY_ACCESS_FIELDS,
+  normalizeAccessList,
+  type AccessField,
+  type AccessRegistry,
+} from './access.ts';
 import { AVATAR_PALETTE, defaultColor, defaultInitials } from './avatar-defaults.ts';
 import { newId } from './secrets.ts';
 import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
@@ -50,7 +56,9 @@ export interface UserRecord {
   updatedAt: string;
 }
 
-export function userAvatarUrl(user: Pick<UserRow, 'id' | 'avatarImageUpdatedAt'>): string | undefined {
+export function userAvatarUrl(
+  user: Pick<UserRow, 'id' | 'avatarImageUpdatedAt'>,
+): string | undefined {
   if (!user.avatarImageUpdatedAt) return undefined;
   return `/auth/users/${user.id}/avatar?v=${Date.parse(user.avatarImageUpdatedAt)}`;
 }
@@ -85,9 +93,13 @@ export function normalizeUserName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest('name: User name must not be empty.');
   // Lower-casing can lengthen a name (İ → i̇), and the lower-cased key is stored too.
-  if ([...name].length > 255 || [...name.toLowerCase()].length > 255) throw badRequest('name: User name must be at most 255 characters.');
+  if ([...name].length > 255 || [...name.toLowerCase()].length > 255)
+    throw badRequest('name: User name must be at most 255 characters.');
   if (CONTROL.test(name)) throw badRequest('name: User name must not contain control characters.');
-  if (name.toLowerCase() === SYSTEM_USER_NAME) throw badRequest(`name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`);
+  if (name.toLowerCase() === SYSTEM_USER_NAME)
+    throw badRequest(
+      `name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`,
+    );
   return name;
 }
 
@@ -95,8 +107,10 @@ export function normalizeInitials(raw: string): string {
   // Upper-case first: some letters become two (ß → SS), and the stored form must stay 1–2 letters.
   const initials = raw.trim().toUpperCase();
   const letters = [...initials];
-  if (letters.length < 1 || letters.length > 2) throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
-  if (!letters.every((ch) => /\p{L}/u.test(ch))) throw badRequest('avatarInitials: Avatar initials must contain letters only.');
+  if (letters.length < 1 || letters.length > 2)
+    throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
+  if (!letters.every((ch) => /\p{L}/u.test(ch)))
+    throw badRequest('avatarInitials: Avatar initials must contain letters only.');
   return initials;
 }
 
@@ -109,7 +123,8 @@ export function normalizeColor(raw: string): string {
 
 function assertHuman(row: UserRow | null, id: string): UserRow {
   if (!row) throw notFound('User not found');
-  if (row.system) throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
+  if (row.system)
+    throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
   return row;
 }
 
@@ -141,14 +156,21 @@ export interface UsersServiceDeps {
 }
 
 /** Validates access lists present in `input` against the role, returning normalized lists. */
-async function resolveAccessLists(store: Store, access: AccessRegistry, role: Role, input: UserInput): Promise<Partial<Record<AccessField, string[]>>> {
+async function resolveAccessLists(
+  store: Store,
+  access: AccessRegistry,
+  role: Role,
+  input: UserInput,
+): Promise<Partial<Record<AccessField, string[]>>> {
   const lists: Partial<Record<AccessField, string[]>> = {};
   for (const field of ACCESS_FIELDS) {
     const value = input[field];
     if (value === undefined) continue;
     const list = normalizeAccessList(field, value);
     if (role === 'admin' && field !== 'llmModels' && list.length > 0) {
-      throw badRequest(`${field}: Admin users cannot have collection, environment, snippet, live server or live page access; admins have full access.`);
+      throw badRequest(
+        `${field}: Admin users cannot have collection, environment, snippet, live server or live page access; admins have full access.`,
+      );
     }
     await access.assertKnown(store, field, list);
     lists[field] = list;
@@ -172,7 +194,11 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
       deleteHooks.push(hook);
     },
 
-    async create(store: Store, input: UserInput & { name: string; role: Role }, options: { system?: boolean } = {}): Promise<UserRow> {
+    async create(
+      store: Store,
+      input: UserInput & { name: string; role: Role },
+      options: { system?: boolean } = {},
+    ): Promise<UserRow> {
       const name = options.system ? input.name : normalizeUserName(input.name);
       const lists = await resolveAccessLists(store, access, input.role, input);
       const now = clock.iso();
@@ -183,8 +209,12 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
         nameKey: name.toLowerCase(),
         role: input.role,
         system: options.system ?? false,
-        avatarInitials: input.avatarInitials !== undefined ? normalizeInitials(input.avatarInitials) : defaultInitials(name),
-        avatarColor: input.avatarColor !== undefined ? normalizeColor(input.avatarColor) : defaultColor(name),
+        avatarInitials:
+          input.avatarInitials !== undefined
+            ? normalizeInitials(input.avatarInitials)
+            : defaultInitials(name),
+        avatarColor:
+          input.avatarColor !== undefined ? normalizeColor(input.avatarColor) : defaultColor(name),
         avatarImageUpdatedAt: null,
         collectionAccess: lists.collectionAccess ?? [],
         environmentAccess: lists.environmentAccess ?? [],
@@ -225,10 +255,12 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
       if (input.role !== undefined) patch.role = input.role;
       // Admins store empty entity lists: promotion clears them.
       if (role === 'admin') for (const field of ENTITY_ACCESS_FIELDS) patch[field] = [];
-      if (input.avatarInitials !== undefined) patch.avatarInitials = normalizeInitials(input.avatarInitials);
+      if (input.avatarInitials !== undefined)
+        patch.avatarInitials = normalizeInitials(input.avatarInitials);
       if (input.avatarColor !== undefined) patch.avatarColor = normalizeColor(input.avatarColor);
       if (input.llmAccess !== undefined) patch.llmAccess = input.llmAccess;
-      if (input.llmMonthlyTokenLimit !== undefined) patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
+      if (input.llmMonthlyTokenLimit !== undefined)
+        patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
       try {
         const updated = await users.update(id, patch);
         if (!updated) throw notFound('User not found');
@@ -260,7 +292,13 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
 
     /** Every account but the system account, ordered by name. */
     async list(store: Store): Promise<UserRow[]> {
-      const rows = await store.table(usersTable).find({ where: { system: false }, orderBy: [['nameKey', 'asc'], ['id', 'asc']] });
+      const rows = await store.table(usersTable).find({
+        where: { system: false },
+        orderBy: [
+          ['nameKey', 'asc'],
+          ['id', 'asc'],
+        ],
+      });
       return rows;
     },
 

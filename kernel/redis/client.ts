@@ -10,7 +10,10 @@ import type { Logger } from '../log.ts';
 import type { RedisConfig } from './config.ts';
 
 /** The connection settings of the `redis` section; the throttle keys are not needed here. */
-export type RedisConnectionConfig = Pick<RedisConfig, 'host' | 'port' | 'password' | 'db' | 'connectTimeoutMillis'>;
+export type RedisConnectionConfig = Pick<
+  RedisConfig,
+  'host' | 'port' | 'password' | 'db' | 'connectTimeoutMillis'
+>;
 
 export interface RedisClientOptions {
   /** Names the connection in logs and in `CLIENT LIST`, e.g. `throttle`, `notice-sub`. @default 'hub' */
@@ -47,7 +50,10 @@ function reconnectDelay(attempt: number): number {
  * connection errors; use {@link waitForRedis} to wait for the first connection and
  * {@link closeRedisClient} to close it.
  */
-export function createRedisClient(config: RedisConnectionConfig, options: RedisClientOptions = {}): Redis {
+export function createRedisClient(
+  config: RedisConnectionConfig,
+  options: RedisClientOptions = {},
+): Redis {
   const purpose = options.purpose ?? 'hub';
   const timeout = options.commandTimeoutMillis ?? config.connectTimeoutMillis;
   const { Redis: RedisClient } = loadIoredis();
@@ -79,13 +85,19 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisC
     // Every failed reconnection emits an error; one line per outage is enough.
     if (downSince !== null) return;
     downSince = Date.now();
-    options.log?.error('Redis is unavailable; retrying in the background', { ...where, error: redact(error.message, config.password) });
+    options.log?.error('Redis is unavailable; retrying in the background', {
+      ...where,
+      error: redact(error.message, config.password),
+    });
   });
   client.on('ready', () => {
     if (downSince === null) return;
     const downForMs = Date.now() - downSince;
     downSince = null;
-    options.log?.info(`Redis is reachable again after ${(downForMs / 1000).toFixed(1)} s`, { ...where, downForMs });
+    options.log?.info(`Redis is reachable again after ${(downForMs / 1000).toFixed(1)} s`, {
+      ...where,
+      downForMs,
+    });
   });
   // The rejection is already reported through the `error` event, and retryStrategy keeps trying.
   client.connect().catch(() => undefined);
@@ -127,7 +139,13 @@ export async function closeRedisClient(client: Redis, timeoutMillis = 1000): Pro
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMillis);
     });
-    await Promise.race([client.quit().then(() => undefined, () => undefined), timeout]);
+    await Promise.race([
+      client.quit().then(
+        () => undefined,
+        () => undefined,
+      ),
+      timeout,
+    ]);
     clearTimeout(timer);
   }
   client.disconnect();

@@ -23,7 +23,10 @@ interface DenoServer {
 interface DenoApi {
   serve(
     options: { hostname: string; port: number; onListen?: () => void; signal?: AbortSignal },
-    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
+    handler: (
+      request: Request,
+      info: { remoteAddr: { hostname: string } },
+    ) => Response | Promise<Response>,
   ): DenoServer;
   addSignalListener(signal: string, handler: () => void): void;
   removeSignalListener(signal: string, handler: () => void): void;
@@ -42,7 +45,11 @@ function closingConnection(response: Response): Response {
     // Immutable headers (a response passed through from fetch): copy them.
     const headers = new Headers(response.headers);
     headers.set('Connection', 'close');
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
   }
 }
 
@@ -58,17 +65,23 @@ export function denoClientIp(c: Context<KernelEnv>): string | undefined {
   return (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
 }
 
-export async function serveDeno(hub: Hub, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
+export async function serveDeno(
+  hub: Hub,
+  options: { host?: string; port?: number } = {},
+): Promise<RunningServer> {
   const host = options.host ?? hub.config().server.host;
   const port = options.port ?? hub.config().server.port;
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
   let draining = false;
   // The connection info travels as the env, where denoClientIp finds the peer address.
-  const server = deno().serve({ hostname: host, port, onListen: () => listening() }, async (request, info) => {
-    const response = await hub.fetch(request, { remoteAddr: info.remoteAddr });
-    return draining ? closingConnection(response) : response;
-  });
+  const server = deno().serve(
+    { hostname: host, port, onListen: () => listening() },
+    async (request, info) => {
+      const response = await hub.fetch(request, { remoteAddr: info.remoteAddr });
+      return draining ? closingConnection(response) : response;
+    },
+  );
   await ready;
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -83,7 +96,9 @@ export async function serveDeno(hub: Hub, options: { host?: string; port?: numbe
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          hub.log.warn('Shutdown timeout reached; closing remaining connections', { timeoutMs: timeout });
+          hub.log.warn('Shutdown timeout reached; closing remaining connections', {
+            timeoutMs: timeout,
+          });
           resolve();
         }, timeout);
       });
@@ -94,17 +109,33 @@ export async function serveDeno(hub: Hub, options: { host?: string; port?: numbe
     })();
     return stopping;
   };
-  const address = { address: server.addr.hostname, family: server.addr.hostname.includes(':') ? 'IPv6' : 'IPv4', port: server.addr.port };
-  return { address, url: `http://${displayHost(host)}:${server.addr.port}`, stop, reload: () => hub.reload() };
+  const address = {
+    address: server.addr.hostname,
+    family: server.addr.hostname.includes(':') ? 'IPv6' : 'IPv4',
+    port: server.addr.port,
+  };
+  return {
+    address,
+    url: `http://${displayHost(host)}:${server.addr.port}`,
+    stop,
+    reload: () => hub.reload(),
+  };
 }
 
 /**
  * Stops the server on SIGTERM or SIGINT, then exits (a second signal exits at once); SIGHUP reloads
  * the config file. Returns a function that removes the handlers.
  */
-export function handleDenoSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => deno().exit(code)): () => void {
+export function handleDenoSignals(
+  running: RunningServer,
+  log: Hub['log'],
+  exit: (code: number) => void = (code) => deno().exit(code),
+): () => void {
   return handleServerSignals(
-    { on: (signal, handler) => deno().addSignalListener(signal, handler), off: (signal, handler) => deno().removeSignalListener(signal, handler) },
+    {
+      on: (signal, handler) => deno().addSignalListener(signal, handler),
+      off: (signal, handler) => deno().removeSignalListener(signal, handler),
+    },
     running,
     log,
     exit,

@@ -19,13 +19,15 @@ interface ParserError extends Error {
 
 const MALFORMED: Record<string, string> = {
   HPE_INVALID_TRANSFER_ENCODING: 'Malformed request: the Transfer-Encoding header is invalid.',
-  HPE_UNEXPECTED_CONTENT_LENGTH: 'Malformed request: Content-Length and Transfer-Encoding must not both be sent.',
+  HPE_UNEXPECTED_CONTENT_LENGTH:
+    'Malformed request: Content-Length and Transfer-Encoding must not both be sent.',
   HPE_INVALID_CONTENT_LENGTH: 'Malformed request: the Content-Length header is invalid.',
   HPE_INVALID_CHUNK_SIZE: 'Malformed request: a chunk size of the body is invalid.',
   HPE_INVALID_URL: 'Malformed request: the URL contains a character that is not allowed.',
   HPE_INVALID_METHOD: 'Malformed request: the method is invalid.',
   HPE_INVALID_VERSION: 'Malformed request: the HTTP version is invalid or not supported.',
-  HPE_INVALID_HEADER_TOKEN: 'Malformed request: a header name or value contains a character that is not allowed.',
+  HPE_INVALID_HEADER_TOKEN:
+    'Malformed request: a header name or value contains a character that is not allowed.',
 };
 
 /**

@@ -73,7 +73,8 @@ export function manageConnections(server: Server): ConnectionManager {
   // The check runs in the check phase after a poll phase: when the event loop was blocked (a long
   // query on the embedded database), a timer alone fires before the bytes that arrived meanwhile
   // are read, and the socket would look idle with a request in its buffer.
-  const closeIdleSoon = (socket: Socket) => setTimeout(() => setImmediate(() => closeIfIdle(socket)), IDLE_GRACE_MS).unref();
+  const closeIdleSoon = (socket: Socket) =>
+    setTimeout(() => setImmediate(() => closeIfIdle(socket)), IDLE_GRACE_MS).unref();
 
   server.on('connection', (socket: Socket) => {
     connections.set(socket, { active: 0, idleAt: 0, responses: new Set() });
@@ -117,7 +118,8 @@ export function manageConnections(server: Server): ConnectionManager {
       if (draining) return;
       draining = true;
       for (const connection of connections.values()) {
-        for (const res of connection.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+        for (const res of connection.responses)
+          if (!res.headersSent) res.setHeader('Connection', 'close');
       }
     },
   };

@@ -32,19 +32,29 @@ function requestErrorResponse(error: unknown): Response {
   return Response.json({ error: message }, { status: malformed ? 400 : 500 });
 }
 
-export async function serveNode(hub: Hub, options: { host?: string; port?: number } = {}): Promise<RunningServer> {
+export async function serveNode(
+  hub: Hub,
+  options: { host?: string; port?: number } = {},
+): Promise<RunningServer> {
   const host = options.host ?? hub.config().server.host;
   const port = options.port ?? hub.config().server.port;
   // Node would answer a missing Host with an empty 400 of its own; the listener answers in JSON.
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false });
   const connections = manageConnections(server);
-  const fetchListener = getRequestListener(hub.fetch, { hostname: host, errorHandler: requestErrorResponse });
+  const fetchListener = getRequestListener(hub.fetch, {
+    hostname: host,
+    errorHandler: requestErrorResponse,
+  });
   server.on(
     'request',
     connections.listener((req, res) => {
       if (req.headers.host === undefined && req.httpVersion === '1.1') {
         const body = JSON.stringify({ error: 'Malformed request: the Host header is missing.' });
-        res.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+        res.writeHead(400, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          Connection: 'close',
+        });
         res.end(body);
         return;
       }
@@ -73,7 +83,9 @@ export async function serveNode(hub: Hub, options: { host?: string; port?: numbe
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          hub.log.warn('Shutdown timeout reached; closing remaining connections', { timeoutMs: timeout });
+          hub.log.warn('Shutdown timeout reached; closing remaining connections', {
+            timeoutMs: timeout,
+          });
           server.closeAllConnections();
           resolve();
         }, timeout);
@@ -84,13 +96,30 @@ export async function serveNode(hub: Hub, options: { host?: string; port?: numbe
     })();
     return stopping;
   };
-  return { address, url: `http://${displayHost(host)}:${address.port}`, stop, reload: () => hub.reload() };
+  return {
+    address,
+    url: `http://${displayHost(host)}:${address.port}`,
+    stop,
+    reload: () => hub.reload(),
+  };
 }
 
 /**
  * Stops the server on SIGTERM or SIGINT, then exits (a second signal exits at once); SIGHUP reloads
  * the config file. Returns a function that removes the handlers.
  */
-export function handleSignals(running: RunningServer, log: Hub['log'], exit: (code: number) => void = (code) => process.exit(code)): () => void {
-  return handleServerSignals({ on: (signal, handler) => process.on(signal, handler), off: (signal, handler) => process.off(signal, handler) }, running, log, exit);
+export function handleSignals(
+  running: RunningServer,
+  log: Hub['log'],
+  exit: (code: number) => void = (code) => process.exit(code),
+): () => void {
+  return handleServerSignals(
+    {
+      on: (signal, handler) => process.on(signal, handler),
+      off: (signal, handler) => process.off(signal, handler),
+    },
+    running,
+    log,
+    exit,
+  );
 }

@@ -34,7 +34,12 @@ export interface SignalSource {
 }
 
 /** Installs the signal policy on `source`; returns a function that removes the handlers. */
-export function handleServerSignals(source: SignalSource, running: RunningServer, log: Hub['log'], exit: (code: number) => void): () => void {
+export function handleServerSignals(
+  source: SignalSource,
+  running: RunningServer,
+  log: Hub['log'],
+  exit: (code: number) => void,
+): () => void {
   let received = false;
   const stopOn = (signal: ServerSignal) => () => {
     if (received) return exit(1);
@@ -49,7 +54,11 @@ export function handleServerSignals(source: SignalSource, running: RunningServer
     );
   };
   // The reload logs its own one-line outcome and never throws.
-  const handlers = [['SIGTERM', stopOn('SIGTERM')], ['SIGINT', stopOn('SIGINT')], ['SIGHUP', () => void running.reload()]] as const;
+  const handlers = [
+    ['SIGTERM', stopOn('SIGTERM')],
+    ['SIGINT', stopOn('SIGINT')],
+    ['SIGHUP', () => void running.reload()],
+  ] as const;
   for (const [signal, handler] of handlers) source.on(signal, handler);
   return () => {
     for (const [signal, handler] of handlers) source.off(signal, handler);

@@ -58,9 +58,11 @@ export const PGLITE_REMOVED =
   'There is no converter from PGlite data: read what you need out with the previous version (its HTTP API) and re-create it.';
 
 /** `driver: pglite` from an older server.yaml: refused with what to do instead. */
-const pgliteRemovedSchema = z.looseObject({ driver: z.literal('pglite') }).superRefine((_value, ctx) => {
-  ctx.addIssue({ code: 'custom', path: ['driver'], message: PGLITE_REMOVED });
-});
+const pgliteRemovedSchema = z
+  .looseObject({ driver: z.literal('pglite') })
+  .superRefine((_value, ctx) => {
+    ctx.addIssue({ code: 'custom', path: ['driver'], message: PGLITE_REMOVED });
+  });
 
 export const postgresDbSchema = z.strictObject({
   driver: z.literal('postgres'),
@@ -88,7 +90,13 @@ export const firestoreDbSchema = z.strictObject({
 });
 
 export const dbSchema = z
-  .discriminatedUnion('driver', [sqliteDbSchema, postgresDbSchema, mysqlDbSchema, firestoreDbSchema, pgliteRemovedSchema])
+  .discriminatedUnion('driver', [
+    sqliteDbSchema,
+    postgresDbSchema,
+    mysqlDbSchema,
+    firestoreDbSchema,
+    pgliteRemovedSchema,
+  ])
   .default({ driver: 'sqlite', path: DEFAULT_SQLITE_PATH, synchronous: 'normal' });
 
 export type DbConfig = z.output<typeof dbSchema>;

@@ -10,13 +10,7 @@ import type { Table, RowOfTable } from './table.ts';
 
 /** A comparison on one column. A bare value means equality; `null` means "is null". */
 export type Condition<V> =
-  | V
-  | { in: readonly V[] }
-  | { ne: V }
-  | { gt: V }
-  | { gte: V }
-  | { lt: V }
-  | { lte: V };
+  V | { in: readonly V[] } | { ne: V } | { gt: V } | { gte: V } | { lt: V } | { lte: V };
 
 /** Conditions joined with AND. Only scalar columns (not `json`) may be filtered on. */
 export type Where<Row> = { [K in keyof Row]?: Condition<Row[K]> };
@@ -113,7 +107,11 @@ export class StorageError extends Error {
   readonly table?: string;
   /** For `unique`: the columns of the violated constraint, when the driver can tell. */
   readonly columns?: readonly string[];
-  constructor(code: StorageErrorCode, message: string, details: { table?: string; columns?: readonly string[]; cause?: unknown } = {}) {
+  constructor(
+    code: StorageErrorCode,
+    message: string,
+    details: { table?: string; columns?: readonly string[]; cause?: unknown } = {},
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'StorageError';
     this.code = code;

@@ -53,7 +53,9 @@ export const col = {
 export type Columns = Record<string, ColumnSpec>;
 
 /** The row type of a column set. */
-export type RowOf<C extends Columns> = { [K in keyof C]: C[K] extends ColumnSpec<infer T> ? T : never };
+export type RowOf<C extends Columns> = {
+  [K in keyof C]: C[K] extends ColumnSpec<infer T> ? T : never;
+};
 
 export interface IndexSpec {
   /** Columns in order. */
@@ -101,10 +103,15 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
   if (!TABLE_NAME.test(options.name)) throw new Error(`Invalid table name "${options.name}"`);
   for (const name of Object.keys(options.columns)) {
     if (!COLUMN_NAME.test(name)) throw new Error(`Invalid column name "${options.name}.${name}"`);
-    if (name === 'tenantId') throw new Error(`"${options.name}.tenantId" is added by the kernel; do not declare it`);
+    if (name === 'tenantId')
+      throw new Error(`"${options.name}.tenantId" is added by the kernel; do not declare it`);
   }
   const known = new Set(Object.keys(options.columns));
-  for (const list of [...(options.indexes ?? []), ...(options.unique ?? []), options.untracked ?? []]) {
+  for (const list of [
+    ...(options.indexes ?? []),
+    ...(options.unique ?? []),
+    options.untracked ?? [],
+  ]) {
     for (const name of list) {
       if (!known.has(name)) throw new Error(`Index on unknown column "${options.name}.${name}"`);
     }

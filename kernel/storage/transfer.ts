@@ -48,7 +48,11 @@ async function* pages(store: Store, table: Table): AsyncGenerator<Row[]> {
   const api = store.table(table);
   let after: Row | undefined;
   for (;;) {
-    const rows = (await api.find({ orderBy: [['id', 'asc']], limit: PAGE, ...(after ? { after } : {}) })) as Row[];
+    const rows = (await api.find({
+      orderBy: [['id', 'asc']],
+      limit: PAGE,
+      ...(after ? { after } : {}),
+    })) as Row[];
     if (rows.length === 0) return;
     yield rows;
     if (rows.length < PAGE) return;
@@ -56,7 +60,9 @@ async function* pages(store: Store, table: Table): AsyncGenerator<Row[]> {
   }
 }
 
-export async function exportHub(options: ExportOptions): Promise<{ rowCount: number; tables: Record<string, number> }> {
+export async function exportHub(
+  options: ExportOptions,
+): Promise<{ rowCount: number; tables: Record<string, number> }> {
   const { driver, tenantId } = options;
   const header = {
     format: EXPORT_FORMAT,
@@ -72,8 +78,11 @@ export async function exportHub(options: ExportOptions): Promise<{ rowCount: num
   for (const table of options.tables) {
     // One tenant: its own row of `tenants`, its rows of tenant-scoped tables, no other global rows.
     if (tenantId !== undefined && !table.tenantScoped && table.name !== 'tenants') continue;
-    const store = tenantId !== undefined && table.tenantScoped ? driver.forTenant(tenantId) : driver.unscoped();
-    await options.write(`${firstTable ? '' : ',\n'}{"table":${JSON.stringify(table.name)},"rows":[`);
+    const store =
+      tenantId !== undefined && table.tenantScoped ? driver.forTenant(tenantId) : driver.unscoped();
+    await options.write(
+      `${firstTable ? '' : ',\n'}{"table":${JSON.stringify(table.name)},"rows":[`,
+    );
     firstTable = false;
     let count = 0;
     for await (const rows of pages(store, table)) {
@@ -128,14 +137,20 @@ export interface ImportOptions {
  * account (`users` with `system: true`). Anything else — another user, a token, any plugin row,
  * hub state such as "first admin created" — means the database is in use, and import refuses it.
  */
-export async function assertImportable(driver: StorageDriver, tables: readonly Table[]): Promise<void> {
+export async function assertImportable(
+  driver: StorageDriver,
+  tables: readonly Table[],
+): Promise<void> {
   const store = driver.unscoped();
   const found: string[] = [];
   for (const table of tables) {
     if (table.name === 'tenants') continue;
     const where = table.name === 'users' ? { system: false } : {};
     const count = await store.table(table).count(where as never);
-    if (count > 0) found.push(`${table.name}: ${count} row(s)${table.name === 'users' ? ' besides the system accounts' : ''}`);
+    if (count > 0)
+      found.push(
+        `${table.name}: ${count} row(s)${table.name === 'users' ? ' besides the system accounts' : ''}`,
+      );
   }
   if (found.length > 0) {
     throw new ImportRefusedError(
@@ -152,12 +167,16 @@ async function clearAll(driver: StorageDriver, tables: readonly Table[]): Promis
       // 100 at a time: with their unique keys that stays under Firestore's 500 writes per commit.
       const rows = (await store.table(table).find({ limit: 100 })) as Row[];
       if (rows.length === 0) break;
-      await store.table(table).deleteWhere({ id: { in: rows.map((row) => row.id as string) } } as never);
+      await store
+        .table(table)
+        .deleteWhere({ id: { in: rows.map((row) => row.id as string) } } as never);
     }
   }
 }
 
-export async function importHub(options: ImportOptions): Promise<{ rowCount: number; tables: Record<string, number> }> {
+export async function importHub(
+  options: ImportOptions,
+): Promise<{ rowCount: number; tables: Record<string, number> }> {
   const { driver } = options;
   const byName = new Map(options.tables.map((table) => [table.name, table]));
   const batchSize = options.batchSize ?? 200;
@@ -194,7 +213,10 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
     try {
       return JSON.parse(text);
     } catch {
-      throw new ImportFormatError(lineNo, 'not the layout "workspace-hub export" writes (one row per line). Export again rather than reformatting the file.');
+      throw new ImportFormatError(
+        lineNo,
+        'not the layout "workspace-hub export" writes (one row per line). Export again rather than reformatting the file.',
+      );
     }
   };
 
@@ -204,10 +226,16 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
       const line = raw.trim();
       if (line === '') continue;
       if (header === null) {
-        if (!line.endsWith(',"tables":[')) throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
+        if (!line.endsWith(',"tables":['))
+          throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
         const parsed = parse(`${line.slice(0, -',"tables":['.length)}}`) as Header;
-        if (parsed?.format !== EXPORT_FORMAT) throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
-        if (parsed.version !== EXPORT_VERSION) throw new ImportFormatError(lineNo, `export format version ${String(parsed.version)} is not supported (this hub reads version ${EXPORT_VERSION}).`);
+        if (parsed?.format !== EXPORT_FORMAT)
+          throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
+        if (parsed.version !== EXPORT_VERSION)
+          throw new ImportFormatError(
+            lineNo,
+            `export format version ${String(parsed.version)} is not supported (this hub reads version ${EXPORT_VERSION}).`,
+          );
         header = parsed;
         // Migrate's own rows are replaced by the file's (same ids as the source hub), so tokens and
         // system accounts keep their ids. Checked empty above; cleared only once the file looks right.
@@ -220,7 +248,11 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
         await flush();
         const name = parse(start[1]!) as string;
         const next = byName.get(name);
-        if (!next) throw new ImportFormatError(lineNo, `table "${name}" is not declared by this hub's kernel or plugins (is a plugin missing, or is the hub older than the export?).`);
+        if (!next)
+          throw new ImportFormatError(
+            lineNo,
+            `table "${name}" is not declared by this hub's kernel or plugins (is a plugin missing, or is the hub older than the export?).`,
+          );
         table = start[2] ? null : next;
         counts[name] ??= 0;
         continue;
@@ -238,14 +270,24 @@ export async function importHub(options: ImportOptions): Promise<{ rowCount: num
       }
       if (!table) throw new ImportFormatError(lineNo, 'a row outside of a table.');
       const row = parse(line.endsWith(',') ? line.slice(0, -1) : line) as Row;
-      if (typeof row !== 'object' || row === null || typeof row.id !== 'string') throw new ImportFormatError(lineNo, 'a row without an id.');
-      if (table.tenantScoped && typeof row.tenantId !== 'string') throw new ImportFormatError(lineNo, `a ${table.name} row without tenantId.`);
+      if (typeof row !== 'object' || row === null || typeof row.id !== 'string')
+        throw new ImportFormatError(lineNo, 'a row without an id.');
+      if (table.tenantScoped && typeof row.tenantId !== 'string')
+        throw new ImportFormatError(lineNo, `a ${table.name} row without tenantId.`);
       batch.push(row);
       if (batch.length >= batchSize) await flush();
     }
     if (header === null) throw new ImportFormatError(lineNo, 'the file is empty.');
-    if (declared === null) throw new ImportFormatError(lineNo, 'the file ends early (no closing rowCount); it was cut off while being written or copied.');
-    if (declared !== rowCount) throw new ImportFormatError(lineNo, `the file declares ${declared} rows but holds ${rowCount}.`);
+    if (declared === null)
+      throw new ImportFormatError(
+        lineNo,
+        'the file ends early (no closing rowCount); it was cut off while being written or copied.',
+      );
+    if (declared !== rowCount)
+      throw new ImportFormatError(
+        lineNo,
+        `the file declares ${declared} rows but holds ${rowCount}.`,
+      );
     return { rowCount, tables: counts };
   } catch (error) {
     // Leave the database as migrate left it, so the operator can fix the cause and run import again.

@@ -34,7 +34,9 @@ interface Counter extends Expiring {
  * (re)inserted when they start, a Map's insertion order is close to expiry order, so the sweep stops
  * at the first live entry and costs O(expired) rather than O(all).
  */
-export function createMemoryThrottleStore(options: MemoryThrottleStoreOptions = {}): MemoryThrottleStore {
+export function createMemoryThrottleStore(
+  options: MemoryThrottleStoreOptions = {},
+): MemoryThrottleStore {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
   const failures = new Map<string, Counter>();
@@ -79,9 +81,13 @@ export function createMemoryThrottleStore(options: MemoryThrottleStoreOptions = 
     async status(key) {
       const at = sweepAll();
       const block = blocks.get(key);
-      const blockedFor = !block || block.expiresAt <= at ? 0 : Math.ceil((block.expiresAt - at) / 1000);
+      const blockedFor =
+        !block || block.expiresAt <= at ? 0 : Math.ceil((block.expiresAt - at) / 1000);
       const counter = failures.get(key);
-      return { blockedFor, hasFailures: blockedFor > 0 || (counter !== undefined && counter.expiresAt > at) };
+      return {
+        blockedFor,
+        hasFailures: blockedFor > 0 || (counter !== undefined && counter.expiresAt > at),
+      };
     },
 
     async recordFailure(key, policy: ThrottlePolicy) {

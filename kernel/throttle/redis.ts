@@ -57,7 +57,10 @@ export function createRedisThrottleStore(
   config: RedisConfig,
   options: RedisThrottleStoreOptions = {},
 ): ThrottleStore & { readonly kind: 'redis' } {
-  const client = createRedisClient(config, { purpose: 'throttle', log: options.log }) as WithRecordFailure;
+  const client = createRedisClient(config, {
+    purpose: 'throttle',
+    log: options.log,
+  }) as WithRecordFailure;
   client.defineCommand('hubThrottleRecordFailure', { numberOfKeys: 2, lua: RECORD_FAILURE_LUA });
   client.defineCommand('hubThrottleStatus', { numberOfKeys: 2, lua: STATUS_LUA });
   // Requests arriving while the first connection is still being made wait for it once (bounded
@@ -67,7 +70,8 @@ export function createRedisThrottleStore(
   const blockKey = (key: string) => `${config.keyPrefix}throttle:block:${key}`;
 
   /** A block key's PTTL as seconds: -2 no block; -1 a block without expiry (only a manual SET makes one; honour it). */
-  const blockSeconds = (millis: number) => (millis === -2 ? 0 : millis === -1 ? config.blockSeconds : Math.max(1, Math.ceil(millis / 1000)));
+  const blockSeconds = (millis: number) =>
+    millis === -2 ? 0 : millis === -1 ? config.blockSeconds : Math.max(1, Math.ceil(millis / 1000));
 
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
     await firstConnection;
@@ -75,14 +79,17 @@ export function createRedisThrottleStore(
       return await run();
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
-      throw new ThrottleUnavailableError(`Throttle store unavailable (${operation}): ${reason}`, { cause });
+      throw new ThrottleUnavailableError(`Throttle store unavailable (${operation}): ${reason}`, {
+        cause,
+      });
     }
   }
 
   return {
     kind: 'redis',
 
-    blockedFor: (key) => guarded('blockedFor', async () => blockSeconds(await client.pttl(blockKey(key)))),
+    blockedFor: (key) =>
+      guarded('blockedFor', async () => blockSeconds(await client.pttl(blockKey(key)))),
 
     status: (key) =>
       guarded('status', async () => {

@@ -17,7 +17,12 @@ import { parseImageField, setUserImage } from '../avatars/index.ts';
 const USER_NOT_FOUND = 'User not found';
 const TOKEN_NOT_FOUND = 'Token not found';
 
-export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCache, hubConfig: () => HubConfig) {
+export function adminUserRoutes(
+  identity: Identity,
+  clock: Clock,
+  cache: ReadCache,
+  hubConfig: () => HubConfig,
+) {
   const { users, tokens } = identity;
   return createPluginApp()
     .get('/admin/users', async (c) => {
@@ -31,7 +36,12 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
         async () => {
           const rows = await users.list(store);
           const warnings = await users.warnings(store, rows);
-          return toCachedJson({ users: rows.map((row) => ({ ...toUserRecord(row), warnings: warnings.get(row.id) ?? [] })) });
+          return toCachedJson({
+            users: rows.map((row) => ({
+              ...toUserRecord(row),
+              warnings: warnings.get(row.id) ?? [],
+            })),
+          });
         },
         cachedJsonBytes,
       );
@@ -62,7 +72,11 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       return c.body(null, 204);
     })
     .post('/admin/users/:id/tokens', jsonBody(createTokenBody), async (c) => {
-      const { token, secret } = await tokens.issueFor(c.var.store, pathId(c, 'id', USER_NOT_FOUND), c.req.valid('json').name);
+      const { token, secret } = await tokens.issueFor(
+        c.var.store,
+        pathId(c, 'id', USER_NOT_FOUND),
+        c.req.valid('json').name,
+      );
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
     .get('/admin/tokens', async (c) => {
@@ -73,7 +87,8 @@ export function adminUserRoutes(identity: Identity, clock: Clock, cache: ReadCac
       const token = await c.var.store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
       if (!token) throw notFound(TOKEN_NOT_FOUND);
       const owner = token.userId ? await c.var.store.table(usersTable).get(token.userId) : null;
-      if (owner?.system) throw forbidden('Tokens of the internal system account cannot be changed.');
+      if (owner?.system)
+        throw forbidden('Tokens of the internal system account cannot be changed.');
       await tokens.delete(c.var.store, token.id);
       return c.body(null, 204);
     });

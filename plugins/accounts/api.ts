@@ -5,34 +5,38 @@ import { hubPresentationSchema } from '../avatars/index.ts';
 
 const accessList = z.array(z.string()).describe('Ids the user may use, or `["*"]` for all');
 
-export const userRecordSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  role: z.enum(['user', 'admin']),
-  avatarInitials: z.string(),
-  avatarColor: z.string(),
-  avatarImageUrl: z.string().optional(),
-  collectionAccess: accessList,
-  environmentAccess: accessList,
-  snippetAccess: accessList,
-  liveServerAccess: accessList,
-  livePageAccess: accessList,
-  llmAccess: z.boolean(),
-  llmModels: accessList,
-  llmMonthlyTokenLimit: z.number().int().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}).meta({ id: 'User' });
+export const userRecordSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    role: z.enum(['user', 'admin']),
+    avatarInitials: z.string(),
+    avatarColor: z.string(),
+    avatarImageUrl: z.string().optional(),
+    collectionAccess: accessList,
+    environmentAccess: accessList,
+    snippetAccess: accessList,
+    liveServerAccess: accessList,
+    livePageAccess: accessList,
+    llmAccess: z.boolean(),
+    llmModels: accessList,
+    llmMonthlyTokenLimit: z.number().int().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'User' });
 
-export const tokenRecordSchema = z.object({
-  id: z.string(),
-  userId: z.string().nullable(),
-  name: z.string(),
-  tokenPrefix: z.string(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-}).meta({ id: 'Token' });
+export const tokenRecordSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string().nullable(),
+    name: z.string(),
+    tokenPrefix: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .meta({ id: 'Token' });
 
 /** A token's secret, shown once. */
 const secret = z.string().describe('The token secret (`hbk_…`); shown only in this response');
@@ -46,9 +50,22 @@ export const accountsApi: RouteDocs = {
     summary: 'The calling token, its user, what it may do, and the hub',
     responses: {
       200: z.object({
-        user: userRecordSchema.pick({ id: true, name: true, role: true, avatarInitials: true, avatarColor: true, avatarImageUrl: true }),
+        user: userRecordSchema.pick({
+          id: true,
+          name: true,
+          role: true,
+          avatarInitials: true,
+          avatarColor: true,
+          avatarImageUrl: true,
+        }),
         token: z.object({ id: z.string(), prefix: z.string() }),
-        capabilities: z.object({ dataApi: z.boolean(), managementApi: z.boolean(), llm: z.boolean(), communication: z.boolean(), discussionE2ee: z.boolean() }),
+        capabilities: z.object({
+          dataApi: z.boolean(),
+          managementApi: z.boolean(),
+          llm: z.boolean(),
+          communication: z.boolean(),
+          discussionE2ee: z.boolean(),
+        }),
         tenantId: z.string(),
         hub: hubPresentationSchema,
       }),
@@ -56,7 +73,9 @@ export const accountsApi: RouteDocs = {
   },
   'GET /admin/users': {
     summary: 'List users, with warnings about access-list ids that no longer exist',
-    responses: { 200: z.object({ users: z.array(userRecordSchema.extend({ warnings: z.array(z.string()) })) }) },
+    responses: {
+      200: z.object({ users: z.array(userRecordSchema.extend({ warnings: z.array(z.string()) })) }),
+    },
   },
   'POST /admin/users': {
     summary: 'Create a user and its first token',

@@ -18,7 +18,14 @@ export function sessionRoutes(hubConfig: () => HubConfig, cache: ReadCache) {
     // The request's tenant row may be a few seconds old (the tenant lookup's own cache), and the
     // hub avatar may have just changed: read it through the read cache, exact on every change.
     const store = c.var.store;
-    const tenant = (await cache.read(store, `tenant:${c.var.tenant.id}`, [tenantsTable], () => store.table(tenantsTable).get(c.var.tenant.id), () => 512)) ?? c.var.tenant;
+    const tenant =
+      (await cache.read(
+        store,
+        `tenant:${c.var.tenant.id}`,
+        [tenantsTable],
+        () => store.table(tenantsTable).get(c.var.tenant.id),
+        () => 512,
+      )) ?? c.var.tenant;
     const admin = user.role === 'admin';
     return c.json({
       user: {

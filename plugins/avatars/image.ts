@@ -20,12 +20,22 @@ type SupportedMime = (typeof SUPPORTED)[number];
 const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)((?:;[^;,]*)*?);base64,(.*)$/is;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-const ascii = (bytes: Uint8Array, from: number, text: string) => [...text].every((ch, i) => bytes[from + i] === ch.charCodeAt(0));
+const ascii = (bytes: Uint8Array, from: number, text: string) =>
+  [...text].every((ch, i) => bytes[from + i] === ch.charCodeAt(0));
 
 /** The image type the bytes start with, or null when they are none of the four. */
 export function sniffImageType(bytes: Uint8Array): SupportedMime | null {
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 8 && ascii(bytes, 1, 'PNG') && bytes[0] === 0x89 && bytes[4] === 0x0d && bytes[5] === 0x0a && bytes[6] === 0x1a && bytes[7] === 0x0a) return 'image/png';
+  if (
+    bytes.length >= 8 &&
+    ascii(bytes, 1, 'PNG') &&
+    bytes[0] === 0x89 &&
+    bytes[4] === 0x0d &&
+    bytes[5] === 0x0a &&
+    bytes[6] === 0x1a &&
+    bytes[7] === 0x0a
+  )
+    return 'image/png';
   if (ascii(bytes, 0, 'GIF87a') || ascii(bytes, 0, 'GIF89a')) return 'image/gif';
   if (bytes.length >= 12 && ascii(bytes, 0, 'RIFF') && ascii(bytes, 8, 'WEBP')) return 'image/webp';
   return null;
@@ -50,7 +60,9 @@ export function parseAvatarImage(raw: string, field: string): AvatarImage {
   let mime = match[1]!.toLowerCase();
   if (mime === 'image/jpg') mime = 'image/jpeg';
   if (!(SUPPORTED as readonly string[]).includes(mime)) {
-    throw fail(`Avatar image type "${mime.slice(0, 100)}" is not supported. Use JPEG, PNG, WebP, or GIF.`);
+    throw fail(
+      `Avatar image type "${mime.slice(0, 100)}" is not supported. Use JPEG, PNG, WebP, or GIF.`,
+    );
   }
   // Line breaks are allowed inside base64 (some encoders wrap it); nothing else is.
   const base64 = match[3]!.replace(/[\t\n\r ]/g, '');
@@ -59,7 +71,8 @@ export function parseAvatarImage(raw: string, field: string): AvatarImage {
   if (Math.floor((base64.replace(/=+$/, '').length * 3) / 4) > AVATAR_MAX_BYTES) {
     throw fail(`Avatar image exceeds the maximum size of ${AVATAR_MAX_BYTES} bytes.`);
   }
-  if (!BASE64.test(base64) || base64.replace(/=+$/, '').length % 4 === 1) throw fail('Avatar image must be a base64 image data URL.');
+  if (!BASE64.test(base64) || base64.replace(/=+$/, '').length % 4 === 1)
+    throw fail('Avatar image must be a base64 image data URL.');
   let bytes: Uint8Array;
   try {
     bytes = decodeBase64(base64);
@@ -68,6 +81,7 @@ export function parseAvatarImage(raw: string, field: string): AvatarImage {
   }
   const actual = sniffImageType(bytes);
   if (actual === null) throw fail('Avatar image content is not a JPEG, PNG, WebP, or GIF image.');
-  if (actual !== mime) throw fail(`Avatar image content is ${actual}, not the declared type "${mime}".`);
+  if (actual !== mime)
+    throw fail(`Avatar image content is ${actual}, not the declared type "${mime}".`);
   return { mime, base64 };
 }

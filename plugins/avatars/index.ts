@@ -13,7 +13,17 @@ import { userAvatarUrl } from '../../kernel/identity/users.ts';
 import { createPluginApp, definePlugin, type KernelEnv } from '../../kernel/plugin.ts';
 import { avatarsApi } from './api.ts';
 import { decodeBase64 } from './image.ts';
-import { avatarsTable, checkAvatarChange, deleteUserImage, hubAvatarId, hubPresentation, updateHubAvatar, updateUserAvatar, userAvatarId, type AvatarRow } from './service.ts';
+import {
+  avatarsTable,
+  checkAvatarChange,
+  deleteUserImage,
+  hubAvatarId,
+  hubPresentation,
+  updateHubAvatar,
+  updateUserAvatar,
+  userAvatarId,
+  type AvatarRow,
+} from './service.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
@@ -26,9 +36,13 @@ const avatarBody = z
     color: z.string().optional(),
     imageDataUrl: z.string().nullable().optional(),
   })
-  .refine((body) => body.initials !== undefined || body.color !== undefined || body.imageDataUrl !== undefined, {
-    message: 'Give at least one of initials, color or imageDataUrl.',
-  });
+  .refine(
+    (body) =>
+      body.initials !== undefined || body.color !== undefined || body.imageDataUrl !== undefined,
+    {
+      message: 'Give at least one of initials, color or imageDataUrl.',
+    },
+  );
 
 /** Whether an `If-None-Match` header names this ETag (or `*`); weak validators count too. */
 function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -59,7 +73,11 @@ function avatarRoutes(clock: Clock) {
       const change = checkAvatarChange(c.req.valid('json'));
       const user = await updateUserAvatar(c.var.store, c.var.auth.user.id, change, clock.iso());
       const avatarImageUrl = userAvatarUrl(user);
-      return c.json({ avatarInitials: user.avatarInitials, avatarColor: user.avatarColor, ...(avatarImageUrl ? { avatarImageUrl } : {}) });
+      return c.json({
+        avatarInitials: user.avatarInitials,
+        avatarColor: user.avatarColor,
+        ...(avatarImageUrl ? { avatarImageUrl } : {}),
+      });
     })
     .get('/auth/users/:id/avatar', async (c) => {
       const id = pathId(c, 'id', NOT_FOUND);
@@ -68,7 +86,9 @@ function avatarRoutes(clock: Clock) {
       if (!user) throw notFound(NOT_FOUND);
       return serveImage(c, await c.var.store.table(avatarsTable).get(userAvatarId(id)));
     })
-    .get('/auth/hub/avatar', async (c) => serveImage(c, await c.var.store.table(avatarsTable).get(hubAvatarId(c.var.tenant.id))))
+    .get('/auth/hub/avatar', async (c) =>
+      serveImage(c, await c.var.store.table(avatarsTable).get(hubAvatarId(c.var.tenant.id))),
+    )
     .put('/admin/hub/avatar', jsonBody(avatarBody), async (c) => {
       const change = checkAvatarChange(c.req.valid('json'));
       const tenant = await updateHubAvatar(c.var.store, c.var.tenant.id, change, clock.iso());

@@ -4,7 +4,12 @@
  * owning row's `avatarImageUpdatedAt` tells clients (through `?v=`) that the image changed.
  */
 import { HttpError, notFound } from '../../kernel/errors.ts';
-import { tenantsTable, usersTable, type TenantRow, type UserRow } from '../../kernel/identity/tables.ts';
+import {
+  tenantsTable,
+  usersTable,
+  type TenantRow,
+  type UserRow,
+} from '../../kernel/identity/tables.ts';
 import { normalizeColor, normalizeInitials } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { parseAvatarImage, type AvatarImage } from './image.ts';
@@ -47,27 +52,45 @@ function asField<T>(field: string, rule: () => T): T {
   try {
     return rule();
   } catch (error) {
-    if (error instanceof HttpError) throw new HttpError(error.status, error.message.replace(/^\w+: /, `${field}: `));
+    if (error instanceof HttpError)
+      throw new HttpError(error.status, error.message.replace(/^\w+: /, `${field}: `));
     throw error;
   }
 }
 
 /** Checks every field of a change before anything is written; returns the normalized values. */
-export function checkAvatarChange(change: AvatarChange, fields = { initials: 'initials', color: 'color', image: 'imageDataUrl' }) {
+export function checkAvatarChange(
+  change: AvatarChange,
+  fields = { initials: 'initials', color: 'color', image: 'imageDataUrl' },
+) {
   return {
-    initials: change.initials === undefined ? undefined : asField(fields.initials, () => normalizeInitials(change.initials!)),
-    color: change.color === undefined ? undefined : asField(fields.color, () => normalizeColor(change.color!)),
+    initials:
+      change.initials === undefined
+        ? undefined
+        : asField(fields.initials, () => normalizeInitials(change.initials!)),
+    color:
+      change.color === undefined
+        ? undefined
+        : asField(fields.color, () => normalizeColor(change.color!)),
     image: parseImageField(change.imageDataUrl, fields.image),
   };
 }
 
 /** `undefined` leaves the image alone, `null` clears it, a string must be a valid image. */
-export function parseImageField(value: string | null | undefined, field = 'imageDataUrl'): AvatarImage | null | undefined {
+export function parseImageField(
+  value: string | null | undefined,
+  field = 'imageDataUrl',
+): AvatarImage | null | undefined {
   return value === undefined || value === null ? value : parseAvatarImage(value, field);
 }
 
 /** Stores or clears the image row `id`; returns the new `avatarImageUpdatedAt`. Writes only. */
-async function writeImage(tx: Store, id: string, image: AvatarImage | null, now: string): Promise<string | null> {
+async function writeImage(
+  tx: Store,
+  id: string,
+  image: AvatarImage | null,
+  now: string,
+): Promise<string | null> {
   if (image === null) {
     await tx.table(avatarsTable).delete(id);
     return null;
@@ -80,35 +103,54 @@ async function writeImage(tx: Store, id: string, image: AvatarImage | null, now:
  * Sets or clears a user's image inside the caller's transaction. Only writes, so it may follow
  * other writes of the same transaction (the admin update), as the storage contract asks.
  */
-export async function setUserImage(tx: Store, user: UserRow, image: AvatarImage | null, now: string): Promise<UserRow> {
+export async function setUserImage(
+  tx: Store,
+  user: UserRow,
+  image: AvatarImage | null,
+  now: string,
+): Promise<UserRow> {
   const avatarImageUpdatedAt = await writeImage(tx, userAvatarId(user.id), image, now);
-  const updated = await tx.table(usersTable).update(user.id, { avatarImageUpdatedAt, updatedAt: now });
+  const updated = await tx
+    .table(usersTable)
+    .update(user.id, { avatarImageUpdatedAt, updatedAt: now });
   if (!updated) throw notFound('User not found');
   return updated;
 }
 
 /** Applies a checked change to the user's own avatar in one transaction. */
-export function updateUserAvatar(store: Store, userId: string, change: ReturnType<typeof checkAvatarChange>, now: string): Promise<UserRow> {
+export function updateUserAvatar(
+  store: Store,
+  userId: string,
+  change: ReturnType<typeof checkAvatarChange>,
+  now: string,
+): Promise<UserRow> {
   return store.transaction(async (tx) => {
     const current = await tx.table(usersTable).getForUpdate(userId);
     if (!current) throw notFound('User not found');
     const patch: Partial<UserRow> = { updatedAt: now };
     if (change.initials !== undefined) patch.avatarInitials = change.initials;
     if (change.color !== undefined) patch.avatarColor = change.color;
-    if (change.image !== undefined) patch.avatarImageUpdatedAt = await writeImage(tx, userAvatarId(userId), change.image, now);
+    if (change.image !== undefined)
+      patch.avatarImageUpdatedAt = await writeImage(tx, userAvatarId(userId), change.image, now);
     return (await tx.table(usersTable).update(userId, patch))!;
   });
 }
 
 /** Applies a checked change to the hub (tenant) avatar in one transaction. */
-export function updateHubAvatar(store: Store, tenantId: string, change: ReturnType<typeof checkAvatarChange>, now: string): Promise<TenantRow> {
+export function updateHubAvatar(
+  store: Store,
+  tenantId: string,
+  change: ReturnType<typeof checkAvatarChange>,
+  now: string,
+): Promise<TenantRow> {
   return store.transaction(async (tx) => {
     const current = await tx.table(tenantsTable).getForUpdate(tenantId);
     if (!current) throw notFound('Tenant not found');
     const patch: Partial<TenantRow> = { updatedAt: now };
     if (change.initials !== undefined) patch.avatarInitials = change.initials;
     if (change.color !== undefined) patch.avatarColor = change.color;
-    if (change.image !== undefined) patch.avatarImageUpdatedAt = await writeImage(tx, hubAvatarId(tenantId), change.image, now);
+    if (change.image !== undefined)
+      patch.avatarImageUpdatedAt = await writeImage(tx, hubAvatarId(tenantId), change.image, now);
     return (await tx.table(tenantsTable).update(tenantId, patch))!;
   });
 }
@@ -124,6 +166,8 @@ export function hubPresentation(tenant: TenantRow) {
     name: tenant.name,
     initials: tenant.avatarInitials,
     color: tenant.avatarColor,
-    ...(tenant.avatarImageUpdatedAt ? { imageUrl: `/auth/hub/avatar?v=${Date.parse(tenant.avatarImageUpdatedAt)}` } : {}),
+    ...(tenant.avatarImageUpdatedAt
+      ? { imageUrl: `/auth/hub/avatar?v=${Date.parse(tenant.avatarImageUpdatedAt)}` }
+      : {}),
   };
 }

@@ -2,52 +2,93 @@
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 
-export const commentRecordSchema = z.object({
-  id: z.string(),
-  entityType: z.enum(['request', 'collection', 'folder', 'runResult']),
-  entityId: z.string(),
-  parentCommentId: z.string().nullable(),
-  rootCommentId: z.string(),
-  depth: z.number().int(),
-  body: z.string().nullable().describe('null when tombstoned, encrypted, or on an E2EE hub'),
-  bodyFormat: z.string(),
-  encryptedPayload: z.record(z.string(), z.unknown()).nullable(),
-  author: z.object({
+export const commentRecordSchema = z
+  .object({
     id: z.string(),
-    name: z.string(),
-    avatar: z.object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() }).optional(),
-  }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  tombstoned: z.boolean(),
-}).meta({ id: 'Comment' });
+    entityType: z.enum(['request', 'collection', 'folder', 'runResult']),
+    entityId: z.string(),
+    parentCommentId: z.string().nullable(),
+    rootCommentId: z.string(),
+    depth: z.number().int(),
+    body: z.string().nullable().describe('null when tombstoned, encrypted, or on an E2EE hub'),
+    bodyFormat: z.string(),
+    encryptedPayload: z.record(z.string(), z.unknown()).nullable(),
+    author: z.object({
+      id: z.string(),
+      name: z.string(),
+      avatar: z
+        .object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() })
+        .optional(),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    tombstoned: z.boolean(),
+  })
+  .meta({ id: 'Comment' });
 
 const subscription = z.object({ subscribed: z.boolean(), rootCommentId: z.string() });
 
-const TARGETS: [segment: string, noun: string][] = [['requests', 'saved request'], ['collections', 'collection'], ['folders', 'folder'], ['run-results', 'run result']];
+const TARGETS: [segment: string, noun: string][] = [
+  ['requests', 'saved request'],
+  ['collections', 'collection'],
+  ['folders', 'folder'],
+  ['run-results', 'run result'],
+];
 
 export const discussionsApi: RouteDocs = {
-  ...Object.fromEntries(TARGETS.flatMap(([segment, noun]) => [
-    [`GET /${segment}/:id/discussions`, {
-      summary: `Comments on a ${noun}, oldest first (paged with \`cursor\`)`,
-      errors: [403],
-      responses: { 200: z.object({ comments: z.array(commentRecordSchema), nextCursor: z.string().optional() }) },
-    }],
-    [`POST /${segment}/:id/discussions`, {
-      summary: `Start a thread on a ${noun}`,
-      description: 'Plain `body` on ordinary hubs; an `encryptedPayload` from an enrolled device on E2EE hubs. Mentions and thread watchers get notices.',
-      errors: [403],
-      responses: { 200: commentRecordSchema },
-    }],
-  ])),
-  'POST /discussion-comments/:id/replies': { summary: 'Reply to a comment', errors: [403], responses: { 200: commentRecordSchema } },
-  'PUT /discussion-comments/:id': { summary: 'Edit a comment (its author only)', errors: [403], responses: { 200: commentRecordSchema } },
-  'DELETE /discussion-comments/:id': {
-    summary: 'Delete a comment (author, or an admin): it becomes a tombstone so replies stay attached',
+  ...Object.fromEntries(
+    TARGETS.flatMap(([segment, noun]) => [
+      [
+        `GET /${segment}/:id/discussions`,
+        {
+          summary: `Comments on a ${noun}, oldest first (paged with \`cursor\`)`,
+          errors: [403],
+          responses: {
+            200: z.object({
+              comments: z.array(commentRecordSchema),
+              nextCursor: z.string().optional(),
+            }),
+          },
+        },
+      ],
+      [
+        `POST /${segment}/:id/discussions`,
+        {
+          summary: `Start a thread on a ${noun}`,
+          description:
+            'Plain `body` on ordinary hubs; an `encryptedPayload` from an enrolled device on E2EE hubs. Mentions and thread watchers get notices.',
+          errors: [403],
+          responses: { 200: commentRecordSchema },
+        },
+      ],
+    ]),
+  ),
+  'POST /discussion-comments/:id/replies': {
+    summary: 'Reply to a comment',
     errors: [403],
     responses: { 200: commentRecordSchema },
   },
-  'GET /discussion-threads/:id/subscription': { summary: 'Whether the caller watches a thread', responses: { 200: subscription } },
-  'POST /discussion-threads/:id/subscribe': { summary: 'Watch a thread', responses: { 200: subscription } },
-  'POST /discussion-threads/:id/unsubscribe': { summary: 'Stop watching a thread', responses: { 200: subscription } },
+  'PUT /discussion-comments/:id': {
+    summary: 'Edit a comment (its author only)',
+    errors: [403],
+    responses: { 200: commentRecordSchema },
+  },
+  'DELETE /discussion-comments/:id': {
+    summary:
+      'Delete a comment (author, or an admin): it becomes a tombstone so replies stay attached',
+    errors: [403],
+    responses: { 200: commentRecordSchema },
+  },
+  'GET /discussion-threads/:id/subscription': {
+    summary: 'Whether the caller watches a thread',
+    responses: { 200: subscription },
+  },
+  'POST /discussion-threads/:id/subscribe': {
+    summary: 'Watch a thread',
+    responses: { 200: subscription },
+  },
+  'POST /discussion-threads/:id/unsubscribe': {
+    summary: 'Stop watching a thread',
+    responses: { 200: subscription },
+  },
 };

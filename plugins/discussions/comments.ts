@@ -15,7 +15,14 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import { createComment, requireComment, type DiscussionDeps } from './write.ts';
 import { pathId } from '../../kernel/http/params.ts';
-import { checkTarget, loadTarget, requireTarget, TARGET_NOT_FOUND, targetTables, type TargetType } from '../entities/index.ts';
+import {
+  checkTarget,
+  loadTarget,
+  requireTarget,
+  TARGET_NOT_FOUND,
+  targetTables,
+  type TargetType,
+} from '../entities/index.ts';
 
 /** URL segment → entity type of the four discussable kinds. */
 const TARGET_PATHS: readonly (readonly [string, TargetType])[] = [
@@ -54,7 +61,9 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
           const page = await listPage(store, entityType, entityId, { limit, cursor });
           const authors = await loadAuthors(store, page.rows);
           const comments = page.rows.map((row) => toCommentRecord(row, authors, e2ee));
-          return toCachedJson(page.nextCursor ? { comments, nextCursor: page.nextCursor } : { comments });
+          return toCachedJson(
+            page.nextCursor ? { comments, nextCursor: page.nextCursor } : { comments },
+          );
         },
         cachedJsonBytes,
       );
@@ -62,27 +71,59 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     });
 
     app.post(path, jsonBody(commentBody), async (c) => {
-      const { store, auth: { user } } = c.var;
-      const target = await requireTarget(store, user, entityType, pathId(c, 'id', TARGET_NOT_FOUND));
+      const {
+        store,
+        auth: { user },
+      } = c.var;
+      const target = await requireTarget(
+        store,
+        user,
+        entityType,
+        pathId(c, 'id', TARGET_NOT_FOUND),
+      );
       const e2ee = deps.e2ee();
       const body = await parseBody(store, user, c.req.valid('json'), e2ee);
-      const row = await createComment(deps, { store, tenantId: c.var.tenant.id, user, target, body, repliedTo: null });
+      const row = await createComment(deps, {
+        store,
+        tenantId: c.var.tenant.id,
+        user,
+        target,
+        body,
+        repliedTo: null,
+      });
       return c.json(await recordOf(store, row, e2ee), 200);
     });
   }
 
   app.post('/discussion-comments/:id/replies', jsonBody(commentBody), async (c) => {
-    const { store, auth: { user } } = c.var;
-    const { comment, target } = await requireComment(store, user, pathId(c, 'id', COMMENT_NOT_FOUND));
+    const {
+      store,
+      auth: { user },
+    } = c.var;
+    const { comment, target } = await requireComment(
+      store,
+      user,
+      pathId(c, 'id', COMMENT_NOT_FOUND),
+    );
     if (comment.tombstonedAt !== null) throw badRequest(REPLY_TO_DELETED);
     const e2ee = deps.e2ee();
     const body = await parseBody(store, user, c.req.valid('json'), e2ee);
-    const row = await createComment(deps, { store, tenantId: c.var.tenant.id, user, target, body, repliedTo: comment });
+    const row = await createComment(deps, {
+      store,
+      tenantId: c.var.tenant.id,
+      user,
+      target,
+      body,
+      repliedTo: comment,
+    });
     return c.json(await recordOf(store, row, e2ee), 200);
   });
 
   app.put('/discussion-comments/:id', jsonBody(commentBody), async (c) => {
-    const { store, auth: { user } } = c.var;
+    const {
+      store,
+      auth: { user },
+    } = c.var;
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     if (comment.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
@@ -106,7 +147,10 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
   });
 
   app.delete('/discussion-comments/:id', async (c) => {
-    const { store, auth: { user } } = c.var;
+    const {
+      store,
+      auth: { user },
+    } = c.var;
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     // Admins reach this point only for targets they can access (requireComment checked it).
@@ -117,7 +161,13 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       // Deleting twice answers the same tombstone: a retried request must not fail.
       if (current.tombstonedAt !== null) return current;
       const now = deps.clock.iso();
-      return tx.table(commentsTable).update(id, { body: '', bodyMetadata: null, tombstonedAt: now, tombstonedByUserId: user.id, updatedAt: now });
+      return tx.table(commentsTable).update(id, {
+        body: '',
+        bodyMetadata: null,
+        tombstonedAt: now,
+        tombstonedByUserId: user.id,
+        updatedAt: now,
+      });
     });
     if (!row) throw notFound(COMMENT_NOT_FOUND);
     return c.json(await recordOf(store, row, deps.e2ee()));

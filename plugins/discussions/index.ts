@@ -28,7 +28,8 @@ export const discussionsPlugin = definePlugin({
       cache: ctx.cache,
     };
     const unsubscribe = ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, (event) =>
-      removeDiscussions(ctx.storage(event.tenantId), event));
+      removeDiscussions(ctx.storage(event.tenantId), event),
+    );
     // A deleted account watches nothing; its comments stay, shown as by "Unknown user".
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(subscriptionsTable).deleteWhere({ userId: user.id });

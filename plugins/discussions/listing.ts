@@ -5,7 +5,12 @@
  */
 import { z } from 'zod';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
+import {
+  cursorQuery,
+  encodeCursor,
+  limitQuery,
+  type KeysetPosition,
+} from '../../kernel/http/paging.ts';
 import { commentsTable, type CommentRow } from './tables.ts';
 import { type TargetType } from '../entities/index.ts';
 
@@ -17,7 +22,10 @@ export const listQuery = z.object({
   cursor: cursorQuery('discussion list'),
 });
 
-const ORDER = [['createdAt', 'asc'], ['id', 'asc']] as const;
+const ORDER = [
+  ['createdAt', 'asc'],
+  ['id', 'asc'],
+] as const;
 
 /** One page of a target's comments and the cursor of the next page, when there is one. */
 export async function listPage(

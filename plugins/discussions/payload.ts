@@ -18,8 +18,10 @@ export const CIPHERTEXT_MAX = 262_144;
 /** Refs and group ids are short identifiers; the cap keeps metadata rows small. */
 const REF_MAX = 1024;
 
-export const PLAINTEXT_REFUSED = 'Plaintext discussion bodies are not accepted on this Team Hub. Encrypted payloads are required.';
-export const ENCRYPTED_REFUSED = 'Encrypted discussion payloads are only accepted on E2EE-enabled Team Hubs';
+export const PLAINTEXT_REFUSED =
+  'Plaintext discussion bodies are not accepted on this Team Hub. Encrypted payloads are required.';
+export const ENCRYPTED_REFUSED =
+  'Encrypted discussion payloads are only accepted on E2EE-enabled Team Hubs';
 export const DEVICE_NOT_ENROLLED = 'Sender device is not enrolled on this Team Hub';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -32,11 +34,26 @@ const payloadSchema = z.object(
     ciphertext: z
       .string({ error: CIPHERTEXT_REQUIRED })
       .refine((value) => value.trim().length > 0, CIPHERTEXT_REQUIRED)
-      .refine((value) => value.length <= CIPHERTEXT_MAX, 'Encrypted discussion ciphertext is too large'),
-    mlsGroupId: z.string({ error: GROUP_REQUIRED }).trim().min(1, GROUP_REQUIRED).max(REF_MAX, 'MLS group id is too long'),
-    epoch: z.number({ error: EPOCH_MESSAGE }).int(EPOCH_MESSAGE).min(0, EPOCH_MESSAGE).max(Number.MAX_SAFE_INTEGER, EPOCH_MESSAGE),
-    senderDeviceId: z.string({ error: 'Sender device id must be a UUID v4 value' }).regex(UUID_V4, 'Sender device id must be a UUID v4 value'),
-    keyFormat: z.enum(['identity-v1', 'mls-v1'], { error: 'Unsupported encrypted discussion key format' }),
+      .refine(
+        (value) => value.length <= CIPHERTEXT_MAX,
+        'Encrypted discussion ciphertext is too large',
+      ),
+    mlsGroupId: z
+      .string({ error: GROUP_REQUIRED })
+      .trim()
+      .min(1, GROUP_REQUIRED)
+      .max(REF_MAX, 'MLS group id is too long'),
+    epoch: z
+      .number({ error: EPOCH_MESSAGE })
+      .int(EPOCH_MESSAGE)
+      .min(0, EPOCH_MESSAGE)
+      .max(Number.MAX_SAFE_INTEGER, EPOCH_MESSAGE),
+    senderDeviceId: z
+      .string({ error: 'Sender device id must be a UUID v4 value' })
+      .regex(UUID_V4, 'Sender device id must be a UUID v4 value'),
+    keyFormat: z.enum(['identity-v1', 'mls-v1'], {
+      error: 'Unsupported encrypted discussion key format',
+    }),
     commitRef: z.string().max(REF_MAX, `must be at most ${REF_MAX} characters`).nullish(),
     welcomeRef: z.string().max(REF_MAX, `must be at most ${REF_MAX} characters`).nullish(),
   },
@@ -60,20 +77,31 @@ export interface StoredBody {
 }
 
 /** Validates the input for the hub mode and returns what to store. Async: E2EE checks the device. */
-export async function parseBody(store: Store, user: UserRow, input: CommentInput, e2ee: boolean): Promise<StoredBody> {
+export async function parseBody(
+  store: Store,
+  user: UserRow,
+  input: CommentInput,
+  e2ee: boolean,
+): Promise<StoredBody> {
   const hasPayload = input.encryptedPayload !== undefined && input.encryptedPayload !== null;
   if (!e2ee) {
     if (hasPayload) throw badRequest(ENCRYPTED_REFUSED);
     const text = (input.body ?? '').trim();
     if (!text) throw badRequest('body: Comment body is required');
-    if (text.length > BODY_MAX) throw badRequest(`body: Comment body must be at most ${BODY_MAX} characters`);
+    if (text.length > BODY_MAX)
+      throw badRequest(`body: Comment body must be at most ${BODY_MAX} characters`);
     return { body: text, bodyFormat: 'plaintext', bodyMetadata: null, plaintext: text };
   }
-  if ((input.body !== undefined && input.body !== null) || !hasPayload) throw badRequest(PLAINTEXT_REFUSED);
+  if ((input.body !== undefined && input.body !== null) || !hasPayload)
+    throw badRequest(PLAINTEXT_REFUSED);
   const parsed = payloadSchema.safeParse(input.encryptedPayload);
   if (!parsed.success) {
     const message = formatIssues(parsed.error);
-    throw badRequest(message.startsWith('Encrypted discussion payload must') ? `encryptedPayload: ${message}` : `encryptedPayload.${message}`);
+    throw badRequest(
+      message.startsWith('Encrypted discussion payload must')
+        ? `encryptedPayload: ${message}`
+        : `encryptedPayload.${message}`,
+    );
   }
   const payload = parsed.data;
   // Only a device the caller enrolled (and has not revoked) may sign comments as theirs.
@@ -89,11 +117,19 @@ export async function parseBody(store: Store, user: UserRow, input: CommentInput
   };
   if (typeof payload.commitRef === 'string') metadata.commitRef = payload.commitRef;
   if (typeof payload.welcomeRef === 'string') metadata.welcomeRef = payload.welcomeRef;
-  return { body: payload.ciphertext, bodyFormat: 'encrypted', bodyMetadata: metadata, plaintext: null };
+  return {
+    body: payload.ciphertext,
+    bodyFormat: 'encrypted',
+    bodyMetadata: metadata,
+    plaintext: null,
+  };
 }
 
 /** The `encryptedPayload` of a stored encrypted body. */
-export function toEncryptedPayload(body: string, metadata: Record<string, unknown> | null): Record<string, unknown> {
+export function toEncryptedPayload(
+  body: string,
+  metadata: Record<string, unknown> | null,
+): Record<string, unknown> {
   const { version: _version, ...rest } = metadata ?? {};
   return { ciphertext: body, ...rest };
 }

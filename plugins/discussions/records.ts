@@ -39,19 +39,36 @@ export interface CommentRecord {
 export function toAuthor(id: string | null, user: UserRow | undefined): CommentAuthor {
   if (!user) return { id: id ?? '', name: UNKNOWN_USER };
   const imageUrl = userAvatarUrl(user);
-  return { id: user.id, name: user.name, avatar: { initials: user.avatarInitials, color: user.avatarColor, ...(imageUrl ? { imageUrl } : {}) } };
+  return {
+    id: user.id,
+    name: user.name,
+    avatar: {
+      initials: user.avatarInitials,
+      color: user.avatarColor,
+      ...(imageUrl ? { imageUrl } : {}),
+    },
+  };
 }
 
 /** Loads the authors of `rows` in one query. */
-export async function loadAuthors(store: Store, rows: readonly CommentRow[]): Promise<Map<string, UserRow>> {
-  const ids = [...new Set(rows.map((row) => row.authorUserId).filter((id): id is string => id !== null))];
+export async function loadAuthors(
+  store: Store,
+  rows: readonly CommentRow[],
+): Promise<Map<string, UserRow>> {
+  const ids = [
+    ...new Set(rows.map((row) => row.authorUserId).filter((id): id is string => id !== null)),
+  ];
   if (ids.length === 0) return new Map();
   const users = await store.table(usersTable).getMany(ids);
   return new Map(users.map((user) => [user.id, user]));
 }
 
 /** The API record of a comment; `e2ee` is the hub mode of the current request. */
-export function toCommentRecord(row: CommentRow, authors: ReadonlyMap<string, UserRow>, e2ee: boolean): CommentRecord {
+export function toCommentRecord(
+  row: CommentRow,
+  authors: ReadonlyMap<string, UserRow>,
+  e2ee: boolean,
+): CommentRecord {
   const tombstoned = row.tombstonedAt !== null;
   const encrypted = row.bodyFormat === 'encrypted';
   return {
@@ -63,8 +80,12 @@ export function toCommentRecord(row: CommentRow, authors: ReadonlyMap<string, Us
     depth: row.depth,
     body: tombstoned || encrypted || e2ee ? null : row.body,
     bodyFormat: row.bodyFormat,
-    encryptedPayload: encrypted && !tombstoned ? toEncryptedPayload(row.body, row.bodyMetadata) : null,
-    author: toAuthor(row.authorUserId, row.authorUserId ? authors.get(row.authorUserId) : undefined),
+    encryptedPayload:
+      encrypted && !tombstoned ? toEncryptedPayload(row.body, row.bodyMetadata) : null,
+    author: toAuthor(
+      row.authorUserId,
+      row.authorUserId ? authors.get(row.authorUserId) : undefined,
+    ),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     tombstoned,
@@ -72,6 +93,10 @@ export function toCommentRecord(row: CommentRow, authors: ReadonlyMap<string, Us
 }
 
 /** One record, loading its author. */
-export async function recordOf(store: Store, row: CommentRow, e2ee: boolean): Promise<CommentRecord> {
+export async function recordOf(
+  store: Store,
+  row: CommentRow,
+  e2ee: boolean,
+): Promise<CommentRecord> {
   return toCommentRecord(row, await loadAuthors(store, [row]), e2ee);
 }

@@ -31,7 +31,11 @@ export const commentsTable = defineTable({
     tombstonedAt: col.timestampNullable(),
     tombstonedByUserId: col.idNullable(),
   },
-  indexes: [['entityType', 'entityId', 'createdAt', 'id'], ['rootCommentId', 'createdAt'], ['authorUserId']],
+  indexes: [
+    ['entityType', 'entityId', 'createdAt', 'id'],
+    ['rootCommentId', 'createdAt'],
+    ['authorUserId'],
+  ],
 });
 
 export const subscriptionsTable = defineTable({
@@ -53,7 +57,10 @@ export type CommentRow = RowOfTable<typeof commentsTable>;
 export type SubscriptionRow = RowOfTable<typeof subscriptionsTable>;
 
 export const discussionTables = [commentsTable, subscriptionsTable];
-export const discussionMigrations: Migration[] = [{ id: 'discussions/0001-tables', createTables: discussionTables }];
+export const discussionMigrations: Migration[] = [
+  { id: 'discussions/0001-tables', createTables: discussionTables },
+];
 
 /** The subscription row id of a user on a thread. */
-export const subscriptionId = (userId: string, rootCommentId: string) => `${userId}:${rootCommentId}`;
+export const subscriptionId = (userId: string, rootCommentId: string) =>
+  `${userId}:${rootCommentId}`;

@@ -19,10 +19,16 @@ import { canAccessTarget, loadTarget, type TargetType } from '../entities/index.
 export const THREAD_NOT_FOUND = 'Discussion thread not found';
 
 /** The comment `:id` names, after checking it exists (404) and the caller may use its target (403). */
-async function requireThreadComment(store: Store, user: UserRow, id: string, rootOnly: boolean): Promise<CommentRow> {
+async function requireThreadComment(
+  store: Store,
+  user: UserRow,
+  id: string,
+  rootOnly: boolean,
+): Promise<CommentRow> {
   const comment = await store.table(commentsTable).get(id);
   if (!comment) throw notFound(THREAD_NOT_FOUND);
-  if (rootOnly && (comment.parentCommentId !== null || comment.rootCommentId !== comment.id)) throw notFound(THREAD_NOT_FOUND);
+  if (rootOnly && (comment.parentCommentId !== null || comment.rootCommentId !== comment.id))
+    throw notFound(THREAD_NOT_FOUND);
   const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
   if (!target) throw notFound(THREAD_NOT_FOUND);
   if (!canAccessTarget(user, target)) throw forbidden();
@@ -32,7 +38,10 @@ async function requireThreadComment(store: Store, user: UserRow, id: string, roo
 /** Mounts the thread subscription routes on `app`. */
 export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   app.get('/discussion-threads/:id/subscription', async (c) => {
-    const { store, auth: { user } } = c.var;
+    const {
+      store,
+      auth: { user },
+    } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     await requireThreadComment(store, user, rootCommentId, false);
     const row = await store.table(subscriptionsTable).get(subscriptionId(user.id, rootCommentId));
@@ -40,7 +49,10 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   });
 
   app.post('/discussion-threads/:id/subscribe', async (c) => {
-    const { store, auth: { user } } = c.var;
+    const {
+      store,
+      auth: { user },
+    } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     const root = await requireThreadComment(store, user, rootCommentId, true);
     await store.transaction(async (tx) => {
@@ -52,7 +64,10 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   });
 
   app.post('/discussion-threads/:id/unsubscribe', async (c) => {
-    const { store, auth: { user } } = c.var;
+    const {
+      store,
+      auth: { user },
+    } = c.var;
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     await requireThreadComment(store, user, rootCommentId, false);
     await store.table(subscriptionsTable).delete(subscriptionId(user.id, rootCommentId));

@@ -14,8 +14,19 @@ import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '
 import { findMentions } from './mentions.ts';
 import type { StoredBody } from './payload.ts';
 import { COMMENT_NOT_FOUND } from './records.ts';
-import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow, type SubscriptionRow } from './tables.ts';
-import { canAccessTarget, type EntityTarget, loadTarget, type TargetType } from '../entities/index.ts';
+import {
+  commentsTable,
+  subscriptionId,
+  subscriptionsTable,
+  type CommentRow,
+  type SubscriptionRow,
+} from './tables.ts';
+import {
+  canAccessTarget,
+  type EntityTarget,
+  loadTarget,
+  type TargetType,
+} from '../entities/index.ts';
 
 /** What the routes need from the plugin context. */
 export interface DiscussionDeps {
@@ -30,7 +41,11 @@ export interface DiscussionDeps {
  * A comment and its target, after checking that the caller may use the target. A comment whose
  * target has vanished reads as missing.
  */
-export async function requireComment(store: Store, user: UserRow, id: string): Promise<{ comment: CommentRow; target: EntityTarget }> {
+export async function requireComment(
+  store: Store,
+  user: UserRow,
+  id: string,
+): Promise<{ comment: CommentRow; target: EntityTarget }> {
   const comment = await store.table(commentsTable).get(id);
   if (!comment) throw notFound(COMMENT_NOT_FOUND);
   const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
@@ -43,13 +58,30 @@ export async function requireComment(store: Store, user: UserRow, id: string): P
  * The subscription rows to add so that each user watches the thread; reads only, so a caller can
  * do it before its first write (the storage contract's rule for transactions).
  */
-export async function missingSubscriptions(tx: Store, userIds: readonly string[], root: Pick<CommentRow, 'id' | 'entityType' | 'entityId'>, now: string): Promise<SubscriptionRow[]> {
-  const wanted = [...new Set(userIds)].map((userId) => ({ userId, id: subscriptionId(userId, root.id) }));
+export async function missingSubscriptions(
+  tx: Store,
+  userIds: readonly string[],
+  root: Pick<CommentRow, 'id' | 'entityType' | 'entityId'>,
+  now: string,
+): Promise<SubscriptionRow[]> {
+  const wanted = [...new Set(userIds)].map((userId) => ({
+    userId,
+    id: subscriptionId(userId, root.id),
+  }));
   if (wanted.length === 0) return [];
-  const existing = new Set((await tx.table(subscriptionsTable).getMany(wanted.map((row) => row.id))).map((row) => row.id));
+  const existing = new Set(
+    (await tx.table(subscriptionsTable).getMany(wanted.map((row) => row.id))).map((row) => row.id),
+  );
   return wanted
     .filter(({ id }) => !existing.has(id))
-    .map(({ id, userId }) => ({ id, userId, rootCommentId: root.id, entityType: root.entityType, entityId: root.entityId, createdAt: now }));
+    .map(({ id, userId }) => ({
+      id,
+      userId,
+      rootCommentId: root.id,
+      entityType: root.entityType,
+      entityId: root.entityId,
+      createdAt: now,
+    }));
 }
 
 /** Writes rows from {@link missingSubscriptions}. */
@@ -72,7 +104,9 @@ export interface NewComment {
 async function mentionedUsers(store: Store, input: NewComment): Promise<UserRow[]> {
   if (input.body.plaintext === null || !input.body.plaintext.includes('@')) return [];
   const users = await store.table(usersTable).find({ where: { system: false } });
-  return findMentions(input.body.plaintext, users).filter((user) => user.id !== input.user.id && canAccessTarget(user, input.target));
+  return findMentions(input.body.plaintext, users).filter(
+    (user) => user.id !== input.user.id && canAccessTarget(user, input.target),
+  );
 }
 
 /** Stores the comment with its subscriptions, then publishes {@link DISCUSSION_COMMENT_CREATED}. */
@@ -81,7 +115,10 @@ export async function createComment(deps: DiscussionDeps, input: NewComment): Pr
   const mentioned = await mentionedUsers(store, input);
   const id = newId();
   // A reply to a depth-3 comment joins that comment's parent, so threads never grow deeper than 3.
-  const parent = repliedTo && repliedTo.depth >= 3 ? { id: repliedTo.parentCommentId ?? repliedTo.id, depth: 2 } : repliedTo;
+  const parent =
+    repliedTo && repliedTo.depth >= 3
+      ? { id: repliedTo.parentCommentId ?? repliedTo.id, depth: 2 }
+      : repliedTo;
   const now = deps.clock.iso();
   const row: CommentRow = {
     id,
@@ -101,15 +138,28 @@ export async function createComment(deps: DiscussionDeps, input: NewComment): Pr
   };
   await store.transaction(async (tx) => {
     const root = { id: row.rootCommentId, entityType: row.entityType, entityId: row.entityId };
-    const subscriptions = await missingSubscriptions(tx, [user.id, ...mentioned.map((m) => m.id)], root, now);
+    const subscriptions = await missingSubscriptions(
+      tx,
+      [user.id, ...mentioned.map((m) => m.id)],
+      root,
+      now,
+    );
     await tx.table(commentsTable).insert(row);
     await addSubscriptions(tx, subscriptions);
   });
-  const parentAuthor = repliedTo?.authorUserId ? await store.table(usersTable).get(repliedTo.authorUserId) : null;
+  const parentAuthor = repliedTo?.authorUserId
+    ? await store.table(usersTable).get(repliedTo.authorUserId)
+    : null;
   const event: DiscussionCommentCreatedEvent = {
     tenantId: input.tenantId,
     actorUserId: user.id,
-    comment: { id: row.id, parentCommentId: row.parentCommentId, rootCommentId: row.rootCommentId, depth: row.depth, plaintext: input.body.plaintext },
+    comment: {
+      id: row.id,
+      parentCommentId: row.parentCommentId,
+      rootCommentId: row.rootCommentId,
+      depth: row.depth,
+      plaintext: input.body.plaintext,
+    },
     isReply: repliedTo !== null,
     target,
     parentAuthorUserId: parentAuthor ? parentAuthor.id : null,

@@ -26,14 +26,27 @@ export interface EntityDeps {
 /** Event topic published after entities are removed, with every removed id by kind. */
 export const ENTITIES_DELETED = 'entities.deleted';
 
-export type DeletedKind = 'collection' | 'environment' | 'snippet' | 'liveServer' | 'livePage' | 'folder' | 'request' | 'document' | 'runResult';
+export type DeletedKind =
+  | 'collection'
+  | 'environment'
+  | 'snippet'
+  | 'liveServer'
+  | 'livePage'
+  | 'folder'
+  | 'request'
+  | 'document'
+  | 'runResult';
 
 export interface EntitiesDeletedEvent {
   tenantId: string;
   removed: Partial<Record<DeletedKind, string[]>>;
 }
 
-export function publishDeleted(deps: EntityDeps, tenantId: string, removed: EntitiesDeletedEvent['removed']): Promise<void> {
+export function publishDeleted(
+  deps: EntityDeps,
+  tenantId: string,
+  removed: EntitiesDeletedEvent['removed'],
+): Promise<void> {
   return deps.events.publish<EntitiesDeletedEvent>(ENTITIES_DELETED, { tenantId, removed });
 }
 
@@ -48,7 +61,11 @@ export function assertCollectionAccess(user: UserRow, collectionId: string): voi
  * collection's contents (sort orders, moves, cascades) locks it first, so concurrent writers to one
  * collection take turns instead of acting on stale reads.
  */
-export async function requireCollection(store: Store, user: UserRow, collectionId: string): Promise<CollectionRow> {
+export async function requireCollection(
+  store: Store,
+  user: UserRow,
+  collectionId: string,
+): Promise<CollectionRow> {
   assertCollectionAccess(user, collectionId);
   return existingCollection(store, collectionId);
 }
@@ -58,7 +75,10 @@ export async function requireCollection(store: Store, user: UserRow, collectionI
  * grouped create checks each create's caller before it joins the batch): 404 when missing, and
  * locked inside a transaction.
  */
-export async function existingCollection(store: Store, collectionId: string): Promise<CollectionRow> {
+export async function existingCollection(
+  store: Store,
+  collectionId: string,
+): Promise<CollectionRow> {
   const collection = await store.table(collectionsTable).getForUpdate(collectionId);
   if (!collection) throw notFound('Collection not found');
   return collection;
@@ -70,11 +90,17 @@ export async function existingCollection(store: Store, collectionId: string): Pr
  * collections the write touches are locked too, always in id order so two writers never wait on
  * each other crosswise. A row that moved to another collection meanwhile retries the transaction.
  */
-export async function loadLocked<R extends { collectionId: string }>(tx: Store, load: (tx: Store) => Promise<R>, alsoLock: readonly string[] = []): Promise<R> {
+export async function loadLocked<R extends { collectionId: string }>(
+  tx: Store,
+  load: (tx: Store) => Promise<R>,
+  alsoLock: readonly string[] = [],
+): Promise<R> {
   const first = await load(tx);
-  for (const id of [...new Set([first.collectionId, ...alsoLock])].sort()) await tx.table(collectionsTable).getForUpdate(id);
+  for (const id of [...new Set([first.collectionId, ...alsoLock])].sort())
+    await tx.table(collectionsTable).getForUpdate(id);
   const row = await load(tx);
-  if (row.collectionId !== first.collectionId) throw new StorageError('conflict', 'The row moved to another collection meanwhile');
+  if (row.collectionId !== first.collectionId)
+    throw new StorageError('conflict', 'The row moved to another collection meanwhile');
   return row;
 }
 
@@ -90,7 +116,12 @@ export async function lockTenant(tx: Store): Promise<void> {
  * Checks that `folderId` names a folder of this collection (null is the root and always valid).
  * A folder of another collection is reported exactly like a missing one.
  */
-export async function requireFolder(store: Store, collectionId: string, folderId: string | null, message = 'Folder not found'): Promise<FolderRow | null> {
+export async function requireFolder(
+  store: Store,
+  collectionId: string,
+  folderId: string | null,
+  message = 'Folder not found',
+): Promise<FolderRow | null> {
   if (folderId === null) return null;
   const folder = await store.table(foldersTable).get(folderId);
   if (!folder || folder.collectionId !== collectionId) throw notFound(message);

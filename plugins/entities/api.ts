@@ -15,92 +15,122 @@ const attribution = {
   updatedByUserId: z.string().nullable(),
 };
 
-const collectionRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  variables: z.array(variableSchema),
-  headers: z.array(keyValueSchema),
-  auth: authSchema,
-  preRequestScript: z.string(),
-  postRequestScript: z.string(),
-  ...attribution,
-  deletionLocked: z.boolean(),
-  marker: z.string().nullable(),
-}).meta({ id: 'Collection' });
+const collectionRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    variables: z.array(variableSchema),
+    headers: z.array(keyValueSchema),
+    auth: authSchema,
+    preRequestScript: z.string(),
+    postRequestScript: z.string(),
+    ...attribution,
+    deletionLocked: z.boolean(),
+    marker: z.string().nullable(),
+  })
+  .meta({ id: 'Collection' });
 
-const environmentRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  variables: z.array(variableSchema),
-  parentUuid: z.string().nullable(),
-  ...attribution,
-  deletionLocked: z.boolean(),
-  marker: z.string().nullable(),
-}).meta({ id: 'Environment' });
+const environmentRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    variables: z.array(variableSchema),
+    parentUuid: z.string().nullable(),
+    ...attribution,
+    deletionLocked: z.boolean(),
+    marker: z.string().nullable(),
+  })
+  .meta({ id: 'Environment' });
 
-const snippetRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  code: z.string(),
-  scope: z.enum(['pre-request', 'post-request', 'any']),
-  sortOrder: z.number().int(),
-  ...attribution,
-  deletionLocked: z.boolean(),
-}).meta({ id: 'Snippet' });
+const snippetRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string(),
+    scope: z.enum(['pre-request', 'post-request', 'any']),
+    sortOrder: z.number().int(),
+    ...attribution,
+    deletionLocked: z.boolean(),
+  })
+  .meta({ id: 'Snippet' });
 
-const liveRecord = (id: string, config: z.ZodObject) => config.extend({ id: z.string(), name: z.string(), ...attribution, deletionLocked: z.boolean() }).meta({ id });
+const liveRecord = (id: string, config: z.ZodObject) =>
+  config
+    .extend({ id: z.string(), name: z.string(), ...attribution, deletionLocked: z.boolean() })
+    .meta({ id });
 
-const folderRecord = z.object({
+const folderRecord = z
+  .object({
+    id: z.string(),
+    collectionId: z.string(),
+    parentFolderId: z.string().nullable(),
+    name: z.string(),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker: z.string().nullable(),
+  })
+  .meta({ id: 'Folder' });
+
+const itemPlacement = {
   id: z.string(),
   collectionId: z.string(),
-  parentFolderId: z.string().nullable(),
+  folderId: z.string().nullable(),
   name: z.string(),
-  sortOrder: z.number().int(),
-  ...attribution,
-  marker: z.string().nullable(),
-}).meta({ id: 'Folder' });
+};
 
-const itemPlacement = { id: z.string(), collectionId: z.string(), folderId: z.string().nullable(), name: z.string() };
+const requestRecord = z
+  .object({
+    ...itemPlacement,
+    protocol: z.enum(['http', 'sse']),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
+    url: z.string(),
+    headers: z.array(keyValueSchema),
+    params: z.array(keyValueSchema),
+    auth: authSchema,
+    body: z.string(),
+    bodyType: z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']),
+    preRequestScript: z.string(),
+    postRequestScript: z.string(),
+    comment: z.string(),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker: z.string().nullable(),
+  })
+  .meta({ id: 'SavedRequest' });
 
-const requestRecord = z.object({
-  ...itemPlacement,
-  protocol: z.enum(['http', 'sse']),
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
-  url: z.string(),
-  headers: z.array(keyValueSchema),
-  params: z.array(keyValueSchema),
-  auth: authSchema,
-  body: z.string(),
-  bodyType: z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']),
-  preRequestScript: z.string(),
-  postRequestScript: z.string(),
-  comment: z.string(),
-  sortOrder: z.number().int(),
-  ...attribution,
-  marker: z.string().nullable(),
-}).meta({ id: 'SavedRequest' });
+const documentRecord = z
+  .object({
+    ...itemPlacement,
+    content: z.string().describe('Markdown'),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker: z.string().nullable(),
+  })
+  .meta({ id: 'Document' });
 
-const documentRecord = z.object({
-  ...itemPlacement,
-  content: z.string().describe('Markdown'),
-  sortOrder: z.number().int(),
-  ...attribution,
-  marker: z.string().nullable(),
-}).meta({ id: 'Document' });
+const adminSummary = z
+  .object({ id: z.string(), name: z.string(), deletionLocked: z.boolean() })
+  .meta({ id: 'AdminSummary' });
 
-const adminSummary = z.object({ id: z.string(), name: z.string(), deletionLocked: z.boolean() }).meta({ id: 'AdminSummary' });
-
-const runResultRecord = z.object({
-  id: z.string(),
-  kind: z.string(),
-  label: z.string().nullable(),
-  collectionName: z.string().nullable(),
-  requestName: z.string().nullable(),
-  summary: z.object({ passed: z.number().int(), failed: z.number().int(), skipped: z.number().int() }),
-  createdAt: z.string(),
-  createdByUserId: z.string().nullable(),
-}).meta({ id: 'RunResult' });
-const runResultDetail = runResultRecord.extend({ payload: z.record(z.string(), z.unknown()) }).meta({ id: 'RunResultDetail' });
+const runResultRecord = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    label: z.string().nullable(),
+    collectionName: z.string().nullable(),
+    requestName: z.string().nullable(),
+    summary: z.object({
+      passed: z.number().int(),
+      failed: z.number().int(),
+      skipped: z.number().int(),
+    }),
+    createdAt: z.string(),
+    createdByUserId: z.string().nullable(),
+  })
+  .meta({ id: 'RunResult' });
+const runResultDetail = runResultRecord
+  .extend({ payload: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'RunResultDetail' });
 
 /** The record schema and a readable noun of each top-level kind, by path. */
 const topLevel: Record<string, { record: z.ZodType; noun: string }> = {
@@ -116,20 +146,43 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const list = (item: z.ZodType) => z.object({ [kind.listKey]: z.array(item) });
   const adminItem = kind.admin?.fullRecords ? record : adminSummary;
   const docs: RouteDocs = {
-    [`GET ${kind.path}`]: { summary: `List the ${noun}s the caller may use`, responses: { 200: list(record) } },
-    [`POST ${kind.path}`]: { summary: `Create a ${noun} (needs \`*\` in the access list)`, errors: [403], responses: { 200: record } },
-    [`PUT ${kind.path}/:id`]: { summary: `Update a ${noun} (omitted fields keep their value)`, errors: [403], responses: { 200: record } },
+    [`GET ${kind.path}`]: {
+      summary: `List the ${noun}s the caller may use`,
+      responses: { 200: list(record) },
+    },
+    [`POST ${kind.path}`]: {
+      summary: `Create a ${noun} (needs \`*\` in the access list)`,
+      errors: [403],
+      responses: { 200: record },
+    },
+    [`PUT ${kind.path}/:id`]: {
+      summary: `Update a ${noun} (omitted fields keep their value)`,
+      errors: [403],
+      responses: { 200: record },
+    },
     [`DELETE ${kind.path}/:id`]: {
       summary: `Delete a ${noun}${kind.cascade ? ' and what depends on it' : ''}`,
       description: `Refused (403) while deletion is locked${kind.creatorOnlyDelete ? ', or when the caller did not create it' : ''}.`,
       errors: [403],
       responses: { 204: null },
     },
-    [`GET /admin${kind.path}`]: { summary: `List every ${noun}`, responses: { 200: list(adminItem) } },
-    [`PUT /admin${kind.path}/:id`]: { summary: kind.admin ? `Edit a ${noun} or toggle its deletion lock` : `Toggle a ${noun}'s deletion lock`, responses: { 200: adminItem } },
-    [`DELETE /admin${kind.path}/:id`]: { summary: `Delete a ${noun} regardless of its lock and creator`, responses: { 204: null } },
+    [`GET /admin${kind.path}`]: {
+      summary: `List every ${noun}`,
+      responses: { 200: list(adminItem) },
+    },
+    [`PUT /admin${kind.path}/:id`]: {
+      summary: kind.admin
+        ? `Edit a ${noun} or toggle its deletion lock`
+        : `Toggle a ${noun}'s deletion lock`,
+      responses: { 200: adminItem },
+    },
+    [`DELETE /admin${kind.path}/:id`]: {
+      summary: `Delete a ${noun} regardless of its lock and creator`,
+      responses: { 204: null },
+    },
   };
-  if (kind.admin?.create) docs[`POST /admin${kind.path}`] = { summary: `Create a ${noun}`, responses: { 201: record } };
+  if (kind.admin?.create)
+    docs[`POST /admin${kind.path}`] = { summary: `Create a ${noun}`, responses: { 201: record } };
   return docs;
 }
 
@@ -137,17 +190,40 @@ function itemDocs(segment: string, noun: string, record: z.ZodType, idsKey: stri
   const list = z.object({ [segment]: z.array(record) });
   const access: OperationDoc['errors'] = [403];
   return {
-    [`GET /collections/:collectionId/${segment}`]: { summary: `List a collection's ${noun}s`, errors: access, responses: { 200: list } },
-    [`POST /collections/:collectionId/${segment}`]: { summary: `Create a ${noun} (last in its folder)`, errors: access, responses: { 200: record } },
-    [`PUT /${segment}/:id`]: { summary: `Update a ${noun} (omitted fields keep their value)`, errors: access, responses: { 200: record } },
-    [`DELETE /${segment}/:id`]: { summary: `Delete a ${noun} (its creator only)`, errors: access, responses: { 204: null } },
+    [`GET /collections/:collectionId/${segment}`]: {
+      summary: `List a collection's ${noun}s`,
+      errors: access,
+      responses: { 200: list },
+    },
+    [`POST /collections/:collectionId/${segment}`]: {
+      summary: `Create a ${noun} (last in its folder)`,
+      errors: access,
+      responses: { 200: record },
+    },
+    [`PUT /${segment}/:id`]: {
+      summary: `Update a ${noun} (omitted fields keep their value)`,
+      errors: access,
+      responses: { 200: record },
+    },
+    [`DELETE /${segment}/:id`]: {
+      summary: `Delete a ${noun} (its creator only)`,
+      errors: access,
+      responses: { 204: null },
+    },
     [`PUT /collections/:collectionId/${segment}/reorder`]: {
       summary: `Reorder the ${noun}s of one folder (\`${idsKey}\` lists every one of them)`,
       errors: access,
       responses: { 204: null },
     },
-    [`PUT /${segment}/:id/move`]: { summary: `Move a ${noun} to a folder at an index`, errors: access, responses: { 204: null } },
-    [`GET /admin/collections/:collectionId/${segment}`]: { summary: `List a collection's ${noun}s`, responses: { 200: list } },
+    [`PUT /${segment}/:id/move`]: {
+      summary: `Move a ${noun} to a folder at an index`,
+      errors: access,
+      responses: { 204: null },
+    },
+    [`GET /admin/collections/:collectionId/${segment}`]: {
+      summary: `List a collection's ${noun}s`,
+      responses: { 200: list },
+    },
     [`DELETE /admin/${segment}/:id`]: { summary: `Delete any ${noun}`, responses: { 204: null } },
   };
 }
@@ -156,21 +232,69 @@ export function entitiesApi(kinds: readonly TopLevelKind<any, any, any, any>[]):
   const folders = z.object({ folders: z.array(folderRecord) });
   return {
     ...Object.assign({}, ...kinds.map(topLevelDocs)),
-    'GET /collections/:collectionId/folders': { summary: "List a collection's folders", errors: [403], responses: { 200: folders } },
-    'POST /collections/:collectionId/folders': { summary: 'Create a folder (last among its siblings)', errors: [403], responses: { 200: folderRecord } },
-    'PATCH /folders/:id': { summary: 'Rename a folder or change its marker', errors: [403], responses: { 200: folderRecord } },
-    'DELETE /folders/:id': { summary: 'Delete a folder and everything inside it', errors: [403], responses: { 204: null } },
-    'PUT /collections/:collectionId/folders/reorder': { summary: 'Reorder the folders of one parent', errors: [403], responses: { 204: null } },
-    'PUT /folders/:id/move': { summary: 'Move a folder under another parent at an index (never into itself)', errors: [403], responses: { 200: folderRecord } },
-    'GET /admin/collections/:collectionId/folders': { summary: "List a collection's folders", responses: { 200: folders } },
+    'GET /collections/:collectionId/folders': {
+      summary: "List a collection's folders",
+      errors: [403],
+      responses: { 200: folders },
+    },
+    'POST /collections/:collectionId/folders': {
+      summary: 'Create a folder (last among its siblings)',
+      errors: [403],
+      responses: { 200: folderRecord },
+    },
+    'PATCH /folders/:id': {
+      summary: 'Rename a folder or change its marker',
+      errors: [403],
+      responses: { 200: folderRecord },
+    },
+    'DELETE /folders/:id': {
+      summary: 'Delete a folder and everything inside it',
+      errors: [403],
+      responses: { 204: null },
+    },
+    'PUT /collections/:collectionId/folders/reorder': {
+      summary: 'Reorder the folders of one parent',
+      errors: [403],
+      responses: { 204: null },
+    },
+    'PUT /folders/:id/move': {
+      summary: 'Move a folder under another parent at an index (never into itself)',
+      errors: [403],
+      responses: { 200: folderRecord },
+    },
+    'GET /admin/collections/:collectionId/folders': {
+      summary: "List a collection's folders",
+      responses: { 200: folders },
+    },
     ...itemDocs('requests', 'saved request', requestRecord, 'orderedRequestIds'),
     ...itemDocs('documents', 'document', documentRecord, 'orderedDocumentIds'),
-    'GET /run-results': { summary: 'List the run results the caller may read (newest first)', responses: { 200: z.object({ runResults: z.array(runResultRecord) }) } },
-    'POST /run-results': { summary: 'Store a run result (a desktop export)', errors: [403], responses: { 200: runResultDetail } },
-    'GET /run-results/:id': { summary: 'A run result with its payload', errors: [403], responses: { 200: runResultDetail } },
-    'DELETE /run-results/:id': { summary: 'Delete a run result (its creator only)', errors: [403], responses: { 204: null } },
-    'GET /admin/run-results': { summary: 'List every run result', responses: { 200: z.object({ runResults: z.array(runResultRecord) }) } },
-    'GET /admin/run-results/:id': { summary: 'Any run result with its payload', responses: { 200: runResultDetail } },
+    'GET /run-results': {
+      summary: 'List the run results the caller may read (newest first)',
+      responses: { 200: z.object({ runResults: z.array(runResultRecord) }) },
+    },
+    'POST /run-results': {
+      summary: 'Store a run result (a desktop export)',
+      errors: [403],
+      responses: { 200: runResultDetail },
+    },
+    'GET /run-results/:id': {
+      summary: 'A run result with its payload',
+      errors: [403],
+      responses: { 200: runResultDetail },
+    },
+    'DELETE /run-results/:id': {
+      summary: 'Delete a run result (its creator only)',
+      errors: [403],
+      responses: { 204: null },
+    },
+    'GET /admin/run-results': {
+      summary: 'List every run result',
+      responses: { 200: z.object({ runResults: z.array(runResultRecord) }) },
+    },
+    'GET /admin/run-results/:id': {
+      summary: 'Any run result with its payload',
+      responses: { 200: runResultDetail },
+    },
     'DELETE /admin/run-results/:id': { summary: 'Delete any run result', responses: { 204: null } },
   };
 }

@@ -38,7 +38,12 @@ export interface Appender<Container, Row> {
    * `container`, through `store` (the request's, bound to its tenant); resolves with the
    * committed row.
    */
-  append(container: Container, store: Store, build: (sortOrder: number, now: string) => Row, bytes?: number): Promise<Row>;
+  append(
+    container: Container,
+    store: Store,
+    build: (sortOrder: number, now: string) => Row,
+    bytes?: number,
+  ): Promise<Row>;
 }
 
 export interface AppendSteps<Container, Row> {
@@ -58,7 +63,9 @@ function driverNumber(store: Store): number {
   return store.changes ? objectNumber(store.changes) : 0;
 }
 
-export function createAppender<Container, Row>(steps: AppendSteps<Container, Row>): Appender<Container, Row> {
+export function createAppender<Container, Row>(
+  steps: AppendSteps<Container, Row>,
+): Appender<Container, Row> {
   const queues = new Map<string, Pending<Container, Row>[]>();
 
   async function runBatch(batch: Pending<Container, Row>[]): Promise<void> {
@@ -72,7 +79,8 @@ export function createAppender<Container, Row>(steps: AppendSteps<Container, Row
       });
       batch.forEach((pending, index) => pending.resolve(rows[index]!));
     } catch (error) {
-      const refusedRow = error instanceof StorageError && (error.code === 'unique' || error.code === 'invalid');
+      const refusedRow =
+        error instanceof StorageError && (error.code === 'unique' || error.code === 'invalid');
       if (batch.length === 1 || !refusedRow) {
         for (const pending of batch) pending.reject(error);
         return;
@@ -90,7 +98,12 @@ export function createAppender<Container, Row>(steps: AppendSteps<Container, Row
       }
       let rows = 1;
       let bytes = queue[0]!.bytes;
-      while (rows < queue.length && rows < MAX_BATCH_ROWS && bytes + queue[rows]!.bytes <= MAX_BATCH_BYTES) bytes += queue[rows++]!.bytes;
+      while (
+        rows < queue.length &&
+        rows < MAX_BATCH_ROWS &&
+        bytes + queue[rows]!.bytes <= MAX_BATCH_BYTES
+      )
+        bytes += queue[rows++]!.bytes;
       await runBatch(queue.splice(0, rows));
     }
   }

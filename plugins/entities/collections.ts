@@ -8,8 +8,23 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import { created } from './access.ts';
 import { compareNames } from './ordering.ts';
 import { toCollectionRecord } from './records.ts';
-import { authSchema, definedOnly, defaultAuth, keyValueSchema, listOf, markerSchema, nameSchema, variableSchema } from './schemas.ts';
-import { collectionsTable, documentsTable, foldersTable, requestsTable, type CollectionRow } from './tables.ts';
+import {
+  authSchema,
+  definedOnly,
+  defaultAuth,
+  keyValueSchema,
+  listOf,
+  markerSchema,
+  nameSchema,
+  variableSchema,
+} from './schemas.ts';
+import {
+  collectionsTable,
+  documentsTable,
+  foldersTable,
+  requestsTable,
+  type CollectionRow,
+} from './tables.ts';
 import { defineTopLevelKind, type Removed } from './top-level.ts';
 
 const fields = {
@@ -43,7 +58,11 @@ export async function removeCollectionContents(tx: Store, collectionId: string):
   };
 }
 
-export const collectionsKind = defineTopLevelKind<CollectionRow, z.output<typeof createBody>, z.output<typeof updateBody>>({
+export const collectionsKind = defineTopLevelKind<
+  CollectionRow,
+  z.output<typeof createBody>,
+  z.output<typeof updateBody>
+>({
   path: '/collections',
   listKey: 'collections',
   table: collectionsTable,

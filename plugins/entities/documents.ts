@@ -14,6 +14,11 @@ export const documentsKind: ItemKind<DocumentRow> = {
   deletedKind: 'document',
   notFound: 'Document not found',
   createBody: z.object({ name: nameSchema, ...placement, content: z.string().default('') }),
-  updateBody: z.object({ collectionId: idSchema, name: nameSchema.optional(), ...placement, content: z.string().optional() }),
+  updateBody: z.object({
+    collectionId: idSchema,
+    name: nameSchema.optional(),
+    ...placement,
+    content: z.string().optional(),
+  }),
   toRecord: toDocumentRecord,
 };

@@ -12,7 +12,14 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import { created, lockTenant } from './access.ts';
 import { compareNames } from './ordering.ts';
 import { toEnvironmentRecord } from './records.ts';
-import { definedOnly, idSchema, listOf, markerSchema, nameSchema, variableSchema } from './schemas.ts';
+import {
+  definedOnly,
+  idSchema,
+  listOf,
+  markerSchema,
+  nameSchema,
+  variableSchema,
+} from './schemas.ts';
 import { environmentsTable, type EnvironmentRow } from './tables.ts';
 import { defineTopLevelKind } from './top-level.ts';
 
@@ -32,22 +39,35 @@ const MAX_CHAIN = 1000;
  * Checks a new parent for `selfId` (null while creating): it must exist, the caller must see it,
  * and `selfId` must not be one of its ancestors.
  */
-async function assertValidParent(tx: Store, user: UserRow, selfId: string | null, parentUuid: string): Promise<void> {
-  if (parentUuid === selfId) throw badRequest('parentUuid: An environment cannot inherit from itself.');
+async function assertValidParent(
+  tx: Store,
+  user: UserRow,
+  selfId: string | null,
+  parentUuid: string,
+): Promise<void> {
+  if (parentUuid === selfId)
+    throw badRequest('parentUuid: An environment cannot inherit from itself.');
   // Two concurrent re-parentings could each pass this check and close a loop together.
   await lockTenant(tx);
   const table = tx.table(environmentsTable);
   // An environment the caller cannot see is reported exactly like a missing one.
-  const parent = hasAccess(user, 'environmentAccess', parentUuid) ? await table.get(parentUuid) : null;
+  const parent = hasAccess(user, 'environmentAccess', parentUuid)
+    ? await table.get(parentUuid)
+    : null;
   if (!parent) throw badRequest('parentUuid: Environment not found.');
   let ancestor: string | null = parent.parentUuid;
   for (let steps = 0; ancestor !== null && steps < MAX_CHAIN; steps++) {
-    if (ancestor === selfId) throw badRequest('parentUuid: An environment cannot inherit from one of its descendants.');
+    if (ancestor === selfId)
+      throw badRequest('parentUuid: An environment cannot inherit from one of its descendants.');
     ancestor = (await table.get(ancestor))?.parentUuid ?? null;
   }
 }
 
-export const environmentsKind = defineTopLevelKind<EnvironmentRow, z.output<typeof createBody>, z.output<typeof updateBody>>({
+export const environmentsKind = defineTopLevelKind<
+  EnvironmentRow,
+  z.output<typeof createBody>,
+  z.output<typeof updateBody>
+>({
   path: '/environments',
   listKey: 'environments',
   table: environmentsTable,
@@ -74,7 +94,8 @@ export const environmentsKind = defineTopLevelKind<EnvironmentRow, z.output<type
   async update(row, input, { tx, user }) {
     // Only a changed parent is checked: the desktop sends the current one back on every save,
     // even when the caller cannot see it.
-    if (input.parentUuid != null && input.parentUuid !== row.parentUuid) await assertValidParent(tx, user, row.id, input.parentUuid);
+    if (input.parentUuid != null && input.parentUuid !== row.parentUuid)
+      await assertValidParent(tx, user, row.id, input.parentUuid);
     return definedOnly(input);
   },
   toRecord: toEnvironmentRecord,

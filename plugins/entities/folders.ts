@@ -10,15 +10,41 @@ import { badRequest, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { assertCollectionAccess, created, loadLocked, publishDeleted, requireCollection, touched, type EntityDeps } from './access.ts';
-import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
+import {
+  assertCollectionAccess,
+  created,
+  loadLocked,
+  publishDeleted,
+  requireCollection,
+  touched,
+  type EntityDeps,
+} from './access.ts';
+import {
+  addSortOrders,
+  nextSortOrder,
+  planMove,
+  planReorder,
+  renumber,
+  sortSiblings,
+  writeChanges,
+} from './ordering.ts';
 import { toFolderRecord } from './records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from './schemas.ts';
-import { collectionsTable, documentsTable, foldersTable, requestsTable, type FolderRow } from './tables.ts';
+import {
+  collectionsTable,
+  documentsTable,
+  foldersTable,
+  requestsTable,
+  type FolderRow,
+} from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
-const createBody = z.object({ name: nameSchema, parentFolderId: idSchema.nullable().optional(), marker: markerSchema.optional() });
+const createBody = z.object({
+  name: nameSchema,
+  parentFolderId: idSchema.nullable().optional(),
+  marker: markerSchema.optional(),
+});
 // The spec's body is {name}: a rename without a name is a 400 naming the field, not a silent no-op.
 const renameBody = z.object({ name: nameSchema, marker: markerSchema.optional() });
 const moveBody = z.object({
@@ -39,7 +65,7 @@ const PARENT_NOT_FOUND = 'Parent folder not found in collection';
 export function subtreeIds(folders: readonly FolderRow[], rootId: string): Set<string> {
   const ids = new Set([rootId]);
   // Repeat until nothing new joins; each pass adds at least one level.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const folder of folders) {
       if (folder.parentFolderId !== null && ids.has(folder.parentFolderId) && !ids.has(folder.id)) {
@@ -57,7 +83,8 @@ async function loadFolder(store: Store, id: string): Promise<FolderRow> {
   return folder;
 }
 
-const foldersOf = (store: Store, collectionId: string) => store.table(foldersTable).find({ where: { collectionId } });
+const foldersOf = (store: Store, collectionId: string) =>
+  store.table(foldersTable).find({ where: { collectionId } });
 
 export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.get('/collections/:collectionId/folders', async (c) => {
@@ -75,11 +102,18 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       await requireCollection(tx, user, collectionId);
       const parentFolderId = input.parentFolderId ?? null;
       const all = await foldersOf(tx, collectionId);
-      if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId)) throw notFound(PARENT_NOT_FOUND);
+      if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
+        throw notFound(PARENT_NOT_FOUND);
       const siblings = all.filter((f) => f.parentFolderId === parentFolderId);
       const now = deps.clock.iso();
       return tx.table(foldersTable).insert({
-        id: newId(), collectionId, parentFolderId, name: input.name, sortOrder: nextSortOrder(siblings), marker: input.marker ?? null, ...created(user, now),
+        id: newId(),
+        collectionId,
+        parentFolderId,
+        name: input.name,
+        sortOrder: nextSortOrder(siblings),
+        marker: input.marker ?? null,
+        ...created(user, now),
       });
     });
     return c.json(toFolderRecord(folder), 200);
@@ -91,7 +125,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const input = c.req.valid('json');
     const folder = await c.var.store.transaction(async (tx) => {
       assertCollectionAccess(user, (await loadFolder(tx, id)).collectionId);
-      return tx.table(foldersTable).update(id, { ...definedOnly(input), ...touched(user, deps.clock.iso()) });
+      return tx
+        .table(foldersTable)
+        .update(id, { ...definedOnly(input), ...touched(user, deps.clock.iso()) });
     });
     if (!folder) throw notFound(FOLDER_NOT_FOUND);
     return c.json(toFolderRecord(folder));
@@ -110,7 +146,11 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       await tx.table(documentsTable).deleteWhere(inside);
       await tx.table(requestsTable).deleteWhere(inside);
       await tx.table(foldersTable).deleteWhere({ id: { in: folderIds } });
-      return { folder: folderIds, request: requests.map((r) => r.id), document: documents.map((d) => d.id) };
+      return {
+        folder: folderIds,
+        request: requests.map((r) => r.id),
+        document: documents.map((d) => d.id),
+      };
     });
     await publishDeleted(deps, c.var.tenant.id, removed);
     return c.body(null, 204);
@@ -125,7 +165,8 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       const all = await foldersOf(tx, collectionId);
       let parent: string | null;
       if (parentFolderId !== undefined) {
-        if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId)) throw notFound(FOLDER_NOT_FOUND);
+        if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
+          throw notFound(FOLDER_NOT_FOUND);
         parent = parentFolderId;
       } else {
         if (orderedFolderIds.length === 0) return;
@@ -135,7 +176,10 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       }
       const siblings = all.filter((f) => f.parentFolderId === parent);
       const inCollection = new Set(all.map((f) => f.id));
-      const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds', { inCollection, notFound: FOLDER_NOT_FOUND });
+      const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds', {
+        inCollection,
+        notFound: FOLDER_NOT_FOUND,
+      });
       const patches = new Map<string, Partial<FolderRow>>();
       addSortOrders(patches, renumber(order));
       await writeChanges(tx.table(foldersTable), patches);
@@ -153,14 +197,24 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       const all = await foldersOf(tx, folder.collectionId);
       if (target !== null) {
         if (!all.some((f) => f.id === target)) throw notFound(PARENT_NOT_FOUND);
-        if (subtreeIds(all, id).has(target)) throw badRequest('parentFolderId: A folder cannot be moved into itself or one of its descendants.');
+        if (subtreeIds(all, id).has(target))
+          throw badRequest(
+            'parentFolderId: A folder cannot be moved into itself or one of its descendants.',
+          );
       }
       const source = folder.parentFolderId;
       const siblingsOf = (parent: string | null) => all.filter((f) => f.parentFolderId === parent);
       const patches = new Map<string, Partial<FolderRow>>();
-      addSortOrders(patches, planMove(folder, siblingsOf(source), source === target ? null : siblingsOf(target), index));
+      addSortOrders(
+        patches,
+        planMove(folder, siblingsOf(source), source === target ? null : siblingsOf(target), index),
+      );
       if (source !== target || patches.has(id)) {
-        patches.set(id, { ...patches.get(id), parentFolderId: target, ...touched(user, deps.clock.iso()) });
+        patches.set(id, {
+          ...patches.get(id),
+          parentFolderId: target,
+          ...touched(user, deps.clock.iso()),
+        });
       }
       await writeChanges(tx.table(foldersTable), patches);
       return { ...folder, ...patches.get(id) };
@@ -170,7 +224,8 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.get('/admin/collections/:collectionId/folders', async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    if (!(await c.var.store.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
+    if (!(await c.var.store.table(collectionsTable).get(collectionId)))
+      throw notFound('Collection not found');
     const folders = sortSiblings(await foldersOf(c.var.store, collectionId));
     return c.json({ folders: folders.map(toFolderRecord) });
   });

@@ -22,7 +22,13 @@ import { snippetsKind } from './snippets.ts';
 import { entityMigrations, entityTables } from './tables.ts';
 import { mountTopLevelKind, type TopLevelKind } from './top-level.ts';
 
-const topLevelKinds: TopLevelKind<any, any, any, any>[] = [collectionsKind, environmentsKind, snippetsKind, liveServersKind, livePagesKind];
+const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
+  collectionsKind,
+  environmentsKind,
+  snippetsKind,
+  liveServersKind,
+  livePagesKind,
+];
 
 export const entitiesPlugin = definePlugin({
   name: 'entities',
@@ -35,7 +41,8 @@ export const entitiesPlugin = definePlugin({
       ctx.identity.access.register({
         field: kind.field as EntityAccessField,
         tables: [table],
-        existing: async (store, ids) => new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
+        existing: async (store, ids) =>
+          new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
     const deps: EntityDeps = { clock: ctx.clock, events: ctx.events, cache: ctx.cache };

@@ -13,9 +13,27 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import { assertCollectionAccess, created, existingCollection, loadLocked, publishDeleted, requireCollection, requireFolder, touched, type EntityDeps } from './access.ts';
+import {
+  assertCollectionAccess,
+  created,
+  existingCollection,
+  loadLocked,
+  publishDeleted,
+  requireCollection,
+  requireFolder,
+  touched,
+  type EntityDeps,
+} from './access.ts';
 import { createAppender } from './append.ts';
-import { addSortOrders, nextSortOrder, planMove, planReorder, renumber, sortSiblings, writeChanges } from './ordering.ts';
+import {
+  addSortOrders,
+  nextSortOrder,
+  planMove,
+  planReorder,
+  renumber,
+  sortSiblings,
+  writeChanges,
+} from './ordering.ts';
 import { definedOnly, idSchema, listOf } from './schemas.ts';
 import { collectionsTable } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
@@ -35,7 +53,12 @@ export interface ItemRow {
 }
 
 type ItemCreate = { name: string; folderId?: string | null; marker?: string | null };
-type ItemUpdate = { collectionId: string; name?: string; folderId?: string | null; marker?: string | null };
+type ItemUpdate = {
+  collectionId: string;
+  name?: string;
+  folderId?: string | null;
+  marker?: string | null;
+};
 
 export interface ItemKind<Row extends ItemRow> {
   /** Path segment and list wrapper, e.g. `requests`. */
@@ -54,12 +77,23 @@ export interface ItemKind<Row extends ItemRow> {
 
 const moveBody = z.object({ folderId: idSchema.nullable(), index: z.number().int().min(0) });
 
-export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind<Row>): void {
+export function itemRoutes<Row extends ItemRow>(
+  app: Hono<KernelEnv>,
+  deps: EntityDeps,
+  kind: ItemKind<Row>,
+): void {
   const rows = (store: Store) => store.table(kind.table) as unknown as TableApi<Row>;
-  const inContainer = (store: Store, collectionId: string, folderId: string | null) => rows(store).find({ where: { collectionId, folderId } as never });
+  const inContainer = (store: Store, collectionId: string, folderId: string | null) =>
+    rows(store).find({ where: { collectionId, folderId } as never });
   /** The next position in a container: one indexed row, not the whole folder. */
   const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
-    nextSortOrder(await rows(store).find({ where: { collectionId, folderId } as never, orderBy: [['sortOrder', 'desc']], limit: 1 }));
+    nextSortOrder(
+      await rows(store).find({
+        where: { collectionId, folderId } as never,
+        orderBy: [['sortOrder', 'desc']],
+        limit: 1,
+      }),
+    );
   const load = async (store: Store, id: string): Promise<Row> => {
     const row = await rows(store).get(id);
     if (!row) throw notFound(kind.notFound);
@@ -76,8 +110,13 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     },
     insert: (tx, built) => rows(tx).insertMany(built),
   });
-  const listed = (list: Row[]) => ({ [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)) });
-  const reorderBody = z.object({ folderId: idSchema.nullable().optional(), [kind.idsKey]: listOf(idSchema) });
+  const listed = (list: Row[]) => ({
+    [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)),
+  });
+  const reorderBody = z.object({
+    folderId: idSchema.nullable().optional(),
+    [kind.idsKey]: listOf(idSchema),
+  });
 
   app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
@@ -101,20 +140,43 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
   app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.var.auth.user;
-    const { name, folderId = null, marker = null, ...content } = c.req.valid('json' as never) as ItemCreate;
+    const {
+      name,
+      folderId = null,
+      marker = null,
+      ...content
+    } = c.req.valid('json' as never) as ItemCreate;
     assertCollectionAccess(user, collectionId);
     const store = c.var.store;
     // Last in its folder; concurrent creates into one folder are written together (append.ts).
-    const row = await appender.append({ collectionId, folderId }, store, (sortOrder, now) =>
-      ({ ...content, id: newId(), collectionId, folderId, name, sortOrder, marker, ...created(user, now) }) as unknown as Row,
-    Number(c.req.header('content-length') ?? 0) || 0);
+    const row = await appender.append(
+      { collectionId, folderId },
+      store,
+      (sortOrder, now) =>
+        ({
+          ...content,
+          id: newId(),
+          collectionId,
+          folderId,
+          name,
+          sortOrder,
+          marker,
+          ...created(user, now),
+        }) as unknown as Row,
+      Number(c.req.header('content-length') ?? 0) || 0,
+    );
     return c.json(kind.toRecord(row), 200);
   });
 
   app.put(`/${kind.segment}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
-    const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json' as never) as ItemUpdate;
+    const {
+      collectionId,
+      folderId,
+      marker = null,
+      ...fields
+    } = c.req.valid('json' as never) as ItemUpdate;
     assertCollectionAccess(user, collectionId);
     // An edit that stays in its collection and folder (the common case) is one statement on the
     // row alone: the collection lock only orders writers that plan positions, and the item keeps
@@ -122,19 +184,31 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     // which the condition no longer holds and the edit takes the full path below.
     const inPlace = { ...definedOnly(fields), marker, ...touched(user, deps.clock.iso()) };
     const stays = { collectionId, ...(folderId !== undefined ? { folderId } : {}) };
-    const edited = await rows(c.var.store).update(id, inPlace as unknown as Partial<Row>, stays as never);
+    const edited = await rows(c.var.store).update(
+      id,
+      inPlace as unknown as Partial<Row>,
+      stays as never,
+    );
     if (edited) return c.json(kind.toRecord(edited));
     const row = await c.var.store.transaction(async (tx) => {
       const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
       assertCollectionAccess(user, current.collectionId);
       const sameCollection = collectionId === current.collectionId;
-      if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
+      if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId)))
+        throw notFound('Collection not found');
       // Without a folderId the item stays in its folder, or lands at the root of a new collection.
       const target = folderId !== undefined ? folderId : sameCollection ? current.folderId : null;
       await requireFolder(tx, collectionId, target);
       const moved = !sameCollection || target !== current.folderId;
       const sortOrder = moved ? await nextIn(tx, collectionId, target) : current.sortOrder;
-      const patch = { ...definedOnly(fields), collectionId, folderId: target, sortOrder, marker, ...touched(user, deps.clock.iso()) };
+      const patch = {
+        ...definedOnly(fields),
+        collectionId,
+        folderId: target,
+        sortOrder,
+        marker,
+        ...touched(user, deps.clock.iso()),
+      };
       return rows(tx).update(id, patch as unknown as Partial<Row>);
     });
     if (!row) throw notFound(kind.notFound);
@@ -155,36 +229,51 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
     return c.body(null, 204);
   });
 
-  app.put(`/collections/:collectionId/${kind.segment}/reorder`, jsonBody(reorderBody), async (c) => {
-    const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    const body = c.req.valid('json' as never) as { folderId?: string | null } & Record<string, string[]>;
-    const ids = body[kind.idsKey]!;
-    await c.var.store.transaction(async (tx) => {
-      await requireCollection(tx, c.var.auth.user, collectionId);
-      let folderId: string | null;
-      if (body.folderId !== undefined) {
-        folderId = body.folderId;
-        await requireFolder(tx, collectionId, folderId);
-      } else {
-        // The spec's body names the folder; without it, the listed items' own folder is meant.
-        if (ids.length === 0) return;
-        const first = await rows(tx).get(ids[0]!);
-        if (!first || first.collectionId !== collectionId) throw notFound(`${kind.notFound}: ${ids[0]}`);
-        folderId = first.folderId;
-      }
-      const siblings = await inContainer(tx, collectionId, folderId);
-      // Listed ids outside the folder: those of this collection are a 400, the rest a 404.
-      const sibling = new Set(siblings.map((row) => row.id));
-      const outside = [...new Set(ids.filter((id) => !sibling.has(id)))];
-      const inCollection = new Set(
-        (outside.length > 0 ? await rows(tx).getMany(outside) : []).filter((row) => row.collectionId === collectionId).map((row) => row.id),
-      );
-      const patches = new Map<string, Partial<Row>>();
-      addSortOrders(patches, renumber(planReorder(siblings, ids, kind.idsKey, { inCollection, notFound: kind.notFound })));
-      await writeChanges(rows(tx), patches);
-    });
-    return c.body(null, 204);
-  });
+  app.put(
+    `/collections/:collectionId/${kind.segment}/reorder`,
+    jsonBody(reorderBody),
+    async (c) => {
+      const collectionId = pathId(c, 'collectionId', 'Collection not found');
+      const body = c.req.valid('json' as never) as { folderId?: string | null } & Record<
+        string,
+        string[]
+      >;
+      const ids = body[kind.idsKey]!;
+      await c.var.store.transaction(async (tx) => {
+        await requireCollection(tx, c.var.auth.user, collectionId);
+        let folderId: string | null;
+        if (body.folderId !== undefined) {
+          folderId = body.folderId;
+          await requireFolder(tx, collectionId, folderId);
+        } else {
+          // The spec's body names the folder; without it, the listed items' own folder is meant.
+          if (ids.length === 0) return;
+          const first = await rows(tx).get(ids[0]!);
+          if (!first || first.collectionId !== collectionId)
+            throw notFound(`${kind.notFound}: ${ids[0]}`);
+          folderId = first.folderId;
+        }
+        const siblings = await inContainer(tx, collectionId, folderId);
+        // Listed ids outside the folder: those of this collection are a 400, the rest a 404.
+        const sibling = new Set(siblings.map((row) => row.id));
+        const outside = [...new Set(ids.filter((id) => !sibling.has(id)))];
+        const inCollection = new Set(
+          (outside.length > 0 ? await rows(tx).getMany(outside) : [])
+            .filter((row) => row.collectionId === collectionId)
+            .map((row) => row.id),
+        );
+        const patches = new Map<string, Partial<Row>>();
+        addSortOrders(
+          patches,
+          renumber(
+            planReorder(siblings, ids, kind.idsKey, { inCollection, notFound: kind.notFound }),
+          ),
+        );
+        await writeChanges(rows(tx), patches);
+      });
+      return c.body(null, 204);
+    },
+  );
 
   app.put(`/${kind.segment}/:id/move`, jsonBody(moveBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
@@ -195,11 +284,16 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
       assertCollectionAccess(user, item.collectionId);
       await requireFolder(tx, item.collectionId, target);
       const source = await inContainer(tx, item.collectionId, item.folderId);
-      const destination = target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
+      const destination =
+        target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
       const patches = new Map<string, Partial<Row>>();
       addSortOrders(patches, planMove(item, source, destination, index));
       if (destination !== null || patches.has(id)) {
-        patches.set(id, { ...patches.get(id), folderId: target, ...touched(user, deps.clock.iso()) } as Partial<Row>);
+        patches.set(id, {
+          ...patches.get(id),
+          folderId: target,
+          ...touched(user, deps.clock.iso()),
+        } as Partial<Row>);
       }
       await writeChanges(rows(tx), patches);
     });
@@ -208,7 +302,8 @@ export function itemRoutes<Row extends ItemRow>(app: Hono<KernelEnv>, deps: Enti
 
   app.get(`/admin/collections/:collectionId/${kind.segment}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    if (!(await c.var.store.table(collectionsTable).get(collectionId))) throw notFound('Collection not found');
+    if (!(await c.var.store.table(collectionsTable).get(collectionId)))
+      throw notFound('Collection not found');
     return c.json(listed(await rows(c.var.store).find({ where: { collectionId } as never })));
   });
 

@@ -22,29 +22,46 @@ export const liveServerConfig = z.object({
   port: z.number().int().min(1).max(65535).nullable().default(null),
   aliases: list(z.looseObject({ path: z.string(), target: z.string() })),
   watch: bool(true),
-  cors: z.looseObject({
-    enabled: bool(false),
-    origin: z.string().default('*'),
-    methods: z.string().default('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'),
-    allowedHeaders: str(),
-    exposedHeaders: str(),
-    maxAge: stringish.default(''),
-    credentials: bool(false),
-  }).prefault({}),
+  cors: z
+    .looseObject({
+      enabled: bool(false),
+      origin: z.string().default('*'),
+      methods: z.string().default('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'),
+      allowedHeaders: str(),
+      exposedHeaders: str(),
+      maxAge: stringish.default(''),
+      credentials: bool(false),
+    })
+    .prefault({}),
   openPath: str(),
   openPathOnStartup: bool(false),
   rememberLastUrl: bool(false),
   lastOpenedPath: z.string().nullable().default(null),
   indexFiles: listOf(z.string()).default(() => ['index.html']),
   host: z.string().default('localhost'),
-  headers: list(z.looseObject({ name: z.string(), value: z.string(), enabled: z.boolean().optional() })),
-  routes: list(z.looseObject({ match: z.string(), target: z.string(), enabled: z.boolean().optional() })),
-  errorPages: list(z.looseObject({ code: stringish, path: z.string(), enabled: z.boolean().optional() })),
-  proxies: list(z.looseObject({ path: z.string(), target: z.string(), stripPath: z.boolean().optional(), enabled: z.boolean().optional() })),
+  headers: list(
+    z.looseObject({ name: z.string(), value: z.string(), enabled: z.boolean().optional() }),
+  ),
+  routes: list(
+    z.looseObject({ match: z.string(), target: z.string(), enabled: z.boolean().optional() }),
+  ),
+  errorPages: list(
+    z.looseObject({ code: stringish, path: z.string(), enabled: z.boolean().optional() }),
+  ),
+  proxies: list(
+    z.looseObject({
+      path: z.string(),
+      target: z.string(),
+      stripPath: z.boolean().optional(),
+      enabled: z.boolean().optional(),
+    }),
+  ),
   ssl: z.looseObject({ enabled: bool(false), certPath: str(), keyPath: str() }).prefault({}),
   runCommand: str(),
   runtimeId: str(),
-  runCommandEnv: list(z.looseObject({ key: z.string(), value: z.string(), enabled: z.boolean().default(true) })),
+  runCommandEnv: list(
+    z.looseObject({ key: z.string(), value: z.string(), enabled: z.boolean().default(true) }),
+  ),
   runCommandEnabled: bool(false),
   restartOnCrash: bool(false),
   urlVariable: str(),
@@ -63,18 +80,32 @@ export const livePageConfig = z.object({
   variables: list(z.unknown()),
   headers: list(z.unknown()),
   userAgent: str(),
-  auth: z.unknown().optional().transform((value) => (value === undefined ? defaultAuth() : value)),
+  auth: z
+    .unknown()
+    .optional()
+    .transform((value) => (value === undefined ? defaultAuth() : value)),
 });
 
 type LiveConfigSchema = typeof liveServerConfig | typeof livePageConfig;
 
 /** The two live kinds differ only in their configuration schema, names and access list. */
-function defineLiveKind(options: { config: LiveConfigSchema; path: string; listKey: string; table: typeof liveServersTable; field: 'liveServerAccess' | 'livePageAccess'; noun: string; deletedKind: 'liveServer' | 'livePage' }) {
+function defineLiveKind(options: {
+  config: LiveConfigSchema;
+  path: string;
+  listKey: string;
+  table: typeof liveServersTable;
+  field: 'liveServerAccess' | 'livePageAccess';
+  noun: string;
+  deletedKind: 'liveServer' | 'livePage';
+}) {
   const body = options.config.extend({ name: nameSchema });
   type Body = z.output<typeof body>;
   // Defaults fill fields missing from rows written before a field existed.
   const defaults = options.config.parse({}) as Record<string, unknown>;
-  const split = ({ name, ...config }: Body) => ({ name, payload: config as Record<string, unknown> });
+  const split = ({ name, ...config }: Body) => ({
+    name,
+    payload: config as Record<string, unknown>,
+  });
   const notFound = `${options.noun[0]!.toUpperCase()}${options.noun.slice(1)} not found`;
   return defineTopLevelKind<LiveRow, Body, Body>({
     path: options.path,
@@ -109,11 +140,21 @@ function defineLiveKind(options: { config: LiveConfigSchema; path: string; listK
 }
 
 export const liveServersKind = defineLiveKind({
-  config: liveServerConfig, path: '/live-servers', listKey: 'liveServers', table: liveServersTable,
-  field: 'liveServerAccess', noun: 'live server', deletedKind: 'liveServer',
+  config: liveServerConfig,
+  path: '/live-servers',
+  listKey: 'liveServers',
+  table: liveServersTable,
+  field: 'liveServerAccess',
+  noun: 'live server',
+  deletedKind: 'liveServer',
 });
 
 export const livePagesKind = defineLiveKind({
-  config: livePageConfig, path: '/live-pages', listKey: 'livePages', table: livePagesTable,
-  field: 'livePageAccess', noun: 'live page', deletedKind: 'livePage',
+  config: livePageConfig,
+  path: '/live-pages',
+  listKey: 'livePages',
+  table: livePagesTable,
+  field: 'livePageAccess',
+  noun: 'live page',
+  deletedKind: 'livePage',
 });

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { compareNames, nextSortOrder, placeAt, planMove, planReorder, renumber, sortSiblings } from './ordering.ts';
+import {
+  compareNames,
+  nextSortOrder,
+  placeAt,
+  planMove,
+  planReorder,
+  renumber,
+  sortSiblings,
+} from './ordering.ts';
 
 const row = (id: string, sortOrder: number, name = id) => ({ id, sortOrder, name });
 
 describe('sibling ordering', () => {
   it('sorts by sortOrder, then name for people, then id', () => {
-    const rows = [row('c', 1, 'Item 10'), row('a', 1, 'Item 2'), row('b', 0, 'zeta'), row('e', 1, 'Item 2'), row('d', 1, 'Apple')];
+    const rows = [
+      row('c', 1, 'Item 10'),
+      row('a', 1, 'Item 2'),
+      row('b', 0, 'zeta'),
+      row('e', 1, 'Item 2'),
+      row('d', 1, 'Apple'),
+    ];
     expect(sortSiblings(rows).map((r) => r.id)).toEqual(['b', 'd', 'a', 'e', 'c']);
   });
 
@@ -30,21 +44,34 @@ describe('planReorder', () => {
   });
 
   it('rejects an id of the collection that is not a sibling with a 400 naming the field', () => {
-    expect(() => planReorder(siblings, ['a', 'e'], 'orderedRequestIds', scope)).toThrow(expect.objectContaining({ status: 400, message: 'orderedRequestIds: e is not in this folder.' }));
+    expect(() => planReorder(siblings, ['a', 'e'], 'orderedRequestIds', scope)).toThrow(
+      expect.objectContaining({
+        status: 400,
+        message: 'orderedRequestIds: e is not in this folder.',
+      }),
+    );
   });
 
   it('rejects an id the collection does not hold with a 404', () => {
-    expect(() => planReorder(siblings, ['a', 'x'], 'orderedRequestIds', scope)).toThrow(expect.objectContaining({ status: 404, message: 'Request not found: x' }));
+    expect(() => planReorder(siblings, ['a', 'x'], 'orderedRequestIds', scope)).toThrow(
+      expect.objectContaining({ status: 404, message: 'Request not found: x' }),
+    );
   });
 
   it('rejects an id listed twice', () => {
-    expect(() => planReorder(siblings, ['a', 'b', 'a'], 'ids', scope)).toThrow('ids: a is listed more than once.');
+    expect(() => planReorder(siblings, ['a', 'b', 'a'], 'ids', scope)).toThrow(
+      'ids: a is listed more than once.',
+    );
   });
 });
 
 describe('renumber and placeAt', () => {
   it('numbers every row of the new order from 0, so a racing reorder overwrites the whole container', () => {
-    expect([...renumber(['c', 'a', 'b'])]).toEqual([['c', 0], ['a', 1], ['b', 2]]);
+    expect([...renumber(['c', 'a', 'b'])]).toEqual([
+      ['c', 0],
+      ['a', 1],
+      ['b', 2],
+    ]);
   });
 
   it('clamps the insertion index to the ends of the list', () => {
@@ -74,6 +101,10 @@ describe('planMove', () => {
 
   it('moves within the same container to the given index', () => {
     const item = row('m', 0);
-    expect(Object.fromEntries(planMove(item, [item, row('a', 1), row('b', 2)], null, 2))).toEqual({ a: 0, b: 1, m: 2 });
+    expect(Object.fromEntries(planMove(item, [item, row('a', 1), row('b', 2)], null, 2))).toEqual({
+      a: 0,
+      b: 1,
+      m: 2,
+    });
   });
 });

@@ -19,7 +19,10 @@ const collator = new Intl.Collator('en', { numeric: true });
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Orders by name for people ("Item 2" before "Item 10", case-insensitive first), then by id. */
-export function compareNames(a: { name: string; id: string }, b: { name: string; id: string }): number {
+export function compareNames(
+  a: { name: string; id: string },
+  b: { name: string; id: string },
+): number {
   return collator.compare(a.name, b.name) || byCodeUnits(a.name, b.name) || byCodeUnits(a.id, b.id);
 }
 
@@ -51,7 +54,12 @@ export interface ReorderScope {
  * in another container, is a 400 naming the field; an id the collection does not hold (unknown,
  * or in another collection) is a 404, as for any entity that is not there.
  */
-export function planReorder(siblings: readonly Sortable[], orderedIds: readonly string[], field: string, scope: ReorderScope): string[] {
+export function planReorder(
+  siblings: readonly Sortable[],
+  orderedIds: readonly string[],
+  field: string,
+  scope: ReorderScope,
+): string[] {
   const known = new Set(siblings.map((row) => row.id));
   const seen = new Set<string>();
   for (const id of orderedIds) {
@@ -62,7 +70,9 @@ export function planReorder(siblings: readonly Sortable[], orderedIds: readonly 
     }
     seen.add(id);
   }
-  const rest = sortSiblings(siblings).filter((row) => !seen.has(row.id)).map((row) => row.id);
+  const rest = sortSiblings(siblings)
+    .filter((row) => !seen.has(row.id))
+    .map((row) => row.id);
   return [...orderedIds, ...rest];
 }
 
@@ -79,14 +89,29 @@ export function placeAt(ids: readonly string[], id: string, index: number): stri
  * container; then an omitted index leaves everything where it is, while into another container it
  * means "last".
  */
-export function planMove(item: Sortable, source: readonly Sortable[], destination: readonly Sortable[] | null, index?: number): Map<string, number> {
+export function planMove(
+  item: Sortable,
+  source: readonly Sortable[],
+  destination: readonly Sortable[] | null,
+  index?: number,
+): Map<string, number> {
   if (destination === null) {
     if (index === undefined) return new Map();
-    return renumber(placeAt(sortSiblings(source).map((row) => row.id), item.id, index));
+    return renumber(
+      placeAt(
+        sortSiblings(source).map((row) => row.id),
+        item.id,
+        index,
+      ),
+    );
   }
   const left = sortSiblings(source.filter((row) => row.id !== item.id));
   const arrived = sortSiblings(destination.filter((row) => row.id !== item.id));
-  const order = placeAt(arrived.map((row) => row.id), item.id, index ?? arrived.length);
+  const order = placeAt(
+    arrived.map((row) => row.id),
+    item.id,
+    index ?? arrived.length,
+  );
   return new Map([...renumber(left.map((row) => row.id)), ...renumber(order)]);
 }
 
@@ -111,6 +136,10 @@ export async function writeChanges<Row extends { id: string }>(
 }
 
 /** Merges sortOrder changes into a per-row patch map. */
-export function addSortOrders<Row>(patches: Map<string, Partial<Row>>, orders: Map<string, number>): void {
-  for (const [id, sortOrder] of orders) patches.set(id, { ...patches.get(id), sortOrder } as unknown as Partial<Row>);
+export function addSortOrders<Row>(
+  patches: Map<string, Partial<Row>>,
+  orders: Map<string, number>,
+): void {
+  for (const [id, sortOrder] of orders)
+    patches.set(id, { ...patches.get(id), sortOrder } as unknown as Partial<Row>);
 }

@@ -2,9 +2,21 @@
  * Rows → API records. Each record lists its fields explicitly, so a column added later never leaks
  * into responses by accident, and every field the desktop client validates is always present.
  */
-import type { CollectionRow, DocumentRow, EnvironmentRow, FolderRow, RequestRow, SnippetRow } from './tables.ts';
+import type {
+  CollectionRow,
+  DocumentRow,
+  EnvironmentRow,
+  FolderRow,
+  RequestRow,
+  SnippetRow,
+} from './tables.ts';
 
-const attribution = (row: { createdAt: string; updatedAt: string; createdByUserId: string | null; updatedByUserId: string | null }) => ({
+const attribution = (row: {
+  createdAt: string;
+  updatedAt: string;
+  createdByUserId: string | null;
+  updatedByUserId: string | null;
+}) => ({
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   createdByUserId: row.createdByUserId,

@@ -1,7 +1,14 @@
 /** Saved requests: the request fields the desktop stores, on the shared collection-item routes. */
 import { z } from 'zod';
 import { toRequestRecord } from './records.ts';
-import { authSchema, idSchema, keyValueSchema, listOf, markerSchema, nameSchema } from './schemas.ts';
+import {
+  authSchema,
+  idSchema,
+  keyValueSchema,
+  listOf,
+  markerSchema,
+  nameSchema,
+} from './schemas.ts';
 import { requestsTable, type RequestRow } from './tables.ts';
 import type { ItemKind } from './items.ts';
 

@@ -23,21 +23,30 @@ const NOT_FOUND = 'Run result not found';
 export const RUN_RESULT_CREATED = 'entities.runResult.created';
 
 const createBody = z.object({
-  label: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').optional(),
+  label: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(1000, 'must be at most 1000 characters')
+    .optional(),
   payload: z.record(z.string(), z.unknown()),
 });
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** Checks the export envelope and extracts what lists and access checks need. */
 export function parseRunPayload(payload: Record<string, unknown>) {
   const kind = payload.harborclientExport;
   if (!KINDS.includes(kind as (typeof KINDS)[number])) {
-    throw badRequest(`payload.harborclientExport: Invalid run result payload: harborclientExport is required (${KINDS.join(' or ')}).`);
+    throw badRequest(
+      `payload.harborclientExport: Invalid run result payload: harborclientExport is required (${KINDS.join(' or ')}).`,
+    );
   }
   const results = payload.results;
-  if (!Array.isArray(results) || results.length === 0) throw badRequest('payload.results: Invalid run result payload: results are required.');
+  if (!Array.isArray(results) || results.length === 0)
+    throw badRequest('payload.results: Invalid run result payload: results are required.');
   const summary = { passed: 0, failed: 0, skipped: 0 };
   for (const row of results) {
     const status = isRecord(row) ? row.status : undefined;
@@ -57,7 +66,10 @@ export function parseRunPayload(payload: Record<string, unknown>) {
 }
 
 /** Whether the user may read this run result (and so discuss it). */
-export function canReadRunResult(user: UserRow, row: Pick<RunResultRow, 'createdByUserId' | 'collectionId'>): boolean {
+export function canReadRunResult(
+  user: UserRow,
+  row: Pick<RunResultRow, 'createdByUserId' | 'collectionId'>,
+): boolean {
   if (user.role === 'admin' || row.createdByUserId === user.id) return true;
   return row.collectionId !== null && hasAccess(user, 'collectionAccess', row.collectionId);
 }
@@ -75,13 +87,21 @@ export function toRunResultRecord(row: RunResultRow) {
   };
 }
 
-export const toRunResultDetail = (row: RunResultRow) => ({ ...toRunResultRecord(row), payload: row.payload });
+export const toRunResultDetail = (row: RunResultRow) => ({
+  ...toRunResultRecord(row),
+  payload: row.payload,
+});
 
-const NEWEST_FIRST = [['createdAt', 'desc'], ['id', 'desc']] as const;
+const NEWEST_FIRST = [
+  ['createdAt', 'desc'],
+  ['id', 'desc'],
+] as const;
 
 export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.get('/run-results', async (c) => {
-    const rows = await c.var.store.table(runResultsTable).find({ where: { createdByUserId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
+    const rows = await c.var.store
+      .table(runResultsTable)
+      .find({ where: { createdByUserId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
     return c.json({ runResults: rows.map(toRunResultRecord) });
   });
 
@@ -112,7 +132,13 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         createdByUserId: user.id,
       });
     });
-    await deps.events.publish(RUN_RESULT_CREATED, { tenantId: c.var.tenant.id, runResultId: row.id, collectionId: row.collectionId, failed: row.summaryFailed, actorId: user.id });
+    await deps.events.publish(RUN_RESULT_CREATED, {
+      tenantId: c.var.tenant.id,
+      runResultId: row.id,
+      collectionId: row.collectionId,
+      failed: row.summaryFailed,
+      actorId: user.id,
+    });
     return c.json(toRunResultDetail(row), 200);
   });
 

@@ -20,7 +20,11 @@ export const nameSchema = z
   .refine((value) => [...value].length <= NAME_MAX, `must be at most ${NAME_MAX} characters`);
 
 /** A reference to another row by id. */
-export const idSchema = z.string().trim().min(1, 'must not be empty').max(ID_MAX, `must be at most ${ID_MAX} characters`);
+export const idSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(ID_MAX, `must be at most ${ID_MAX} characters`);
 
 /** The sidebar marker: a short string, or null; blank means none. */
 export const markerSchema = z
@@ -48,7 +52,9 @@ export type KeyValue = z.output<typeof keyValueSchema>;
 /** Auth settings; a partial object is completed so records always carry the full shape. */
 export const authSchema = z.object({
   type: z.enum(['none', 'basic', 'bearer']).default('none'),
-  basic: z.object({ username: z.string().default(''), password: z.string().default('') }).prefault({}),
+  basic: z
+    .object({ username: z.string().default(''), password: z.string().default('') })
+    .prefault({}),
   bearer: z.object({ token: z.string().default('') }).prefault({}),
 });
 export type AuthConfig = z.output<typeof authSchema>;
@@ -59,9 +65,12 @@ export const defaultAuth = (): AuthConfig => authSchema.parse({});
 export const lockBody = z.object({ deletionLocked: z.boolean() });
 
 /** Lists are capped so one request cannot make the hub do unbounded work per element. */
-export const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(10_000, 'must have at most 10000 entries');
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.array(item).max(10_000, 'must have at most 10000 entries');
 
 /** Drops keys whose value is undefined, so a partial update only touches what the client sent. */
 export function definedOnly<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }

@@ -29,9 +29,17 @@ const updateBody = z.object({
 
 const adminUpdateBody = updateBody
   .extend({ deletionLocked: z.boolean().optional() })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), 'Provide deletionLocked or snippet fields to change.');
+  .refine(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'Provide deletionLocked or snippet fields to change.',
+  );
 
-export const snippetsKind = defineTopLevelKind<SnippetRow, z.output<typeof createBody>, z.output<typeof updateBody>, z.output<typeof adminUpdateBody>>({
+export const snippetsKind = defineTopLevelKind<
+  SnippetRow,
+  z.output<typeof createBody>,
+  z.output<typeof updateBody>,
+  z.output<typeof adminUpdateBody>
+>({
   path: '/snippets',
   listKey: 'snippets',
   table: snippetsTable,
@@ -45,7 +53,13 @@ export const snippetsKind = defineTopLevelKind<SnippetRow, z.output<typeof creat
   async create(input, { tx, user, now, id }) {
     await lockTenant(tx);
     const last = await tx.table(snippetsTable).find({ orderBy: [['sortOrder', 'desc']], limit: 1 });
-    return { id, ...input, sortOrder: nextSortOrder(last), deletionLocked: false, ...created(user, now) };
+    return {
+      id,
+      ...input,
+      sortOrder: nextSortOrder(last),
+      deletionLocked: false,
+      ...created(user, now),
+    };
   },
   async update(_row, input) {
     return definedOnly(input);

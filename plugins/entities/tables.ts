@@ -70,8 +70,16 @@ const liveColumns = {
   ...attribution,
 };
 
-export const liveServersTable = defineTable({ name: 'live_servers', columns: liveColumns, indexes: [['name']] });
-export const livePagesTable = defineTable({ name: 'live_pages', columns: liveColumns, indexes: [['name']] });
+export const liveServersTable = defineTable({
+  name: 'live_servers',
+  columns: liveColumns,
+  indexes: [['name']],
+});
+export const livePagesTable = defineTable({
+  name: 'live_pages',
+  columns: liveColumns,
+  indexes: [['name']],
+});
 
 export const foldersTable = defineTable({
   name: 'folders',
@@ -159,8 +167,15 @@ export type DocumentRow = RowOfTable<typeof documentsTable>;
 export type RunResultRow = RowOfTable<typeof runResultsTable>;
 
 export const entityTables = [
-  collectionsTable, environmentsTable, snippetsTable, liveServersTable, livePagesTable,
-  foldersTable, requestsTable, documentsTable, runResultsTable,
+  collectionsTable,
+  environmentsTable,
+  snippetsTable,
+  liveServersTable,
+  livePagesTable,
+  foldersTable,
+  requestsTable,
+  documentsTable,
+  runResultsTable,
 ];
 
 export const entityMigrations: Migration[] = [

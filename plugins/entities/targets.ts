@@ -34,27 +34,61 @@ export interface EntityTarget {
 }
 
 /** Loads the target, or null when it does not exist in this tenant. */
-export async function loadTarget(store: Store, entityType: TargetType, entityId: string): Promise<EntityTarget | null> {
+export async function loadTarget(
+  store: Store,
+  entityType: TargetType,
+  entityId: string,
+): Promise<EntityTarget | null> {
   const base = { entityType, entityId, requestId: null, folderId: null, runResultId: null };
   switch (entityType) {
     case 'collection': {
       const row = await store.table(collectionsTable).get(entityId);
-      return row && { ...base, collectionId: row.id, creatorUserId: row.createdByUserId, label: row.name };
+      return (
+        row && {
+          ...base,
+          collectionId: row.id,
+          creatorUserId: row.createdByUserId,
+          label: row.name,
+        }
+      );
     }
     case 'folder': {
       const row = await store.table(foldersTable).get(entityId);
-      return row && { ...base, collectionId: row.collectionId, folderId: row.id, creatorUserId: row.createdByUserId, label: row.name };
+      return (
+        row && {
+          ...base,
+          collectionId: row.collectionId,
+          folderId: row.id,
+          creatorUserId: row.createdByUserId,
+          label: row.name,
+        }
+      );
     }
     case 'request': {
       const row = await store.table(requestsTable).get(entityId);
-      return row && {
-        ...base, collectionId: row.collectionId, folderId: row.folderId, requestId: row.id,
-        creatorUserId: row.createdByUserId, label: row.name, method: row.method,
-      };
+      return (
+        row && {
+          ...base,
+          collectionId: row.collectionId,
+          folderId: row.folderId,
+          requestId: row.id,
+          creatorUserId: row.createdByUserId,
+          label: row.name,
+          method: row.method,
+        }
+      );
     }
     case 'runResult': {
       const row = await store.table(runResultsTable).get(entityId);
-      return row && { ...base, collectionId: row.collectionId, runResultId: row.id, creatorUserId: row.createdByUserId, label: row.label };
+      return (
+        row && {
+          ...base,
+          collectionId: row.collectionId,
+          runResultId: row.id,
+          creatorUserId: row.createdByUserId,
+          label: row.label,
+        }
+      );
     }
   }
 }
@@ -62,7 +96,10 @@ export async function loadTarget(store: Store, entityType: TargetType, entityId:
 /** Whether `user` may read this target, and so read and discuss what is attached to it. */
 export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
   if (target.entityType === 'runResult') {
-    return canReadRunResult(user, { createdByUserId: target.creatorUserId, collectionId: target.collectionId });
+    return canReadRunResult(user, {
+      createdByUserId: target.creatorUserId,
+      collectionId: target.collectionId,
+    });
   }
   return hasAccess(user, 'collectionAccess', target.collectionId!);
 }
@@ -72,7 +109,12 @@ export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
  * the user may not use it. A user without access to the collection learns nothing more than the
  * collection routes would tell them.
  */
-export async function requireTarget(store: Store, user: UserRow, entityType: TargetType, entityId: string): Promise<EntityTarget> {
+export async function requireTarget(
+  store: Store,
+  user: UserRow,
+  entityType: TargetType,
+  entityId: string,
+): Promise<EntityTarget> {
   return checkTarget(user, await loadTarget(store, entityType, entityId));
 }
 

@@ -7,11 +7,21 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import { forbidden, notFound } from '../../kernel/errors.ts';
-import { canCreate, hasAccess, WILDCARD, type EntityAccessField } from '../../kernel/identity/access.ts';
+import {
+  canCreate,
+  hasAccess,
+  WILDCARD,
+  type EntityAccessField,
+} from '../../kernel/identity/access.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { cachedJsonBytes, sendCachedJson, toCachedJson, type CachedJson } from '../../kernel/http/cached-json.ts';
+import {
+  cachedJsonBytes,
+  sendCachedJson,
+  toCachedJson,
+  type CachedJson,
+} from '../../kernel/http/cached-json.ts';
 import type { Store, TableApi } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import { publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
@@ -40,7 +50,12 @@ export interface WriteContext {
 
 export type Removed = Partial<Record<DeletedKind, string[]>>;
 
-export interface TopLevelKind<Row extends TopLevelRow, Create, Update, AdminUpdate = { deletionLocked: boolean }> {
+export interface TopLevelKind<
+  Row extends TopLevelRow,
+  Create,
+  Update,
+  AdminUpdate = { deletionLocked: boolean },
+> {
   /** Route path, e.g. `/live-servers`; the admin routes live under `/admin` + path. */
   path: string;
   /** List wrapper key, e.g. `liveServers`. */
@@ -76,7 +91,12 @@ export interface TopLevelKind<Row extends TopLevelRow, Create, Update, AdminUpda
 }
 
 /** Identity helper that type-checks a kind's callbacks against its row and bodies. */
-export function defineTopLevelKind<Row extends TopLevelRow, Create, Update, AdminUpdate = { deletionLocked: boolean }>(
+export function defineTopLevelKind<
+  Row extends TopLevelRow,
+  Create,
+  Update,
+  AdminUpdate = { deletionLocked: boolean },
+>(
   kind: TopLevelKind<Row, Create, Update, AdminUpdate>,
 ): TopLevelKind<Row, Create, Update, AdminUpdate> {
   return kind;
@@ -85,7 +105,11 @@ export function defineTopLevelKind<Row extends TopLevelRow, Create, Update, Admi
 const rowsOf = <Row>(store: Store, table: Table) => store.table(table) as unknown as TableApi<Row>;
 
 /** Rows the user may see: everything for admins and `[*]`, the listed ids otherwise. */
-async function accessibleRows<Row extends TopLevelRow>(store: Store, user: UserRow, kind: TopLevelKind<Row, any, any, any>): Promise<Row[]> {
+async function accessibleRows<Row extends TopLevelRow>(
+  store: Store,
+  user: UserRow,
+  kind: TopLevelKind<Row, any, any, any>,
+): Promise<Row[]> {
   const list = user[kind.field];
   const table = rowsOf<Row>(store, kind.table);
   let rows: Row[];
@@ -95,34 +119,51 @@ async function accessibleRows<Row extends TopLevelRow>(store: Store, user: UserR
   return rows.sort((a, b) => kind.compare(a, b));
 }
 
-const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) => user.role === 'admin' || user[kind.field].includes(WILDCARD);
+const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) =>
+  user.role === 'admin' || user[kind.field].includes(WILDCARD);
 
 /**
  * The user's list answer, serialized once per distinct access list and kept until a row of the
  * kind's table changes (the access list itself is part of the key, and a changed user row is a
  * new authentication).
  */
-function listAnswer<Row extends TopLevelRow>(deps: EntityDeps, store: Store, user: UserRow, kind: TopLevelKind<Row, any, any, any>): Promise<CachedJson> {
+function listAnswer<Row extends TopLevelRow>(
+  deps: EntityDeps,
+  store: Store,
+  user: UserRow,
+  kind: TopLevelKind<Row, any, any, any>,
+): Promise<CachedJson> {
   // JSON, not a join: ids are never split apart or run together, whatever they hold.
   const scope = seesAll(user, kind) ? WILDCARD : JSON.stringify(user[kind.field]);
   return deps.cache.read(
     store,
     `entities:${store.tenantId}:${kind.path}:${scope}`,
     [kind.table],
-    async () => toCachedJson({ [kind.listKey]: (await accessibleRows(store, user, kind)).map((row) => kind.toRecord(row)) }),
+    async () =>
+      toCachedJson({
+        [kind.listKey]: (await accessibleRows(store, user, kind)).map((row) => kind.toRecord(row)),
+      }),
     cachedJsonBytes,
   );
 }
 
 /** Deletes the row and its dependants in the caller's transaction; returns every removed id. */
-async function removeRow<Row extends TopLevelRow>(tx: Store, kind: TopLevelKind<Row, any, any, any>, row: Row): Promise<Removed> {
+async function removeRow<Row extends TopLevelRow>(
+  tx: Store,
+  kind: TopLevelKind<Row, any, any, any>,
+  row: Row,
+): Promise<Removed> {
   const removed = (await kind.cascade?.(tx, row)) ?? {};
   await rowsOf<Row>(tx, kind.table).delete(row.id);
   return { ...removed, [kind.deletedKind]: [row.id] };
 }
 
 /** Mounts the data routes and admin routes of one kind on `app`. */
-export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>, deps: EntityDeps, kind: TopLevelKind<Row, any, any, any>): void {
+export function mountTopLevelKind<Row extends TopLevelRow>(
+  app: Hono<KernelEnv>,
+  deps: EntityDeps,
+  kind: TopLevelKind<Row, any, any, any>,
+): void {
   // Rows loaded to be written are locked until the transaction ends (a plain read outside one), so
   // a delete and its cascade never race an update or a child being added.
   const load = async (tx: Store, id: string): Promise<Row> => {
@@ -131,7 +172,9 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     return row;
   };
 
-  app.get(kind.path, async (c) => sendCachedJson(c, await listAnswer(deps, c.var.store, c.var.auth.user, kind)));
+  app.get(kind.path, async (c) =>
+    sendCachedJson(c, await listAnswer(deps, c.var.store, c.var.auth.user, kind)),
+  );
 
   app.post(kind.path, jsonBody(kind.createBody), async (c) => {
     const user = c.var.auth.user;
@@ -154,7 +197,10 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
       const current = await load(tx, id);
       const now = deps.clock.iso();
       const patch = await kind.update(current, input, { tx, user, now });
-      return rowsOf<Row>(tx, kind.table).update(id, { ...patch, ...touched(user, now) } as Partial<Row>);
+      return rowsOf<Row>(tx, kind.table).update(id, {
+        ...patch,
+        ...touched(user, now),
+      } as Partial<Row>);
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(kind.toRecord(row));
@@ -175,10 +221,13 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
   });
 
   const adminPath = `/admin${kind.path}`;
-  const adminRecord = (row: Row) => (kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row));
+  const adminRecord = (row: Row) =>
+    kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row);
 
   app.get(adminPath, async (c) => {
-    const rows = (await rowsOf<Row>(c.var.store, kind.table).find()).sort((a, b) => kind.compare(a, b));
+    const rows = (await rowsOf<Row>(c.var.store, kind.table).find()).sort((a, b) =>
+      kind.compare(a, b),
+    );
     return c.json({ [kind.listKey]: rows.map(adminRecord) });
   });
 
@@ -187,7 +236,10 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
       const input = c.req.valid('json' as never);
       const user = c.var.auth.user;
       const row = await c.var.store.transaction(async (tx) =>
-        rowsOf<Row>(tx, kind.table).insert(await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() })));
+        rowsOf<Row>(tx, kind.table).insert(
+          await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
+        ),
+      );
       return c.json(kind.toRecord(row), 201);
     });
   }
@@ -199,7 +251,9 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
     const row = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
-      const patch = kind.admin ? await kind.admin.patch(current, input, { tx, user, now }) : { deletionLocked: input.deletionLocked };
+      const patch = kind.admin
+        ? await kind.admin.patch(current, input, { tx, user, now })
+        : { deletionLocked: input.deletionLocked };
       return rowsOf<Row>(tx, kind.table).update(id, patch as Partial<Row>);
     });
     if (!row) throw notFound(kind.notFound);
@@ -209,7 +263,9 @@ export function mountTopLevelKind<Row extends TopLevelRow>(app: Hono<KernelEnv>,
   // Admins delete regardless of the lock and of who created the row.
   app.delete(`${adminPath}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const removed = await c.var.store.transaction(async (tx) => removeRow(tx, kind, await load(tx, id)));
+    const removed = await c.var.store.transaction(async (tx) =>
+      removeRow(tx, kind, await load(tx, id)),
+    );
     await publishDeleted(deps, c.var.tenant.id, removed);
     return c.body(null, 204);
   });

@@ -3,16 +3,18 @@ import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 import { tokenRecordSchema, userRecordSchema } from '../accounts/index.ts';
 
-const invitationSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  codePrefix: z.string(),
-  expiresAt: z.string(),
-  redeemedAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-  createdAt: z.string(),
-  status: z.enum(['pending', 'redeemed', 'revoked', 'expired']),
-}).meta({ id: 'Invitation' });
+const invitationSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    codePrefix: z.string(),
+    expiresAt: z.string(),
+    redeemedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    createdAt: z.string(),
+    status: z.enum(['pending', 'redeemed', 'revoked', 'expired']),
+  })
+  .meta({ id: 'Invitation' });
 
 const issued = z.object({
   user: userRecordSchema,
@@ -20,12 +22,19 @@ const issued = z.object({
   secret: z.string().describe('The invitation secret (`hbi_…`); shown only in this response'),
 });
 
-const THROTTLED = 'Failed attempts are counted per client address with the bearer-auth policy (429 when blocked; 503 when the throttle store is unreachable).';
+const THROTTLED =
+  'Failed attempts are counted per client address with the bearer-auth policy (429 when blocked; 503 when the throttle store is unreachable).';
 
 export const invitesApi: RouteDocs = {
   'GET /join': {
     summary: 'Landing page of an invite link (HTML; the secret stays in the URL fragment)',
-    responses: { 200: { contentType: 'text/html', description: 'The page, also for a malformed or expired link', schema: { type: 'string' } } },
+    responses: {
+      200: {
+        contentType: 'text/html',
+        description: 'The page, also for a malformed or expired link',
+        schema: { type: 'string' },
+      },
+    },
     query: z.object({
       url: z.string().optional(),
       name: z.string().optional(),
@@ -42,8 +51,15 @@ export const invitesApi: RouteDocs = {
     responses: {
       200: z.object({
         user: userRecordSchema.pick({
-          name: true, role: true, collectionAccess: true, environmentAccess: true, snippetAccess: true,
-          liveServerAccess: true, livePageAccess: true, llmAccess: true, llmModels: true,
+          name: true,
+          role: true,
+          collectionAccess: true,
+          environmentAccess: true,
+          snippetAccess: true,
+          liveServerAccess: true,
+          livePageAccess: true,
+          llmAccess: true,
+          llmModels: true,
         }),
         expiresAt: z.string(),
       }),
@@ -53,10 +69,27 @@ export const invitesApi: RouteDocs = {
     summary: 'Spend an invitation secret for an API token',
     description: THROTTLED,
     errors: [410, 429],
-    responses: { 201: z.object({ token: tokenRecordSchema, secret: z.string().describe('The token secret (`hbk_…`); shown only in this response') }) },
+    responses: {
+      201: z.object({
+        token: tokenRecordSchema,
+        secret: z.string().describe('The token secret (`hbk_…`); shown only in this response'),
+      }),
+    },
   },
-  'POST /admin/invited-users': { summary: 'Create a user with an invitation instead of a token', responses: { 201: issued } },
-  'POST /admin/users/:id/invitations': { summary: 'Issue a new invitation for an existing user', responses: { 201: issued } },
-  'GET /admin/invitations': { summary: 'List invitations', responses: { 200: z.object({ invitations: z.array(invitationSchema) }) } },
-  'DELETE /admin/invitations/:id': { summary: 'Revoke a pending invitation', responses: { 204: null } },
+  'POST /admin/invited-users': {
+    summary: 'Create a user with an invitation instead of a token',
+    responses: { 201: issued },
+  },
+  'POST /admin/users/:id/invitations': {
+    summary: 'Issue a new invitation for an existing user',
+    responses: { 201: issued },
+  },
+  'GET /admin/invitations': {
+    summary: 'List invitations',
+    responses: { 200: z.object({ invitations: z.array(invitationSchema) }) },
+  },
+  'DELETE /admin/invitations/:id': {
+    summary: 'Revoke a pending invitation',
+    responses: { 204: null },
+  },
 };

@@ -11,7 +11,13 @@ import { invitesApi } from './api.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { joinLink, publicBaseUrl } from './link.ts';
 import { publicInviteRoutes } from './public.ts';
-import { createInvitesService, DEFAULT_EXPIRES_IN_HOURS, MAX_EXPIRES_IN_HOURS, type IssuedInvitation, type InvitesService } from './service.ts';
+import {
+  createInvitesService,
+  DEFAULT_EXPIRES_IN_HOURS,
+  MAX_EXPIRES_IN_HOURS,
+  type IssuedInvitation,
+  type InvitesService,
+} from './service.ts';
 import { invitationsTable, toInvitationRecord } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
@@ -30,22 +36,49 @@ const reissueBody = z.object({ expiresInHours });
 const NOT_REVOCABLE = 'Invitation not found or not revocable.';
 
 /** Admin invitation routes (`/admin/*` is admin-only in the kernel pipeline). */
-function adminInviteRoutes(service: InvitesService, clock: Clock, defaultHours: () => number, server: () => HubConfig['server']) {
+function adminInviteRoutes(
+  service: InvitesService,
+  clock: Clock,
+  defaultHours: () => number,
+  server: () => HubConfig['server'],
+) {
   // `link` is the same join link the CLI prints, on server.publicUrl (else host and port).
   const issued = ({ user, invitation, secret }: IssuedInvitation, hubName: string) => {
     const record = toInvitationRecord(invitation, clock.now());
     const userRecord = toUserRecord(user);
-    const link = joinLink({ baseUrl: publicBaseUrl(server()), user: userRecord, expiresAt: record.expiresAt, secret, hubName });
+    const link = joinLink({
+      baseUrl: publicBaseUrl(server()),
+      user: userRecord,
+      expiresAt: record.expiresAt,
+      secret,
+      hubName,
+    });
     return { user: userRecord, invitation: record, secret, link };
   };
   return createPluginApp()
     .post('/admin/invited-users', jsonBody(invitedUserBody), async (c) => {
       const { expiresInHours: hours, ...input } = c.req.valid('json');
-      return c.json(issued(await service.createInvitedUser(c.var.store, input, hours ?? defaultHours()), c.var.tenant.name), 201);
+      return c.json(
+        issued(
+          await service.createInvitedUser(c.var.store, input, hours ?? defaultHours()),
+          c.var.tenant.name,
+        ),
+        201,
+      );
     })
     .post('/admin/users/:id/invitations', jsonBody(reissueBody), async (c) => {
       const id = pathId(c, 'id', 'User not found');
-      return c.json(issued(await service.reissue(c.var.store, id, c.req.valid('json').expiresInHours ?? defaultHours()), c.var.tenant.name), 201);
+      return c.json(
+        issued(
+          await service.reissue(
+            c.var.store,
+            id,
+            c.req.valid('json').expiresInHours ?? defaultHours(),
+          ),
+          c.var.tenant.name,
+        ),
+        201,
+      );
     })
     .get('/admin/invitations', async (c) => {
       const now = clock.now();
@@ -62,7 +95,12 @@ function adminInviteRoutes(service: InvitesService, clock: Clock, defaultHours: 
 export const invitesSchema = z
   .strictObject({
     /** Lifetime of a new invitation in hours, unless the request says otherwise. @default 24 */
-    expiresInHours: z.coerce.number().int().min(1).max(MAX_EXPIRES_IN_HOURS).default(DEFAULT_EXPIRES_IN_HOURS),
+    expiresInHours: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_EXPIRES_IN_HOURS)
+      .default(DEFAULT_EXPIRES_IN_HOURS),
   })
   .default({ expiresInHours: DEFAULT_EXPIRES_IN_HOURS });
 
@@ -83,7 +121,15 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
       await tx.table(invitationsTable).deleteWhere({ userId: user.id });
     });
     const routes = createPluginApp();
-    routes.route('/', adminInviteRoutes(service, ctx.clock, () => ctx.config().expiresInHours, () => ctx.hubConfig().server));
+    routes.route(
+      '/',
+      adminInviteRoutes(
+        service,
+        ctx.clock,
+        () => ctx.config().expiresInHours,
+        () => ctx.hubConfig().server,
+      ),
+    );
     return { routes, publicRoutes: publicInviteRoutes(service, ctx.clock, ctx) };
   },
 });

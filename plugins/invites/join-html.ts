@@ -16,7 +16,13 @@ export interface JoinView {
   deepLinkBase: string;
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function escapeHtml(value: string): string {
@@ -90,25 +96,39 @@ const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC
 /** The page for a checked invite, or the "Invalid invite link" page for `null`. */
 export function joinPageHtml(view: JoinView | null, nonce: string): string {
   if (!view) {
-    return page('Invalid invite link', `<div class="card">
+    return page(
+      'Invalid invite link',
+      `<div class="card">
 <h1>Invalid invite link</h1>
 <p>This link is incomplete or damaged. An invite link names the hub's address, the invited user, their role and an expiry date.</p>
 <p class="note">Ask the hub administrator to send the invite link again, and open or paste it whole.</p>
-</div>`, nonce);
+</div>`,
+      nonce,
+    );
   }
   const hubName = view.hub ?? new URL(view.url).host;
-  const rows: [string, string][] = [['User', view.name], ['Role', view.role], ['Hub address', view.url]];
+  const rows: [string, string][] = [
+    ['User', view.name],
+    ['Role', view.role],
+    ['Hub address', view.url],
+  ];
   if (view.access) rows.push(['Access', view.access]);
-  const details = rows.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join('');
+  const details = rows
+    .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
+    .join('');
   const expires = `<time id="exp" datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(formatUtc(view.expiresAt))}</time>`;
   const action = view.expired
     ? `<p class="warn">This invitation expired. Ask the hub administrator for a new invite link.</p>`
     : `<a id="open" class="button disabled" aria-disabled="true" role="button">Open in HarborClient</a>
 <p id="code-status" class="note">Looking for the invitation code in this link…</p>
 <p class="note">Nothing happens? Install HarborClient, then use File → Accept Team Hub Invite and paste this page's full address.</p>`;
-  return page(`Join ${hubName}`, `<div class="card" id="invite" data-expired="${view.expired}" data-deep-link="${escapeHtml(view.deepLinkBase)}">
+  return page(
+    `Join ${hubName}`,
+    `<div class="card" id="invite" data-expired="${view.expired}" data-deep-link="${escapeHtml(view.deepLinkBase)}">
 <h1>You're invited to ${escapeHtml(hubName)}</h1>
 <dl>${details}<dt>${view.expired ? 'Expired' : 'Valid until'}</dt><dd>${expires}</dd></dl>
 ${action}
-</div>`, nonce);
+</div>`,
+    nonce,
+  );
 }

@@ -11,7 +11,10 @@ const ROLES = new Set(['user', 'admin']);
 const MAX_PARAM = 1000;
 
 /** Reads and checks the query; null when the link is not a usable invite link. */
-export function readJoinQuery(query: (name: string) => string | undefined, now: Date): JoinView | null {
+export function readJoinQuery(
+  query: (name: string) => string | undefined,
+  now: Date,
+): JoinView | null {
   const get = (name: string) => {
     const value = query(name)?.trim();
     return value && value.length <= MAX_PARAM ? value : undefined;
@@ -49,11 +52,18 @@ export function readJoinQuery(query: (name: string) => string | undefined, now: 
 
 /** The security headers of the page: no external anything, inline code only with the nonce. */
 export function joinHeaders(nonce: string): Record<string, string> {
-  return htmlPageHeaders([`script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "img-src 'none'"]);
+  return htmlPageHeaders([
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'none'",
+  ]);
 }
 
 /** Renders the page for a request's query. */
-export function renderJoinPage(query: (name: string) => string | undefined, now: Date): { html: string; headers: Record<string, string> } {
+export function renderJoinPage(
+  query: (name: string) => string | undefined,
+  now: Date,
+): { html: string; headers: Record<string, string> } {
   const nonce = newNonce();
   return { html: joinPageHtml(readJoinQuery(query, now), nonce), headers: joinHeaders(nonce) };
 }

@@ -17,7 +17,11 @@ export function serverBaseUrl(server: { host: string; port: number }): string {
 }
 
 /** The address links point at: `server.publicUrl` when set, else {@link serverBaseUrl}. */
-export function publicBaseUrl(server: { host: string; port: number; publicUrl?: string | undefined }): string {
+export function publicBaseUrl(server: {
+  host: string;
+  port: number;
+  publicUrl?: string | undefined;
+}): string {
   return server.publicUrl ?? serverBaseUrl(server);
 }
 
@@ -27,14 +31,19 @@ export function parseBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new Error(`--base-url must be an http(s) URL such as https://hub.example.com, got "${raw}".`);
+    throw new Error(
+      `--base-url must be an http(s) URL such as https://hub.example.com, got "${raw}".`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--base-url must use http or https, got "${url.protocol}".`);
-  if (url.search || url.hash || url.username || url.password) throw new Error('--base-url must not contain credentials, a query or a fragment.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`--base-url must use http or https, got "${url.protocol}".`);
+  if (url.search || url.hash || url.username || url.password)
+    throw new Error('--base-url must not contain credentials, a query or a fragment.');
   return url.href.replace(/\/+$/, '');
 }
 
-const listSummary = (list: readonly string[]) => (list.includes('*') ? 'all' : list.length === 0 ? 'none' : `${list.length} selected`);
+const listSummary = (list: readonly string[]) =>
+  list.includes('*') ? 'all' : list.length === 0 ? 'none' : `${list.length} selected`;
 
 /** A one-line summary of what the account may use, for the page (ids stay out of the link). */
 export function accessSummary(user: UserRecord): string {
@@ -59,7 +68,12 @@ export interface JoinLinkInput {
 
 /** The join query without the code: what the page shows and the deep link repeats. */
 export function joinQuery(input: Omit<JoinLinkInput, 'secret'>): URLSearchParams {
-  const query = new URLSearchParams({ url: input.baseUrl, name: input.user.name, role: input.user.role, exp: input.expiresAt });
+  const query = new URLSearchParams({
+    url: input.baseUrl,
+    name: input.user.name,
+    role: input.user.role,
+    exp: input.expiresAt,
+  });
   if (input.hubName) query.set('hub', input.hubName);
   query.set('access', accessSummary(input.user));
   return query;

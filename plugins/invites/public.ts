@@ -18,7 +18,10 @@ import { jsonBody } from '../../kernel/http/validate.ts';
 const secret = z
   .string()
   .trim()
-  .refine((value) => value.startsWith('hbi_') && value.length > 12 && value.length <= 256, 'Invalid invitation secret format.');
+  .refine(
+    (value) => value.startsWith('hbi_') && value.length > 12 && value.length <= 256,
+    'Invalid invitation secret format.',
+  );
 const previewBody = z.object({ secret });
 /**
  * The kernel's token-name rule (`normalizeTokenName`: trimmed, 1 to 255 code points, no control
@@ -32,7 +35,11 @@ const tokenName = z
   .refine((value) => !CONTROL.test(value), 'must not contain control characters');
 const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 
-export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp'>) {
+export function publicInviteRoutes(
+  service: InvitesService,
+  clock: Clock,
+  ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp'>,
+) {
   const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;
   // Blocked clients are refused before their body is even read.
   const throttled = createMiddleware<KernelEnv>(async (c, next) => {
@@ -46,7 +53,8 @@ export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: P
       await ctx.throttle.reset(keyOf(c));
       return result;
     } catch (error) {
-      if (error instanceof HttpError && (error.status === 404 || error.status === 410)) await ctx.throttle.recordFailure(keyOf(c));
+      if (error instanceof HttpError && (error.status === 404 || error.status === 410))
+        await ctx.throttle.recordFailure(keyOf(c));
       throw error;
     }
   };
@@ -57,7 +65,9 @@ export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: P
       return c.html(html, 200, headers);
     })
     .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {
-      const { invitation, user } = await counted(c, () => service.preview(c.var.store, c.req.valid('json').secret));
+      const { invitation, user } = await counted(c, () =>
+        service.preview(c.var.store, c.req.valid('json').secret),
+      );
       return c.json({
         user: {
           name: user.name,
@@ -75,7 +85,9 @@ export function publicInviteRoutes(service: InvitesService, clock: Clock, ctx: P
     })
     .post('/auth/invitations/redeem', throttled, jsonBody(redeemBody), async (c) => {
       const { secret: code, tokenName } = c.req.valid('json');
-      const { token, secret: tokenSecret } = await counted(c, () => service.redeem(c.var.store, code, tokenName));
+      const { token, secret: tokenSecret } = await counted(c, () =>
+        service.redeem(c.var.store, code, tokenName),
+      );
       return c.json({ token: toTokenRecord(token), secret: tokenSecret }, 201);
     });
 }

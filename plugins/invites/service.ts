@@ -35,7 +35,11 @@ export interface InvitesDeps {
 
 export function createInvitesService({ identity, clock }: InvitesDeps) {
   /** Stores a new invitation for a user the caller has checked. Writes only. */
-  async function issue(store: Store, user: UserRow, expiresInHours: number): Promise<IssuedInvitation> {
+  async function issue(
+    store: Store,
+    user: UserRow,
+    expiresInHours: number,
+  ): Promise<IssuedInvitation> {
     const issued = await issueSecret('hbi');
     const now = clock.now();
     const invitation: InvitationRow = {
@@ -53,11 +57,17 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
   }
 
   /** The invitation and its user for a secret; 404 unknown (or user gone), 410 no longer usable. */
-  async function find(store: Store, secret: string): Promise<{ invitation: InvitationRow; user: UserRow }> {
-    const invitation = await store.table(invitationsTable).findOne({ codeHash: await sha256Hex(secret) });
+  async function find(
+    store: Store,
+    secret: string,
+  ): Promise<{ invitation: InvitationRow; user: UserRow }> {
+    const invitation = await store
+      .table(invitationsTable)
+      .findOne({ codeHash: await sha256Hex(secret) });
     const user = invitation ? await store.table(usersTable).get(invitation.userId) : null;
     if (!invitation || !user || user.system) throw notFound(INVALID_INVITATION);
-    if (invitationStatus(invitation, clock.now()) !== 'pending') throw new HttpError(410, INVALID_INVITATION);
+    if (invitationStatus(invitation, clock.now()) !== 'pending')
+      throw new HttpError(410, INVALID_INVITATION);
     return { invitation, user };
   }
 
@@ -65,28 +75,43 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     issue,
 
     /** Creates an account without any token, and its first invitation, together. */
-    createInvitedUser(store: Store, input: UserInput & { name: string; role: Role }, expiresInHours: number): Promise<IssuedInvitation> {
-      return store.transaction(async (tx) => issue(tx, await identity.users.create(tx, input), expiresInHours));
+    createInvitedUser(
+      store: Store,
+      input: UserInput & { name: string; role: Role },
+      expiresInHours: number,
+    ): Promise<IssuedInvitation> {
+      return store.transaction(async (tx) =>
+        issue(tx, await identity.users.create(tx, input), expiresInHours),
+      );
     },
 
     /** A fresh invitation for an existing account; earlier ones stay valid until used or expired. */
     reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
       // Under the user's row lock, so a deletion running at the same time cannot leave it behind.
-      return store.transaction(async (tx) => issue(tx, await identity.users.lockHuman(tx, userId), expiresInHours));
+      return store.transaction(async (tx) =>
+        issue(tx, await identity.users.lockHuman(tx, userId), expiresInHours),
+      );
     },
 
     /** Every invitation, newest first. */
     list(store: Store): Promise<InvitationRow[]> {
-      return store.table(invitationsTable).find({ orderBy: [['createdAt', 'desc'], ['id', 'asc']] });
+      return store.table(invitationsTable).find({
+        orderBy: [
+          ['createdAt', 'desc'],
+          ['id', 'asc'],
+        ],
+      });
     },
 
     /** Revokes a pending, unexpired invitation; null when there is no such invitation. */
     async revoke(store: Store, id: string): Promise<InvitationRow | null> {
       const now = clock.iso();
-      const changed = await store.table(invitationsTable).updateWhere(
-        { id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
-        { revokedAt: now },
-      );
+      const changed = await store
+        .table(invitationsTable)
+        .updateWhere(
+          { id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+          { revokedAt: now },
+        );
       return changed === 0 ? null : store.table(invitationsTable).get(id);
     },
 
@@ -94,7 +119,11 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     preview: find,
 
     /** Claims the invitation and issues a normal `hbk_` token named `tokenName` (default: the user's name). */
-    redeem(store: Store, secret: string, tokenName?: string): Promise<{ token: ApiTokenRow; secret: string }> {
+    redeem(
+      store: Store,
+      secret: string,
+      tokenName?: string,
+    ): Promise<{ token: ApiTokenRow; secret: string }> {
       return store.transaction(async (tx) => {
         const { invitation } = await find(tx, secret);
         // The invitee's row lock, as user deletion takes it: a redeem that interleaved with the
@@ -104,10 +133,12 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
         if (!user || user.system) throw notFound(INVALID_INVITATION);
         const now = clock.iso();
         // The condition is the claim: a concurrent redeem that committed first leaves nothing to update.
-        const claimed = await tx.table(invitationsTable).updateWhere(
-          { id: invitation.id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
-          { redeemedAt: now },
-        );
+        const claimed = await tx
+          .table(invitationsTable)
+          .updateWhere(
+            { id: invitation.id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+            { redeemedAt: now },
+          );
         if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
         return identity.tokens.issue(tx, user, tokenName ?? user.name);
       });

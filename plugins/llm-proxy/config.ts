@@ -49,7 +49,11 @@ const modelEntrySchema = z.strictObject({
 
 export const llmSchema = z
   .strictObject({
-    providers: z.strictObject({ openai: providerSchema.optional(), claude: providerSchema.optional(), gemini: providerSchema.optional() }),
+    providers: z.strictObject({
+      openai: providerSchema.optional(),
+      claude: providerSchema.optional(),
+      gemini: providerSchema.optional(),
+    }),
     /** Allow-list of model ids; absent means every catalog model whose provider has a key. */
     models: z.array(z.string().trim().min(1)).optional(),
     /** Extra catalog entries, for models the built-in list does not know. @default [] */
@@ -60,13 +64,25 @@ export const llmSchema = z
   .superRefine((section, ctx) => {
     const configured = PROVIDERS.filter((name) => section.providers[name]);
     if (configured.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['providers'], message: 'must include at least one provider with an apiKey' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['providers'],
+        message: 'must include at least one provider with an apiKey',
+      });
       return;
     }
-    const known = new Set(catalogOf(section).filter((m) => configured.includes(m.provider)).map((m) => m.id));
+    const known = new Set(
+      catalogOf(section)
+        .filter((m) => configured.includes(m.provider))
+        .map((m) => m.id),
+    );
     section.models?.forEach((id, index) => {
       if (!known.has(id)) {
-        ctx.addIssue({ code: 'custom', path: ['models', index], message: `"${id}" is not a catalog model of a configured provider` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', index],
+          message: `"${id}" is not a catalog model of a configured provider`,
+        });
       }
     });
   })
@@ -85,7 +101,9 @@ function catalogOf(section: Pick<LlmSection, 'catalog'>): ModelEntry[] {
 /** The models this hub offers: catalog ∩ providers with a key ∩ the allow-list when set. */
 export function offeredModels(section: LlmSection): ModelEntry[] {
   const allowed = section.models ? new Set(section.models) : null;
-  return catalogOf(section).filter((m) => section.providers[m.provider] && (!allowed || allowed.has(m.id)));
+  return catalogOf(section).filter(
+    (m) => section.providers[m.provider] && (!allowed || allowed.has(m.id)),
+  );
 }
 
 /** `capabilities` of the models routes: whether the OpenAI provider has a key. */

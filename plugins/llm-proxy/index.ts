@@ -26,7 +26,11 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
     migrations: llmMigrations,
     setup(ctx) {
       const clients = createProviderClients();
-      const tokens = ctx.metrics.counter('llm_tokens_total', 'LLM tokens counted against users, by model and kind', ['model', 'kind']);
+      const tokens = ctx.metrics.counter(
+        'llm_tokens_total',
+        'LLM tokens counted against users, by model and kind',
+        ['model', 'kind'],
+      );
       const deps: LlmDeps = {
         config: () => ctx.config(),
         clients,
@@ -54,7 +58,10 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
 
       const routes = createPluginApp();
       llmRoutes(routes, deps);
-      llmStreamRoutes(routes, deps, { shutdown: ctx.signal, ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }) });
+      llmStreamRoutes(routes, deps, {
+        shutdown: ctx.signal,
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      });
       return {
         routes,
         async reload() {

@@ -56,27 +56,46 @@ export interface PreparedStep {
   store: Store;
   admission: Admission;
   /** Counts the step's usage against the caller's month and logs it (both step routes use this). */
-  count(answer: { usage: StepUsage; toolCalls: readonly unknown[] }, streamed: boolean): Promise<void>;
+  count(
+    answer: { usage: StepUsage; toolCalls: readonly unknown[] },
+    streamed: boolean,
+  ): Promise<void>;
 }
 
 /** Resolves the model, checks the user may use it, and admits the step under the monthly cap. */
-export async function prepareStep(deps: LlmDeps, c: Context<KernelEnv>, body: ChatStepBody): Promise<PreparedStep> {
+export async function prepareStep(
+  deps: LlmDeps,
+  c: Context<KernelEnv>,
+  body: ChatStepBody,
+): Promise<PreparedStep> {
   // Read once: a reload during the step must not mix two configurations.
   const section = deps.config();
   if (!section) throw serviceUnavailable(NOT_CONFIGURED);
   const user = c.var.auth.user;
   const model = offeredModels(section).find((entry) => entry.id === body.model);
   if (!model) throw forbidden('Model is not offered by this hub.');
-  if (!hasAccess(user, 'llmModels', model.id)) throw forbidden('You are not allowed to use this model.');
+  if (!hasAccess(user, 'llmModels', model.id))
+    throw forbidden('You are not allowed to use this model.');
   const isNewTurn = body.messages.at(-1)!.role === 'user';
   const store = deps.storage(c.var.tenant.id);
-  const admission = await admitStep(store, deps.clock, user, { isNewTurn, leaseMs: section.timeoutMs + 5_000, signal: c.req.raw.signal });
+  const admission = await admitStep(store, deps.clock, user, {
+    isNewTurn,
+    leaseMs: section.timeoutMs + 5_000,
+    signal: c.req.raw.signal,
+  });
   const tokenId = c.var.auth.token.id;
   const messageCount = body.messages.length;
   const count: PreparedStep['count'] = async (answer, streamed) => {
     await recordStep(store, deps.clock, {
-      user, tokenId, model: model.id, provider: model.provider, usage: answer.usage, isNewTurn,
-      hadToolCalls: answer.toolCalls.length > 0, messageCount, streamed,
+      user,
+      tokenId,
+      model: model.id,
+      provider: model.provider,
+      usage: answer.usage,
+      isNewTurn,
+      hadToolCalls: answer.toolCalls.length > 0,
+      messageCount,
+      streamed,
     });
     deps.countTokens?.(model.id, answer.usage);
   };
@@ -93,14 +112,22 @@ export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
 
   app.get('/llm/models', gate, (c) => {
     const user = c.var.auth.user;
-    return c.json(modelsResponse(deps.config()!, (model) => hasAccess(user, 'llmModels', model.id)));
+    return c.json(
+      modelsResponse(deps.config()!, (model) => hasAccess(user, 'llmModels', model.id)),
+    );
   });
 
-  app.get('/admin/llm/models', requireConfigured(deps), (c) => c.json(modelsResponse(deps.config()!, () => true)));
+  app.get('/admin/llm/models', requireConfigured(deps), (c) =>
+    c.json(modelsResponse(deps.config()!, () => true)),
+  );
 
   app.get('/llm/usage', gate, async (c) => {
     const user = c.var.auth.user;
-    const { period, totalTokens } = await monthTotal(deps.storage(c.var.tenant.id), deps.clock, user.id);
+    const { period, totalTokens } = await monthTotal(
+      deps.storage(c.var.tenant.id),
+      deps.clock,
+      user.id,
+    );
     return c.json({ period, totalTokens, limit: user.llmMonthlyTokenLimit });
   });
 

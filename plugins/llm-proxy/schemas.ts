@@ -26,13 +26,25 @@ const messageSchema = z
   })
   .superRefine((message, ctx) => {
     if (message.tool_calls && message.role !== 'assistant') {
-      ctx.addIssue({ code: 'custom', path: ['tool_calls'], message: 'only assistant messages may carry tool calls' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tool_calls'],
+        message: 'only assistant messages may carry tool calls',
+      });
     }
     if (message.role === 'tool' && !message.tool_call_id) {
-      ctx.addIssue({ code: 'custom', path: ['tool_call_id'], message: 'is required on tool messages' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tool_call_id'],
+        message: 'is required on tool messages',
+      });
     }
     if (message.role !== 'assistant' && message.role !== 'tool' && (message.content ?? '') === '') {
-      ctx.addIssue({ code: 'custom', path: ['content'], message: `is required on ${message.role} messages` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['content'],
+        message: `is required on ${message.role} messages`,
+      });
     }
   });
 
@@ -40,7 +52,10 @@ export const chatStepBody = z.strictObject({
   model: z.string().trim().min(1).max(128),
   messages: z.array(messageSchema).min(1, 'must contain at least one message').max(MAX_MESSAGES),
   systemPrompt: z.string().optional(),
-  tools: z.array(z.looseObject({ type: z.string().min(1) })).max(MAX_TOOLS).optional(),
+  tools: z
+    .array(z.looseObject({ type: z.string().min(1) }))
+    .max(MAX_TOOLS)
+    .optional(),
 });
 
 export const chatStreamBody = chatStepBody.extend({

@@ -24,7 +24,11 @@ const SSE_HEADERS = {
 };
 
 /** Mounts the streaming route. */
-export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { heartbeatMs?: number; shutdown?: AbortSignal } = {}): void {
+export function llmStreamRoutes(
+  app: Hono<KernelEnv>,
+  deps: LlmDeps,
+  options: { heartbeatMs?: number; shutdown?: AbortSignal } = {},
+): void {
   const shutdown = options.shutdown;
   app.post('/llm/chat/stream', requireLlm(deps), jsonBody(chatStreamBody), async (c) => {
     const body = c.req.valid('json');
@@ -58,8 +62,13 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
           }
         };
         const frame = (type: string, fields: Record<string, unknown> = {}) =>
-          write(`data: ${JSON.stringify({ v: 1, type, turnId: body.turnId, stepIndex: body.stepIndex, ...fields })}\n\n`);
-        const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs ?? HEARTBEAT_MS);
+          write(
+            `data: ${JSON.stringify({ v: 1, type, turnId: body.turnId, stepIndex: body.stepIndex, ...fields })}\n\n`,
+          );
+        const heartbeat = setInterval(
+          () => write(': heartbeat\n\n'),
+          options.heartbeatMs ?? HEARTBEAT_MS,
+        );
 
         const run = async () => {
           write(': connected\n\n');
@@ -67,11 +76,17 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
           let answer;
           try {
             const client = deps.clients.get(step.section, step.model.provider);
-            answer = await streamStep(client, body, upstream.signal, (chunk) => frame('delta.text', { chunk }));
+            answer = await streamStep(client, body, upstream.signal, (chunk) =>
+              frame('delta.text', { chunk }),
+            );
           } catch (error) {
-            if (shuttingDown) frame('turn.error', { message: 'The hub is shutting down; try again shortly.' });
+            if (shuttingDown)
+              frame('turn.error', { message: 'The hub is shutting down; try again shortly.' });
             else if (upstream.signal.aborted) frame('turn.cancelled');
-            else frame('turn.error', { message: upstreamFailure(error, step.model.provider, step.section).message });
+            else
+              frame('turn.error', {
+                message: upstreamFailure(error, step.model.provider, step.section).message,
+              });
             return;
           }
           try {
@@ -82,8 +97,18 @@ export function llmStreamRoutes(app: Hono<KernelEnv>, deps: LlmDeps, options: { 
             frame('turn.error', { message: 'The hub chat step failed.' });
             return;
           }
-          for (const call of answer.toolCalls) frame('tool.call', { callId: call.id, name: call.name, owner: 'harbor', arguments: call.arguments });
-          frame('step.end', { content: answer.content, toolCalls: answer.toolCalls, usage: answer.usage });
+          for (const call of answer.toolCalls)
+            frame('tool.call', {
+              callId: call.id,
+              name: call.name,
+              owner: 'harbor',
+              arguments: call.arguments,
+            });
+          frame('step.end', {
+            content: answer.content,
+            toolCalls: answer.toolCalls,
+            usage: answer.usage,
+          });
         };
 
         run()

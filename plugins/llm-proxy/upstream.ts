@@ -6,7 +6,10 @@
  */
 import { createRequire } from 'node:module';
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { HttpError } from '../../kernel/errors.ts';
 import { DEFAULT_BASE_URLS, type LlmConfig, type Provider } from './config.ts';
 import type { ChatMessage, ChatStepBody } from './schemas.ts';
@@ -39,7 +42,10 @@ let openai: typeof OpenAI | undefined;
  */
 function loadOpenAI(): typeof OpenAI {
   if (!openai) {
-    const loaded = createRequire(import.meta.url)('openai') as { OpenAI: typeof OpenAI; default?: typeof OpenAI };
+    const loaded = createRequire(import.meta.url)('openai') as {
+      OpenAI: typeof OpenAI;
+      default?: typeof OpenAI;
+    };
     openai = loaded.OpenAI ?? loaded.default!;
   }
   return openai;
@@ -80,8 +86,17 @@ function toWire(message: ChatMessage): ChatCompletionMessageParam {
     case 'tool':
       return { role: 'tool', content: message.content ?? '', tool_call_id: message.tool_call_id! };
     case 'assistant': {
-      const calls = message.tool_calls?.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
-      return { role: 'assistant', content: message.content ?? null, ...name, ...(calls && calls.length > 0 ? { tool_calls: calls } : {}) };
+      const calls = message.tool_calls?.map((call) => ({
+        id: call.id,
+        type: 'function' as const,
+        function: { name: call.name, arguments: call.arguments },
+      }));
+      return {
+        role: 'assistant',
+        content: message.content ?? null,
+        ...name,
+        ...(calls && calls.length > 0 ? { tool_calls: calls } : {}),
+      };
     }
   }
 }
@@ -93,7 +108,9 @@ export function upstreamRequest(body: ChatStepBody) {
   return {
     model: body.model,
     messages,
-    ...(body.tools && body.tools.length > 0 ? { tools: body.tools as unknown as ChatCompletionTool[] } : {}),
+    ...(body.tools && body.tools.length > 0
+      ? { tools: body.tools as unknown as ChatCompletionTool[] }
+      : {}),
   };
 }
 
@@ -115,15 +132,26 @@ export function usageOf(usage: OpenAI.CompletionUsage | null | undefined): StepU
   // Some local servers report no usage; the step then counts as zero rather than failing.
   const promptTokens = tokenCount(usage?.prompt_tokens);
   const completionTokens = tokenCount(usage?.completion_tokens);
-  const totalTokens = Math.min(Math.max(tokenCount(usage?.total_tokens), promptTokens + completionTokens), Number.MAX_SAFE_INTEGER);
+  const totalTokens = Math.min(
+    Math.max(tokenCount(usage?.total_tokens), promptTokens + completionTokens),
+    Number.MAX_SAFE_INTEGER,
+  );
   return { promptTokens, completionTokens, totalTokens };
 }
 
 /** Runs one completion and returns the answer. */
-export async function completeStep(client: OpenAI, body: ChatStepBody, signal: AbortSignal): Promise<StepAnswer> {
+export async function completeStep(
+  client: OpenAI,
+  body: ChatStepBody,
+  signal: AbortSignal,
+): Promise<StepAnswer> {
   const completion = await client.chat.completions.create(upstreamRequest(body), { signal });
   const message = completion.choices[0]?.message;
-  const toolCalls = (message?.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : []));
+  const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
+    call.type === 'function'
+      ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
+      : [],
+  );
   return { content: message?.content ?? '', toolCalls, usage: usageOf(completion.usage) };
 }
 
@@ -131,8 +159,16 @@ export async function completeStep(client: OpenAI, body: ChatStepBody, signal: A
  * Runs one streamed completion, handing each text chunk to `onText`; resolves with the whole answer.
  * Rejects as soon as `signal` aborts, even while waiting for the next chunk.
  */
-export async function streamStep(client: OpenAI, body: ChatStepBody, signal: AbortSignal, onText: (chunk: string) => void): Promise<StepAnswer> {
-  const stream = await client.chat.completions.create({ ...upstreamRequest(body), stream: true, stream_options: { include_usage: true } }, { signal });
+export async function streamStep(
+  client: OpenAI,
+  body: ChatStepBody,
+  signal: AbortSignal,
+  onText: (chunk: string) => void,
+): Promise<StepAnswer> {
+  const stream = await client.chat.completions.create(
+    { ...upstreamRequest(body), stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
   // The `openai` stream ends quietly (no error) when its signal aborts, and a body that does not
   // notice the abort keeps the next read waiting: race every read against the signal instead.
   let onAbort: () => void = () => undefined;
@@ -176,25 +212,46 @@ export async function streamStep(client: OpenAI, body: ChatStepBody, signal: Abo
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
-  return { content, toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), usage: usageOf(usage) };
+  return {
+    content,
+    toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+    usage: usageOf(usage),
+  };
 }
 
 /** A provider failure as the 502 the client sees. The key never appears in the message. */
-export function upstreamFailure(error: unknown, provider: Provider, section: LlmSection): HttpError {
+export function upstreamFailure(
+  error: unknown,
+  provider: Provider,
+  section: LlmSection,
+): HttpError {
   const key = section.providers[provider]?.apiKey;
   const clean = (text: string) => (key ? text.split(key).join('***') : text).slice(0, 500);
   // A provider error can only exist once the library was loaded for the call that failed.
   const OpenAI = openai;
-  if (!OpenAI) return new HttpError(502, `The LLM provider (${provider}) failed: ${clean(error instanceof Error ? error.message : String(error))}`);
+  if (!OpenAI)
+    return new HttpError(
+      502,
+      `The LLM provider (${provider}) failed: ${clean(error instanceof Error ? error.message : String(error))}`,
+    );
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new HttpError(502, `The LLM provider (${provider}) did not answer within ${Math.round(section.timeoutMs / 1000)} s.`);
+    return new HttpError(
+      502,
+      `The LLM provider (${provider}) did not answer within ${Math.round(section.timeoutMs / 1000)} s.`,
+    );
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return new HttpError(502, `Could not reach the LLM provider (${provider}): ${clean(error.message)}`);
+    return new HttpError(
+      502,
+      `Could not reach the LLM provider (${provider}): ${clean(error.message)}`,
+    );
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const detail = clean(error.message.replace(/^\d{3}\s*/, '')) || 'no details';
     return new HttpError(502, `The LLM provider (${provider}) answered ${error.status}: ${detail}`);
   }
-  return new HttpError(502, `The LLM provider (${provider}) failed: ${clean(error instanceof Error ? error.message : String(error))}`);
+  return new HttpError(
+    502,
+    `The LLM provider (${provider}) failed: ${clean(error instanceof Error ? error.message : String(error))}`,
+  );
 }

@@ -15,8 +15,10 @@ import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { llmUsageLogTable, llmUsageTable, periodOf, usageId, type LlmUsageRow } from './tables.ts';
 
-export const QUOTA_MESSAGE = 'Monthly LLM token limit reached. Try again next month or contact your administrator.';
-const BUSY_MESSAGE = 'Another LLM request of yours is still running; try again when it has finished.';
+export const QUOTA_MESSAGE =
+  'Monthly LLM token limit reached. Try again next month or contact your administrator.';
+const BUSY_MESSAGE =
+  'Another LLM request of yours is still running; try again when it has finished.';
 
 export interface StepUsage {
   promptTokens: number;
@@ -45,11 +47,25 @@ const NOTHING_TO_RELEASE: Admission = { release: async () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function emptyRow(userId: string, period: string, now: string): LlmUsageRow {
-  return { id: usageId(userId, period), userId, period, promptTokens: 0, completionTokens: 0, totalTokens: 0, steps: 0, turnLeaseUntil: null, updatedAt: now };
+  return {
+    id: usageId(userId, period),
+    userId,
+    period,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    steps: 0,
+    turnLeaseUntil: null,
+    updatedAt: now,
+  };
 }
 
 /** The user's total for the current month (0 when nothing was used yet). */
-export async function monthTotal(store: Store, clock: Clock, userId: string): Promise<{ period: string; totalTokens: number }> {
+export async function monthTotal(
+  store: Store,
+  clock: Clock,
+  userId: string,
+): Promise<{ period: string; totalTokens: number }> {
   const period = periodOf(clock.now());
   const row = await store.table(llmUsageTable).get(usageId(userId, period));
   return { period, totalTokens: row?.totalTokens ?? 0 };
@@ -59,7 +75,12 @@ export async function monthTotal(store: Store, clock: Clock, userId: string): Pr
  * Decides whether a step may run: 402 for a new turn once the month's total has reached the cap.
  * `leaseMs` bounds both the lease and the wait for another running turn (then 429).
  */
-export async function admitStep(store: Store, clock: Clock, user: UserRow, options: { isNewTurn: boolean; leaseMs: number; signal: AbortSignal }): Promise<Admission> {
+export async function admitStep(
+  store: Store,
+  clock: Clock,
+  user: UserRow,
+  options: { isNewTurn: boolean; leaseMs: number; signal: AbortSignal },
+): Promise<Admission> {
   const limit = user.llmMonthlyTokenLimit;
   if (!options.isNewTurn || limit === null) return NOTHING_TO_RELEASE;
   const table = store.table(llmUsageTable);
@@ -73,12 +94,16 @@ export async function admitStep(store: Store, clock: Clock, user: UserRow, optio
       const row = await tx.table(llmUsageTable).getForUpdate(id);
       if (!row || row.totalTokens >= limit) return 'over' as const;
       const now = clock.now();
-      if (row.turnLeaseUntil && Date.parse(row.turnLeaseUntil) > now.getTime()) return 'busy' as const;
-      await tx.table(llmUsageTable).update(id, { turnLeaseUntil: new Date(now.getTime() + options.leaseMs).toISOString() });
+      if (row.turnLeaseUntil && Date.parse(row.turnLeaseUntil) > now.getTime())
+        return 'busy' as const;
+      await tx
+        .table(llmUsageTable)
+        .update(id, { turnLeaseUntil: new Date(now.getTime() + options.leaseMs).toISOString() });
       return 'admitted' as const;
     });
     if (outcome === 'over') throw new HttpError(402, QUOTA_MESSAGE);
-    if (outcome === 'admitted') return { release: () => table.update(id, { turnLeaseUntil: null }).then(() => undefined) };
+    if (outcome === 'admitted')
+      return { release: () => table.update(id, { turnLeaseUntil: null }).then(() => undefined) };
     if (options.signal.aborted) throw new HttpError(400, 'The request was cancelled.');
     if (Date.now() > deadline) throw new HttpError(429, BUSY_MESSAGE);
     // Jitter spreads waiting turns out so they do not all retry on the same tick.
@@ -98,11 +123,13 @@ export async function recordStep(store: Store, clock: Clock, record: StepRecord)
   // transaction inserts the same log row.
   const logId = newId();
   await store.transaction(async (tx) => {
-    await tx.table(llmUsageTable).increment(
-      usageId(record.user.id, period),
-      { promptTokens, completionTokens, totalTokens, steps: 1 },
-      emptyRow(record.user.id, period, now),
-    );
+    await tx
+      .table(llmUsageTable)
+      .increment(
+        usageId(record.user.id, period),
+        { promptTokens, completionTokens, totalTokens, steps: 1 },
+        emptyRow(record.user.id, period, now),
+      );
     await tx.table(llmUsageLogTable).insert({
       id: logId,
       userId: record.user.id,

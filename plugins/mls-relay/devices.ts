@@ -19,7 +19,10 @@ import { jsonBody } from '../../kernel/http/validate.ts';
 
 const DEVICE_NOT_FOUND = 'Device not found';
 const ALREADY_ENROLLED = 'This device is already enrolled.';
-const NEWEST_FIRST = [['createdAt', 'desc'], ['id', 'desc']] as const;
+const NEWEST_FIRST = [
+  ['createdAt', 'desc'],
+  ['id', 'desc'],
+] as const;
 
 /** The device record clients see; the key material itself is never echoed back. */
 export function toDeviceRecord(row: DeviceKeyRow) {
@@ -41,12 +44,20 @@ export function toDeviceRecord(row: DeviceKeyRow) {
  * The caller's active (enrolled, not revoked) device with this client device id, or null.
  * `deviceId` must already be normalized by `deviceIdSchema` (lower case), as stored.
  */
-export function findActiveDevice(store: Store, userId: string, deviceId: string): Promise<DeviceKeyRow | null> {
+export function findActiveDevice(
+  store: Store,
+  userId: string,
+  deviceId: string,
+): Promise<DeviceKeyRow | null> {
   return store.table(deviceKeysTable).findOne({ userId, deviceId, revokedAt: null });
 }
 
 /** Mounts `/devices*` and the admin device routes behind the E2EE gate. */
-export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<KernelEnv>, clock: Clock): void {
+export function deviceRoutes(
+  app: Hono<KernelEnv>,
+  gate: MiddlewareHandler<KernelEnv>,
+  clock: Clock,
+): void {
   app.post('/devices', gate, jsonBody(enrollBody), async (c) => {
     const user = c.var.auth.user;
     const body = c.req.valid('json');
@@ -75,7 +86,10 @@ export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kerne
         if (existing && existing.revokedAt === null) throw conflict(ALREADY_ENROLLED);
         // The unique key (tenant, user, deviceId) leaves room for one record per device, so a
         // revoked one gives way. The condition makes a concurrent re-enrollment lose cleanly.
-        if (existing && (await devices.deleteWhere({ id: existing.id, revokedAt: { ne: null } })) === 0) {
+        if (
+          existing &&
+          (await devices.deleteWhere({ id: existing.id, revokedAt: { ne: null } })) === 0
+        ) {
           throw conflict(ALREADY_ENROLLED);
         }
         await devices.insert(row);
@@ -89,7 +103,9 @@ export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kerne
   });
 
   app.get('/devices', gate, async (c) => {
-    const rows = await c.var.store.table(deviceKeysTable).find({ where: { userId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
+    const rows = await c.var.store
+      .table(deviceKeysTable)
+      .find({ where: { userId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
   });
 
@@ -111,13 +127,17 @@ export function deviceRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kerne
   app.get('/admin/users/:id/devices', gate, async (c) => {
     const userId = pathId(c, 'id', 'User not found');
     if (!(await c.var.store.table(usersTable).get(userId))) throw notFound('User not found');
-    const rows = await c.var.store.table(deviceKeysTable).find({ where: { userId }, orderBy: NEWEST_FIRST });
+    const rows = await c.var.store
+      .table(deviceKeysTable)
+      .find({ where: { userId }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
   });
 
   app.delete('/admin/device-keys/:id', gate, async (c) => {
     const id = pathId(c, 'id', DEVICE_NOT_FOUND);
-    const changed = await c.var.store.table(deviceKeysTable).updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
+    const changed = await c.var.store
+      .table(deviceKeysTable)
+      .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
     if (changed === 0) throw notFound(DEVICE_NOT_FOUND);
     return c.body(null, 204);
   });

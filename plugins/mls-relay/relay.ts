@@ -16,20 +16,41 @@ import { findActiveDevice } from './devices.ts';
 import { INVALID_GROUP_ID, requireGroupTarget } from './groups.ts';
 import { commitBody, commitsQuery, groupIdSchema, welcomeBody, welcomesQuery } from './schemas.ts';
 import {
-  deviceKeysTable, mlsCommitsTable, mlsGroupStateTable, mlsWelcomesTable,
-  type MlsCommitRow, type MlsGroupStateRow, type MlsWelcomeRow,
+  deviceKeysTable,
+  mlsCommitsTable,
+  mlsGroupStateTable,
+  mlsWelcomesTable,
+  type MlsCommitRow,
+  type MlsGroupStateRow,
+  type MlsWelcomeRow,
 } from './tables.ts';
 
 const SENDER_NOT_ENROLLED = 'Sender device is not enrolled on this Team Hub';
 /** Attempts when two first commits of a group race to create its state row. */
 const STATE_RACE_RETRIES = 3;
 
-export const toCommitRecord = ({ id, mlsGroupId, epoch, ciphertext, senderDeviceId, createdAt }: MlsCommitRow) =>
-  ({ id, mlsGroupId, epoch, ciphertext, senderDeviceId, createdAt });
-export const toGroupStateRecord = ({ mlsGroupId, currentEpoch, createdAt, updatedAt }: MlsGroupStateRow) =>
-  ({ mlsGroupId, currentEpoch, createdAt, updatedAt });
-export const toWelcomeRecord = ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt }: MlsWelcomeRow) =>
-  ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt });
+export const toCommitRecord = ({
+  id,
+  mlsGroupId,
+  epoch,
+  ciphertext,
+  senderDeviceId,
+  createdAt,
+}: MlsCommitRow) => ({ id, mlsGroupId, epoch, ciphertext, senderDeviceId, createdAt });
+export const toGroupStateRecord = ({
+  mlsGroupId,
+  currentEpoch,
+  createdAt,
+  updatedAt,
+}: MlsGroupStateRow) => ({ mlsGroupId, currentEpoch, createdAt, updatedAt });
+export const toWelcomeRecord = ({
+  id,
+  mlsGroupId,
+  recipientDeviceId,
+  ciphertext,
+  ratchetTree,
+  createdAt,
+}: MlsWelcomeRow) => ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt });
 
 /**
  * Stores a commit and moves the group's epoch forward, in one transaction. The epoch write is a
@@ -43,16 +64,29 @@ async function storeCommit(store: Store, row: MlsCommitRow, userId: string): Pro
     const state = await states.findOne({ mlsGroupId: row.mlsGroupId });
     await tx.table(mlsCommitsTable).insert(row);
     if (state) {
-      await states.updateWhere({ id: state.id, currentEpoch: { lt: row.epoch } }, { currentEpoch: row.epoch, updatedAt: row.createdAt });
+      await states.updateWhere(
+        { id: state.id, currentEpoch: { lt: row.epoch } },
+        { currentEpoch: row.epoch, updatedAt: row.createdAt },
+      );
     } else {
-      await states.insert({ id: newId(), mlsGroupId: row.mlsGroupId, currentEpoch: row.epoch, createdAt: row.createdAt, updatedAt: row.createdAt });
+      await states.insert({
+        id: newId(),
+        mlsGroupId: row.mlsGroupId,
+        currentEpoch: row.epoch,
+        createdAt: row.createdAt,
+        updatedAt: row.createdAt,
+      });
     }
     await tx.table(deviceKeysTable).update(device.id, { lastSeenAt: row.createdAt });
   });
 }
 
 /** Mounts `/discussion-mls/*` behind the E2EE gate. */
-export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<KernelEnv>, clock: Clock): void {
+export function relayRoutes(
+  app: Hono<KernelEnv>,
+  gate: MiddlewareHandler<KernelEnv>,
+  clock: Clock,
+): void {
   app.post('/discussion-mls/commits', gate, jsonBody(commitBody), async (c) => {
     const body = c.req.valid('json');
     const user = c.var.auth.user;
@@ -86,7 +120,10 @@ export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kernel
     });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
-    return c.json({ commits: page.map(toCommitRecord), ...(more ? { nextCursor: String(page[page.length - 1]!.epoch) } : {}) });
+    return c.json({
+      commits: page.map(toCommitRecord),
+      ...(more ? { nextCursor: String(page[page.length - 1]!.epoch) } : {}),
+    });
   });
 
   app.post('/discussion-mls/welcomes', gate, jsonBody(welcomeBody), async (c) => {
@@ -103,13 +140,19 @@ export function relayRoutes(app: Hono<KernelEnv>, gate: MiddlewareHandler<Kernel
     // One row more than the page tells whether another page follows.
     const rows = await c.var.store.table(mlsWelcomesTable).find({
       where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
-      orderBy: [['createdAt', 'asc'], ['id', 'asc']],
+      orderBy: [
+        ['createdAt', 'asc'],
+        ['id', 'asc'],
+      ],
       limit: limit + 1,
       ...(cursor ? { after: cursor } : {}),
     });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
-    return c.json({ welcomes: page.map(toWelcomeRecord), ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) });
+    return c.json({
+      welcomes: page.map(toWelcomeRecord),
+      ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}),
+    });
   });
 
   app.get('/discussion-mls/group-state/:mlsGroupId', gate, async (c) => {

@@ -11,17 +11,21 @@ import type { HubConfig } from '../../kernel/config/load.ts';
 import { cursorQuery, limitQuery, MAX_LIMIT } from '../../kernel/http/paging.ts';
 
 /** The exact message the desktop client probes for to learn that the E2EE device flow is off. */
-export const E2EE_OFF = 'Device enrollment is only available on Team Hubs with discussion E2EE enabled.';
+export const E2EE_OFF =
+  'Device enrollment is only available on Team Hubs with discussion E2EE enabled.';
 
 /**
  * 404 unless `collaboration.e2ee` is on. The config is read on every request because a reload
  * may switch it without re-mounting routes.
  */
 export const requireE2ee = (hubConfig: () => HubConfig) =>
-  describeMiddleware(factory.createMiddleware(async (_c, next) => {
-    if (!hubConfig().collaboration.e2ee) throw notFound(E2EE_OFF);
-    await next();
-  }), { errors: [404], note: 'Only on hubs with `collaboration.e2ee: true`; 404 otherwise.' });
+  describeMiddleware(
+    factory.createMiddleware(async (_c, next) => {
+      if (!hubConfig().collaboration.e2ee) throw notFound(E2EE_OFF);
+      await next();
+    }),
+    { errors: [404], note: 'Only on hubs with `collaboration.e2ee: true`; 404 otherwise.' },
+  );
 
 /** Longest MLS group id: the relay tables store it in a 255-character column. */
 export const GROUP_ID_MAX = 255;
@@ -74,13 +78,19 @@ export const enrollBody = z.object({
     .trim()
     .min(1, 'must not be empty')
     .max(KEY_MATERIAL_MAX, `must be at most ${KEY_MATERIAL_MAX} characters`),
-  keyFormat: z.enum(KEY_FORMATS, { error: `must be one of ${KEY_FORMATS.join(', ')}` }).default('identity-v1'),
+  keyFormat: z
+    .enum(KEY_FORMATS, { error: `must be one of ${KEY_FORMATS.join(', ')}` })
+    .default('identity-v1'),
 });
 
 export const commitBody = z.object({
   mlsGroupId: groupIdSchema,
   // Epochs are stored as 64-bit integers but travel as JavaScript numbers: stay exact.
-  epoch: z.number().int('must be an integer').min(0, 'must be at least 0').max(Number.MAX_SAFE_INTEGER, 'is too large'),
+  epoch: z
+    .number()
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(Number.MAX_SAFE_INTEGER, 'is too large'),
   ciphertext: ciphertextSchema,
   senderDeviceId: deviceIdSchema,
 });

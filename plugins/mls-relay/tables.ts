@@ -48,7 +48,10 @@ export const mlsWelcomesTable = defineTable({
     ratchetTree: col.text(),
     createdAt: col.timestamp(),
   },
-  indexes: [['mlsGroupId', 'createdAt'], ['mlsGroupId', 'recipientDeviceId']],
+  indexes: [
+    ['mlsGroupId', 'createdAt'],
+    ['mlsGroupId', 'recipientDeviceId'],
+  ],
 });
 
 export const mlsGroupStateTable = defineTable({
@@ -69,4 +72,6 @@ export type MlsWelcomeRow = RowOfTable<typeof mlsWelcomesTable>;
 export type MlsGroupStateRow = RowOfTable<typeof mlsGroupStateTable>;
 
 export const mlsTables = [deviceKeysTable, mlsCommitsTable, mlsWelcomesTable, mlsGroupStateTable];
-export const mlsMigrations: Migration[] = [{ id: 'mls-relay/0001-tables', createTables: mlsTables }];
+export const mlsMigrations: Migration[] = [
+  { id: 'mls-relay/0001-tables', createTables: mlsTables },
+];

@@ -3,26 +3,32 @@ import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 import { NOTIFICATION_LEVELS } from './tables.ts';
 
-const noticeRecord = z.object({
-  id: z.string(),
-  eventType: z.string(),
-  entityType: z.string(),
-  entityId: z.string(),
-  requestId: z.string().nullable(),
-  collectionId: z.string().nullable(),
-  folderId: z.string().nullable(),
-  runResultId: z.string().nullable(),
-  discussionThreadId: z.string().nullable(),
-  discussionCommentId: z.string().nullable(),
-  actor: z.object({
+const noticeRecord = z
+  .object({
     id: z.string(),
-    name: z.string(),
-    avatar: z.object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() }).optional(),
-  }),
-  createdAt: z.string(),
-  readAt: z.string().nullable(),
-  displayMetadata: z.looseObject({ actorName: z.string() }).describe('What the client shows: target names, a comment preview (none on E2EE hubs)'),
-}).meta({ id: 'Notice' });
+    eventType: z.string(),
+    entityType: z.string(),
+    entityId: z.string(),
+    requestId: z.string().nullable(),
+    collectionId: z.string().nullable(),
+    folderId: z.string().nullable(),
+    runResultId: z.string().nullable(),
+    discussionThreadId: z.string().nullable(),
+    discussionCommentId: z.string().nullable(),
+    actor: z.object({
+      id: z.string(),
+      name: z.string(),
+      avatar: z
+        .object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() })
+        .optional(),
+    }),
+    createdAt: z.string(),
+    readAt: z.string().nullable(),
+    displayMetadata: z
+      .looseObject({ actorName: z.string() })
+      .describe('What the client shows: target names, a comment preview (none on E2EE hubs)'),
+  })
+  .meta({ id: 'Notice' });
 
 const settings = z.object({ level: z.enum(NOTIFICATION_LEVELS), updatedAt: z.string() });
 const count = z.object({ count: z.number().int() });
@@ -30,16 +36,37 @@ const count = z.object({ count: z.number().int() });
 export const noticesApi: RouteDocs = {
   'GET /notices': {
     summary: "The caller's notices, newest first (paged with `cursor`)",
-    responses: { 200: z.object({ notices: z.array(noticeRecord), nextCursor: z.string().optional() }) },
+    responses: {
+      200: z.object({ notices: z.array(noticeRecord), nextCursor: z.string().optional() }),
+    },
   },
-  'GET /notices/unread-count': { summary: 'How many notices are unread', responses: { 200: count } },
-  'POST /notices/read-all': { summary: 'Mark every notice read; answers how many changed', responses: { 200: count } },
+  'GET /notices/unread-count': {
+    summary: 'How many notices are unread',
+    responses: { 200: count },
+  },
+  'POST /notices/read-all': {
+    summary: 'Mark every notice read; answers how many changed',
+    responses: { 200: count },
+  },
   'POST /notices/:id/read': { summary: 'Mark one notice read', responses: { 200: noticeRecord } },
   'GET /notices/stream': {
     summary: 'New notices as Server-Sent Events',
-    description: 'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. 503 while the Redis fan-out is not ready or the hub is shutting down.',
-    responses: { 200: { contentType: 'text/event-stream', description: 'An endless event stream', schema: { type: 'string' } } },
+    description:
+      'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. 503 while the Redis fan-out is not ready or the hub is shutting down.',
+    responses: {
+      200: {
+        contentType: 'text/event-stream',
+        description: 'An endless event stream',
+        schema: { type: 'string' },
+      },
+    },
   },
-  'GET /me/notification-settings': { summary: "The caller's notification level", responses: { 200: settings } },
-  'PUT /me/notification-settings': { summary: "Set the caller's notification level", responses: { 200: settings } },
+  'GET /me/notification-settings': {
+    summary: "The caller's notification level",
+    responses: { 200: settings },
+  },
+  'PUT /me/notification-settings': {
+    summary: "Set the caller's notification level",
+    responses: { 200: settings },
+  },
 };

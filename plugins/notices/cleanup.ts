@@ -10,13 +10,18 @@ import { TARGET_TYPES, type EntitiesDeletedEvent } from '../entities/index.ts';
 const CHUNK = 500;
 
 const chunks = <T>(items: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
+  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) =>
+    items.slice(i * CHUNK, (i + 1) * CHUNK),
+  );
 
 /**
  * Deletes every notice about a removed target, or about anything inside a removed collection, in one
  * transaction: a failure part-way leaves every notice in place instead of some.
  */
-export async function deleteNoticesOfRemoved(store: Store, event: EntitiesDeletedEvent): Promise<number> {
+export async function deleteNoticesOfRemoved(
+  store: Store,
+  event: EntitiesDeletedEvent,
+): Promise<number> {
   return store.transaction(async (tx) => {
     const notices = tx.table(noticesTable);
     let deleted = 0;

@@ -21,7 +21,10 @@ export interface CreateNoticesDeps {
 }
 
 /** What every notice about this comment shows, whoever receives it. */
-function displayMetadata(event: DiscussionCommentCreatedEvent, actorName: string): NoticeDisplayMetadata {
+function displayMetadata(
+  event: DiscussionCommentCreatedEvent,
+  actorName: string,
+): NoticeDisplayMetadata {
   const { target } = event;
   const preview = previewText(event.comment.plaintext);
   return {
@@ -35,7 +38,10 @@ function displayMetadata(event: DiscussionCommentCreatedEvent, actorName: string
 }
 
 /** Stores the notices for one new comment and announces them; returns the stored rows. */
-export async function createCommentNotices(deps: CreateNoticesDeps, event: DiscussionCommentCreatedEvent): Promise<NoticeRow[]> {
+export async function createCommentNotices(
+  deps: CreateNoticesDeps,
+  event: DiscussionCommentCreatedEvent,
+): Promise<NoticeRow[]> {
   const store = deps.storage(event.tenantId);
   const recipients = await resolveRecipients(store, event);
   if (recipients.length === 0) return [];

@@ -69,8 +69,16 @@ export function noticeChannel(config: Pick<RedisConfig, 'keyPrefix'>): string {
 function parseMessage(raw: string): NoticeMessage | null {
   try {
     const value = JSON.parse(raw) as Partial<NoticeMessage>;
-    const strings = [value.tenantId, value.recipientUserId, value.noticeId].every((s) => typeof s === 'string' && s);
-    if (value.v !== 1 || value.type !== 'notice.created' || !strings || typeof value.unreadCount !== 'number') return null;
+    const strings = [value.tenantId, value.recipientUserId, value.noticeId].every(
+      (s) => typeof s === 'string' && s,
+    );
+    if (
+      value.v !== 1 ||
+      value.type !== 'notice.created' ||
+      !strings ||
+      typeof value.unreadCount !== 'number'
+    )
+      return null;
     return value as NoticeMessage;
   } catch {
     return null;
@@ -106,7 +114,10 @@ export function createRedisFanout(config: RedisConfig, log: Logger): NoticeFanou
         await publisher.publish(channel, JSON.stringify(message));
       } catch (error) {
         // The notice is stored; a client that misses the push sees it on its next fetch.
-        log.warn('Could not publish a notice event', { error: (error as Error).message, noticeId: message.noticeId });
+        log.warn('Could not publish a notice event', {
+          error: (error as Error).message,
+          noticeId: message.noticeId,
+        });
       }
     },
     subscribe(handler) {

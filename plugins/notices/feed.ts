@@ -8,9 +8,19 @@
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { cursorQuery, encodeCursor, limitQuery, type KeysetPosition } from '../../kernel/http/paging.ts';
+import {
+  cursorQuery,
+  encodeCursor,
+  limitQuery,
+  type KeysetPosition,
+} from '../../kernel/http/paging.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';
-import { canAccessTarget, targetTables, type EntityTarget, type TargetType } from '../entities/index.ts';
+import {
+  canAccessTarget,
+  targetTables,
+  type EntityTarget,
+  type TargetType,
+} from '../entities/index.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 /**
@@ -27,18 +37,27 @@ export const feedQuery = z.object({
 });
 
 /** Which of these notices' targets the user may open now, by `entityType:entityId`. */
-async function accessibleTargets(store: Store, user: UserRow, rows: readonly NoticeRow[]): Promise<Set<string>> {
+async function accessibleTargets(
+  store: Store,
+  user: UserRow,
+  rows: readonly NoticeRow[],
+): Promise<Set<string>> {
   const allowed = new Set<string>();
   for (const entityType of Object.keys(targetTables) as TargetType[]) {
-    const ids = [...new Set(rows.filter((row) => row.entityType === entityType).map((row) => row.entityId))];
+    const ids = [
+      ...new Set(rows.filter((row) => row.entityType === entityType).map((row) => row.entityId)),
+    ];
     if (ids.length === 0) continue;
     const entities = (await store.table(targetTables[entityType]).getMany(ids)) as {
-      id: string; collectionId?: string | null; createdByUserId: string | null;
+      id: string;
+      collectionId?: string | null;
+      createdByUserId: string | null;
     }[];
     for (const entity of entities) {
       // Only the fields canAccessTarget reads matter; the rest of the target is not needed here.
       const target = {
-        entityType, entityId: entity.id,
+        entityType,
+        entityId: entity.id,
         collectionId: entityType === 'collection' ? entity.id : (entity.collectionId ?? null),
         creatorUserId: entity.createdByUserId,
       } as EntityTarget;
@@ -58,7 +77,12 @@ export interface FeedPage {
  * the feed ends or MAX_BATCHES_PER_PAGE batches were read; in the latter case `nextCursor` points
  * after the last row read (the page may then be short, or even empty).
  */
-export async function readFeed(store: Store, user: UserRow, limit: number, after?: KeysetPosition): Promise<FeedPage> {
+export async function readFeed(
+  store: Store,
+  user: UserRow,
+  limit: number,
+  after?: KeysetPosition,
+): Promise<FeedPage> {
   const notices = store.table(noticesTable);
   const page: NoticeRow[] = [];
   // Read in batches a little larger than the page, so one batch usually suffices even when a few
@@ -68,14 +92,18 @@ export async function readFeed(store: Store, user: UserRow, limit: number, after
   for (let batches = 1; ; batches++) {
     const rows = await notices.find({
       where: { recipientUserId: user.id },
-      orderBy: [['createdAt', 'desc'], ['id', 'desc']],
+      orderBy: [
+        ['createdAt', 'desc'],
+        ['id', 'desc'],
+      ],
       limit: batch,
       ...(position ? { after: position } : {}),
     });
     const allowed = await accessibleTargets(store, user, rows);
     for (const row of rows) {
       if (!allowed.has(`${row.entityType}:${row.entityId}`)) continue;
-      if (page.length === limit) return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!) };
+      if (page.length === limit)
+        return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!) };
       page.push(row);
     }
     if (rows.length < batch) return { rows: page };
@@ -100,7 +128,10 @@ export async function countUnread(store: Store, user: UserRow): Promise<number> 
   for (;;) {
     const rows = await notices.find({
       where: { recipientUserId: user.id, readAt: null },
-      orderBy: [['createdAt', 'desc'], ['id', 'desc']],
+      orderBy: [
+        ['createdAt', 'desc'],
+        ['id', 'desc'],
+      ],
       limit: UNREAD_BATCH,
       ...(position ? { after: position } : {}),
     });

@@ -12,10 +12,23 @@ import { createCommentNotices } from './create.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
 import { noticeRoutes } from './routes.ts';
 import { createSwitchableFanout } from './switchable.ts';
-import { createStreamRegistry, DEFAULT_HEARTBEAT_MS, streamRoutes, type StreamRegistry } from './stream.ts';
-import { noticeMigrations, noticesTable, noticeTables, notificationSettingsTable } from './tables.ts';
+import {
+  createStreamRegistry,
+  DEFAULT_HEARTBEAT_MS,
+  streamRoutes,
+  type StreamRegistry,
+} from './stream.ts';
+import {
+  noticeMigrations,
+  noticesTable,
+  noticeTables,
+  notificationSettingsTable,
+} from './tables.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
-import { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
+import {
+  DISCUSSION_COMMENT_CREATED,
+  type DiscussionCommentCreatedEvent,
+} from '../discussions/index.ts';
 
 export interface NoticesPluginOptions {
   /**
@@ -28,7 +41,9 @@ export interface NoticesPluginOptions {
 }
 
 /** Builds the plugin; `noticesPlugin` is the instance with the defaults. */
-export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginDefinition<undefined> {
+export function createNoticesPlugin(
+  options: NoticesPluginOptions = {},
+): PluginDefinition<undefined> {
   return definePlugin({
     name: 'notices',
     api: noticesApi,
@@ -36,17 +51,23 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
     tables: noticeTables,
     migrations: noticeMigrations,
     setup(ctx) {
-      const transport = (redis: RedisConfig | undefined) => (redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log));
+      const transport = (redis: RedisConfig | undefined) =>
+        redis ? createRedisFanout(redis, ctx.log) : createMemoryFanout(ctx.log);
       const fanout = createSwitchableFanout(transport(ctx.hubConfig().redis), ctx.log);
       const registry = options.registry ?? createStreamRegistry();
-      ctx.metrics.gaugeFrom('notice_streams', 'Notice streams (SSE) open on this instance', () => registry.size());
+      ctx.metrics.gaugeFrom('notice_streams', 'Notice streams (SSE) open on this instance', () =>
+        registry.size(),
+      );
       const deps = { storage: ctx.storage, clock: ctx.clock, fanout };
 
       const unsubscribe = [
         fanout.subscribe((message) => registry.deliver(message)),
-        ctx.events.subscribe<DiscussionCommentCreatedEvent>(DISCUSSION_COMMENT_CREATED, async (event) => {
-          await createCommentNotices(deps, event);
-        }),
+        ctx.events.subscribe<DiscussionCommentCreatedEvent>(
+          DISCUSSION_COMMENT_CREATED,
+          async (event) => {
+            await createCommentNotices(deps, event);
+          },
+        ),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
         }),
@@ -66,7 +87,11 @@ export function createNoticesPlugin(options: NoticesPluginOptions = {}): PluginD
 
       const routes = createPluginApp();
       noticeRoutes(routes, { clock: ctx.clock });
-      streamRoutes(routes, { registry, fanout, heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS });
+      streamRoutes(routes, {
+        registry,
+        fanout,
+        heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      });
       return {
         routes,
         async close() {

@@ -11,7 +11,11 @@ import { notificationSettingsTable, type NotificationLevel } from './tables.ts';
 import { canAccessTarget } from '../entities/index.ts';
 import { type DiscussionCommentCreatedEvent, subscriptionsTable } from '../discussions/index.ts';
 
-export const NOTICE_KINDS = ['discussion.comment', 'discussion.reply', 'discussion.mention'] as const;
+export const NOTICE_KINDS = [
+  'discussion.comment',
+  'discussion.reply',
+  'discussion.mention',
+] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 export interface Recipient {
@@ -20,7 +24,10 @@ export interface Recipient {
 }
 
 /** Candidate user ids in precedence order, each with the kind its first source gives. */
-async function candidates(store: Store, event: DiscussionCommentCreatedEvent): Promise<Map<string, NoticeKind>> {
+async function candidates(
+  store: Store,
+  event: DiscussionCommentCreatedEvent,
+): Promise<Map<string, NoticeKind>> {
   const { comment, target } = event;
   const found = new Map<string, NoticeKind>();
   const offer = (userId: string | null, kind: NoticeKind) => {
@@ -30,14 +37,18 @@ async function candidates(store: Store, event: DiscussionCommentCreatedEvent): P
 
   const subscriptions = store.table(subscriptionsTable);
   if (event.isReply) {
-    for (const sub of await subscriptions.find({ where: { rootCommentId: comment.rootCommentId } })) offer(sub.userId, 'discussion.reply');
+    for (const sub of await subscriptions.find({ where: { rootCommentId: comment.rootCommentId } }))
+      offer(sub.userId, 'discussion.reply');
     offer(event.parentAuthorUserId, 'discussion.reply');
     return found;
   }
   // One query covers this thread and every other thread on the target; this thread's watchers
   // come first because their source ranks higher (for a new root they are the actor and mentions).
-  const onTarget = await subscriptions.find({ where: { entityType: target.entityType, entityId: target.entityId } });
-  for (const sub of onTarget) if (sub.rootCommentId === comment.rootCommentId) offer(sub.userId, 'discussion.comment');
+  const onTarget = await subscriptions.find({
+    where: { entityType: target.entityType, entityId: target.entityId },
+  });
+  for (const sub of onTarget)
+    if (sub.rootCommentId === comment.rootCommentId) offer(sub.userId, 'discussion.comment');
   offer(target.creatorUserId, 'discussion.comment');
   for (const sub of onTarget) offer(sub.userId, 'discussion.comment');
   return found;
@@ -54,7 +65,10 @@ export function levelAllows(level: NotificationLevel, kind: NoticeKind): boolean
  * The users to notify about this comment: existing, not the system account, still able to read the
  * target, and whose notification level allows the kind. In precedence order.
  */
-export async function resolveRecipients(store: Store, event: DiscussionCommentCreatedEvent): Promise<Recipient[]> {
+export async function resolveRecipients(
+  store: Store,
+  event: DiscussionCommentCreatedEvent,
+): Promise<Recipient[]> {
   const kinds = await candidates(store, event);
   if (kinds.size === 0) return [];
   const ids = [...kinds.keys()];

@@ -48,14 +48,25 @@ function toActor(id: string | null, fallbackName: string, row: UserRow | undefin
   return {
     id: row.id,
     name: row.name,
-    avatar: { initials: row.avatarInitials, color: row.avatarColor, ...(imageUrl ? { imageUrl } : {}) },
+    avatar: {
+      initials: row.avatarInitials,
+      color: row.avatarColor,
+      ...(imageUrl ? { imageUrl } : {}),
+    },
   };
 }
 
 /** Turns rows into records, loading every distinct actor once. */
-export async function toNoticeRecords(store: Store, rows: readonly NoticeRow[]): Promise<NoticeRecord[]> {
-  const actorIds = [...new Set(rows.map((row) => row.actorUserId).filter((id): id is string => id !== null))];
-  const actors = new Map((actorIds.length ? await store.table(usersTable).getMany(actorIds) : []).map((u) => [u.id, u]));
+export async function toNoticeRecords(
+  store: Store,
+  rows: readonly NoticeRow[],
+): Promise<NoticeRecord[]> {
+  const actorIds = [
+    ...new Set(rows.map((row) => row.actorUserId).filter((id): id is string => id !== null)),
+  ];
+  const actors = new Map(
+    (actorIds.length ? await store.table(usersTable).getMany(actorIds) : []).map((u) => [u.id, u]),
+  );
   return rows.map((row) => ({
     id: row.id,
     eventType: row.eventType,
@@ -67,7 +78,11 @@ export async function toNoticeRecords(store: Store, rows: readonly NoticeRow[]):
     runResultId: row.runResultId,
     discussionThreadId: row.discussionThreadId,
     discussionCommentId: row.discussionCommentId,
-    actor: toActor(row.actorUserId, row.displayMetadata.actorName, row.actorUserId ? actors.get(row.actorUserId) : undefined),
+    actor: toActor(
+      row.actorUserId,
+      row.displayMetadata.actorName,
+      row.actorUserId ? actors.get(row.actorUserId) : undefined,
+    ),
     createdAt: row.createdAt,
     readAt: row.readAt,
     displayMetadata: row.displayMetadata,

@@ -12,12 +12,20 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { countUnread, feedQuery, readFeed } from './feed.ts';
 import { toNoticeRecords } from './records.ts';
-import { NOTIFICATION_LEVELS, noticesTable, notificationSettingsTable, type NotificationLevel } from './tables.ts';
+import {
+  NOTIFICATION_LEVELS,
+  noticesTable,
+  notificationSettingsTable,
+  type NotificationLevel,
+} from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 
 const NOT_FOUND = 'Notice not found';
 /** What a user who never chose a level has: everything, since the epoch. */
-const DEFAULT_SETTINGS = { level: 'all' as NotificationLevel, updatedAt: '1970-01-01T00:00:00.000Z' };
+const DEFAULT_SETTINGS = {
+  level: 'all' as NotificationLevel,
+  updatedAt: '1970-01-01T00:00:00.000Z',
+};
 
 const settingsBody = z.object({
   level: z.enum(NOTIFICATION_LEVELS, { error: `must be one of ${NOTIFICATION_LEVELS.join(', ')}` }),
@@ -38,7 +46,10 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
   app.post('/notices/read-all', async (c) => {
     const count = await c.var.store
       .table(noticesTable)
-      .updateWhere({ recipientUserId: c.var.auth.user.id, readAt: null }, { readAt: deps.clock.iso() });
+      .updateWhere(
+        { recipientUserId: c.var.auth.user.id, readAt: null },
+        { readAt: deps.clock.iso() },
+      );
     return c.json({ count });
   });
 
@@ -63,7 +74,9 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
     // Under the caller's row lock, so the settings cannot outlive a deletion running meanwhile.
     const row = await c.var.store.transaction(async (tx) => {
       await lockCaller(tx, c.var.auth.user.id);
-      return tx.table(notificationSettingsTable).put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+      return tx
+        .table(notificationSettingsTable)
+        .put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
     });
     return c.json({ level: row.level, updatedAt: row.updatedAt });
   });

@@ -74,7 +74,13 @@ export const SSE_HEADERS = {
 };
 
 /** Opens one SSE body registered for the user; ends on cancel, on shutdown, or when the client is stuck. */
-function openStream(registry: StreamRegistry, tenantId: string, userId: string, heartbeatMs: number, abort: AbortSignal): ReadableStream<Uint8Array> {
+function openStream(
+  registry: StreamRegistry,
+  tenantId: string,
+  userId: string,
+  heartbeatMs: number,
+  abort: AbortSignal,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let release = () => {};
   return new ReadableStream<Uint8Array>({
@@ -116,10 +122,19 @@ function openStream(registry: StreamRegistry, tenantId: string, userId: string, 
 }
 
 /** Mounts `GET /notices/stream`. 503 while the fan-out cannot deliver (Redis subscriber not ready). */
-export function streamRoutes(app: Hono<KernelEnv>, deps: { registry: StreamRegistry; fanout: NoticeFanout; heartbeatMs: number }): void {
+export function streamRoutes(
+  app: Hono<KernelEnv>,
+  deps: { registry: StreamRegistry; fanout: NoticeFanout; heartbeatMs: number },
+): void {
   app.get('/notices/stream', (c) => {
     if (deps.registry.isShutDown() || !deps.fanout.ready()) throw serviceUnavailable();
-    const body = openStream(deps.registry, c.var.tenant.id, c.var.auth.user.id, deps.heartbeatMs, c.req.raw.signal);
+    const body = openStream(
+      deps.registry,
+      c.var.tenant.id,
+      c.var.auth.user.id,
+      deps.heartbeatMs,
+      c.req.raw.signal,
+    );
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });
 }

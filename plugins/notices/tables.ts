@@ -33,7 +33,11 @@ export const noticesTable = defineTable({
     createdAt: col.timestamp(),
     readAt: col.timestampNullable(),
   },
-  indexes: [['recipientUserId', 'createdAt', 'id'], ['recipientUserId', 'readAt'], ['recipientUserId', 'readAt', 'createdAt', 'id']],
+  indexes: [
+    ['recipientUserId', 'createdAt', 'id'],
+    ['recipientUserId', 'readAt'],
+    ['recipientUserId', 'readAt', 'createdAt', 'id'],
+  ],
 });
 
 export const NOTIFICATION_LEVELS = ['all', 'mentions', 'none'] as const;

@@ -8,7 +8,10 @@ import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 /** Keeps the first of equal URLs, in file order. */
-const urlList = z.array(url).default([]).transform((list) => [...new Set(list)]);
+const urlList = z
+  .array(url)
+  .default([])
+  .transform((list) => [...new Set(list)]);
 
 export const pluginSourcesSchema = z
   .strictObject({

@@ -10,9 +10,16 @@ import { avatarsPlugin } from '../../plugins/avatars/index.ts';
 import { uniqueName, useTestHub, withTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('accounts routes on %s', (kind) => {
-  const t = useTestHub(kind, { plugins: [avatarsPlugin, accountsPlugin], config: { collaboration: { e2ee: true } } });
+  const t = useTestHub(kind, {
+    plugins: [avatarsPlugin, accountsPlugin],
+    config: { collaboration: { e2ee: true } },
+  });
 
-  const newUserBody = (extra: Record<string, unknown> = {}) => ({ name: uniqueName(), role: 'user', ...extra });
+  const newUserBody = (extra: Record<string, unknown> = {}) => ({
+    name: uniqueName(),
+    role: 'user',
+    ...extra,
+  });
 
   describe('public and session', () => {
     it('answers /health without a token', async () => {
@@ -35,19 +42,33 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         ['PUT', '/auth/session', 'GET, HEAD'],
       ] as const) {
         const res = await t.request(method, path, { token: null });
-        expect([method, path, res.status, res.body, res.headers.get('allow')]).toEqual([method, path, 405, { error: 'Method Not Allowed' }, allow]);
+        expect([method, path, res.status, res.body, res.headers.get('allow')]).toEqual([
+          method,
+          path,
+          405,
+          { error: 'Method Not Allowed' },
+          allow,
+        ]);
       }
     });
 
     it('never counts a wrong method as a failed authentication', async () => {
       // Well past the failure limit (10): were they counted, the key would now be blocked (429).
-      for (let i = 0; i < 12; i++) expect((await t.request('PATCH', '/auth/session', { token: 'hbk_wrong-method' })).status).toBe(405);
+      for (let i = 0; i < 12; i++)
+        expect(
+          (await t.request('PATCH', '/auth/session', { token: 'hbk_wrong-method' })).status,
+        ).toBe(405);
       const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-method' });
       expect(res.status).toBe(401);
     });
 
     it('rejects a missing, malformed or unknown token with 401', async () => {
-      for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer hbk_unknown' }] as Record<string, string>[]) {
+      for (const headers of [
+        {},
+        { authorization: 'Basic abc' },
+        { authorization: 'Bearer' },
+        { authorization: 'Bearer hbk_unknown' },
+      ] as Record<string, string>[]) {
         const res = await t.request('GET', '/auth/session', { token: null, headers });
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: 'Unauthorized' });
@@ -63,16 +84,31 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body.user.avatarColor).toMatch(/^[a-z]+-\d{3}$/);
       expect(res.body.user).not.toHaveProperty('avatarImageUrl');
       expect(res.body.token.prefix).toMatch(/^hbk_.{8}$/);
-      expect(res.body.capabilities).toEqual({ dataApi: true, managementApi: true, llm: false, communication: true, discussionE2ee: true });
+      expect(res.body.capabilities).toEqual({
+        dataApi: true,
+        managementApi: true,
+        llm: false,
+        communication: true,
+        discussionE2ee: true,
+      });
       expect(res.body.tenantId).toBe(DEFAULT_TENANT_ID);
-      expect(res.body.hub).toMatchObject({ name: expect.any(String), initials: expect.any(String), color: expect.any(String) });
+      expect(res.body.hub).toMatchObject({
+        name: expect.any(String),
+        initials: expect.any(String),
+        color: expect.any(String),
+      });
     });
 
     it('gives a user-role account no management API and llm only with llmAccess', async () => {
       const plain = await t.createUser({});
       const withLlm = await t.createUser({ llmAccess: true });
       const a = await t.request('GET', '/auth/session', { token: plain.token });
-      expect(a.body.capabilities).toMatchObject({ dataApi: true, managementApi: false, llm: false, communication: true });
+      expect(a.body.capabilities).toMatchObject({
+        dataApi: true,
+        managementApi: false,
+        llm: false,
+        communication: true,
+      });
       const b = await t.request('GET', '/auth/session', { token: withLlm.token });
       expect(b.body.capabilities.llm).toBe(true);
     });
@@ -82,7 +118,10 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       await t.request('GET', '/auth/session', { token: user.token });
       // Recording use is deliberately off the request's path, so wait for it to land.
       await vi.waitFor(async () => {
-        const tokens = await t.store().table(apiTokensTable).find({ where: { userId: user.id } });
+        const tokens = await t
+          .store()
+          .table(apiTokensTable)
+          .find({ where: { userId: user.id } });
         expect(tokens[0]!.lastUsedAt).toMatch(/\.\d{3}Z$/);
       });
     });
@@ -91,28 +130,51 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
   describe('last use of a token', () => {
     it('is written at most once a minute, also while the token is served from the read cache', async () => {
       const clock = createManualClock(new Date('2026-05-01T10:00:00.000Z'));
-      await withTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: t.driver, clock }, async (hub) => {
-        const user = await hub.createUser({});
-        const lastUsed = async () =>
-          (await hub.hub.driver().forTenant(DEFAULT_TENANT_ID).table(apiTokensTable).find({ where: { userId: user.id } }))[0]!.lastUsedAt;
-        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
-        await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z'));
-        clock.advance(30_000);
-        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z');
-        clock.advance(31_000);
-        expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(200);
-        await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:01:01.000Z'));
-      });
+      await withTestHub(
+        { plugins: [avatarsPlugin, accountsPlugin], driver: t.driver, clock },
+        async (hub) => {
+          const user = await hub.createUser({});
+          const lastUsed = async () =>
+            (
+              await hub.hub
+                .driver()
+                .forTenant(DEFAULT_TENANT_ID)
+                .table(apiTokensTable)
+                .find({ where: { userId: user.id } })
+            )[0]!.lastUsedAt;
+          expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(
+            200,
+          );
+          await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z'));
+          clock.advance(30_000);
+          expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(
+            200,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          expect(await lastUsed()).toBe('2026-05-01T10:00:00.000Z');
+          clock.advance(31_000);
+          expect((await hub.request('GET', '/auth/session', { token: user.token })).status).toBe(
+            200,
+          );
+          await vi.waitFor(async () => expect(await lastUsed()).toBe('2026-05-01T10:01:01.000Z'));
+        },
+      );
     });
   });
 
   describe('roles', () => {
     it('refuses every admin route to a user-role token with 403', async () => {
       const user = await t.createUser({});
-      for (const [method, path] of [['GET', '/admin/users'], ['POST', '/admin/users'], ['GET', '/admin/tokens'], ['DELETE', `/admin/users/${t.adminId}`]] as const) {
-        const res = await t.request(method, path, { token: user.token, body: method === 'POST' ? newUserBody() : undefined });
+      for (const [method, path] of [
+        ['GET', '/admin/users'],
+        ['POST', '/admin/users'],
+        ['GET', '/admin/tokens'],
+        ['DELETE', `/admin/users/${t.adminId}`],
+      ] as const) {
+        const res = await t.request(method, path, {
+          token: user.token,
+          body: method === 'POST' ? newUserBody() : undefined,
+        });
         expect(res.status, `${method} ${path}`).toBe(403);
         expect(res.body).toEqual({ error: 'Forbidden' });
       }
@@ -125,11 +187,24 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const res = await t.request('POST', '/admin/users', { body });
       expect(res.status).toBe(201);
       expect(res.body.user).toMatchObject({
-        name: body.name, role: 'user', collectionAccess: [], environmentAccess: [], snippetAccess: [],
-        liveServerAccess: [], livePageAccess: [], llmAccess: true, llmModels: [], llmMonthlyTokenLimit: 5000,
+        name: body.name,
+        role: 'user',
+        collectionAccess: [],
+        environmentAccess: [],
+        snippetAccess: [],
+        liveServerAccess: [],
+        livePageAccess: [],
+        llmAccess: true,
+        llmModels: [],
+        llmMonthlyTokenLimit: 5000,
       });
       expect(res.body.user.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      expect(res.body.token).toMatchObject({ userId: res.body.user.id, name: body.name, lastUsedAt: null, revokedAt: null });
+      expect(res.body.token).toMatchObject({
+        userId: res.body.user.id,
+        name: body.name,
+        lastUsedAt: null,
+        revokedAt: null,
+      });
       expect(res.body.secret).toMatch(/^hbk_[A-Za-z0-9_-]{43}$/);
       expect(res.body.token.tokenPrefix).toBe(res.body.secret.slice(0, 12));
       const session = await t.request('GET', '/auth/session', { token: res.body.secret });
@@ -145,16 +220,22 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
     it('rejects a duplicate name, whatever its case, and leaves no token behind', async () => {
       const name = uniqueName('Dup');
-      expect((await t.request('POST', '/admin/users', { body: { name, role: 'user' } })).status).toBe(201);
+      expect(
+        (await t.request('POST', '/admin/users', { body: { name, role: 'user' } })).status,
+      ).toBe(201);
       const before = (await t.request('GET', '/admin/tokens')).body.tokens.length;
-      const res = await t.request('POST', '/admin/users', { body: { name: name.toUpperCase(), role: 'user' } });
+      const res = await t.request('POST', '/admin/users', {
+        body: { name: name.toUpperCase(), role: 'user' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('already in use');
       expect((await t.request('GET', '/admin/tokens')).body.tokens.length).toBe(before);
     });
 
     it('rejects the reserved system name', async () => {
-      const res = await t.request('POST', '/admin/users', { body: { name: 'System', role: 'user' } });
+      const res = await t.request('POST', '/admin/users', {
+        body: { name: 'System', role: 'user' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('reserved');
     });
@@ -180,55 +261,86 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     });
 
     it('rejects a wildcard mixed with ids', async () => {
-      const res = await t.request('POST', '/admin/users', { body: newUserBody({ environmentAccess: ['*', 'abc'] }) });
+      const res = await t.request('POST', '/admin/users', {
+        body: newUserBody({ environmentAccess: ['*', 'abc'] }),
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('environmentAccess: Wildcard access "*" must be the only entry.');
     });
 
     it('rejects ids of kinds no plugin provides yet', async () => {
       const id = newId();
-      const res = await t.request('POST', '/admin/users', { body: newUserBody({ collectionAccess: [id] }) });
+      const res = await t.request('POST', '/admin/users', {
+        body: newUserBody({ collectionAccess: [id] }),
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe(`Unknown collection id: ${id}.`);
-      const models = await t.request('POST', '/admin/users', { body: newUserBody({ llmModels: ['gpt-x', 'gpt-y'] }) });
+      const models = await t.request('POST', '/admin/users', {
+        body: newUserBody({ llmModels: ['gpt-x', 'gpt-y'] }),
+      });
       expect(models.body.error).toBe('Unknown LLM model id(s): gpt-x, gpt-y.');
     });
 
     it('accepts the wildcard alone', async () => {
-      const res = await t.request('POST', '/admin/users', { body: newUserBody({ collectionAccess: ['*'], snippetAccess: ['*'], llmModels: ['*'] }) });
+      const res = await t.request('POST', '/admin/users', {
+        body: newUserBody({ collectionAccess: ['*'], snippetAccess: ['*'], llmModels: ['*'] }),
+      });
       expect(res.status).toBe(201);
       expect(res.body.user.collectionAccess).toEqual(['*']);
     });
 
     it('refuses access lists for admin accounts', async () => {
-      const res = await t.request('POST', '/admin/users', { body: newUserBody({ role: 'admin', collectionAccess: ['*'] }) });
+      const res = await t.request('POST', '/admin/users', {
+        body: newUserBody({ role: 'admin', collectionAccess: ['*'] }),
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^collectionAccess: Admin users cannot have/);
     });
 
     it('answers a body that is not JSON with 415', async () => {
-      const res = await t.request('POST', '/admin/users', { rawBody: 'name=alice&role=user', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await t.request('POST', '/admin/users', {
+        rawBody: 'name=alice&role=user',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(res.status).toBe(415);
-      expect(res.body.error).toBe('Content-Type must be application/json (got application/x-www-form-urlencoded).');
-      const charset = await t.request('POST', '/admin/users', { body: newUserBody(), headers: { 'content-type': 'application/json; charset=utf-8' } });
+      expect(res.body.error).toBe(
+        'Content-Type must be application/json (got application/x-www-form-urlencoded).',
+      );
+      const charset = await t.request('POST', '/admin/users', {
+        body: newUserBody(),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
       expect(charset.status).toBe(201);
     });
 
     it('answers a JSON body sent without any Content-Type with 415, and no body at all with 400 naming the field', async () => {
       // Bytes, not a string: a string body would get `text/plain` from the Request constructor.
       const bare = (method: string, path: string, body?: string) =>
-        t.hub.app.request(path, { method, headers: { authorization: `Bearer ${t.adminToken}` }, ...(body === undefined ? {} : { body: new TextEncoder().encode(body) }) });
+        t.hub.app.request(path, {
+          method,
+          headers: { authorization: `Bearer ${t.adminToken}` },
+          ...(body === undefined ? {} : { body: new TextEncoder().encode(body) }),
+        });
       const name = uniqueName();
       const res = await bare('POST', '/admin/users', JSON.stringify(newUserBody({ name })));
       expect(res.status).toBe(415);
-      expect(await res.json()).toEqual({ error: 'Content-Type must be application/json (the request sent a body without a Content-Type).' });
-      expect((await t.request('GET', '/admin/users')).body.users.some((u: { name: string }) => u.name === name)).toBe(false);
+      expect(await res.json()).toEqual({
+        error:
+          'Content-Type must be application/json (the request sent a body without a Content-Type).',
+      });
+      expect(
+        (await t.request('GET', '/admin/users')).body.users.some(
+          (u: { name: string }) => u.name === name,
+        ),
+      ).toBe(false);
       const empty = await bare('POST', '/admin/users');
       expect(empty.status).toBe(400);
       expect((await empty.json()).error).toMatch(/^name: /);
       // A route that takes no body ignores one, as before.
       const user = await t.createUser({ name: uniqueName() });
-      expect((await bare('DELETE', `/admin/users/${user.id}`, '{"ignored":true}')).status).toBe(204);
+      expect((await bare('DELETE', `/admin/users/${user.id}`, '{"ignored":true}')).status).toBe(
+        204,
+      );
     });
 
     it('answers malformed JSON with 400', async () => {
@@ -242,14 +354,21 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     it('lists accounts by name without the system account, with warnings for stale ids', async () => {
       const store = t.store();
       const stale = await t.createUser({ name: uniqueName('stale') });
-      await store.table(usersTable).update(stale.id, { collectionAccess: ['gone-1'], llmModels: ['old-model'] });
+      await store
+        .table(usersTable)
+        .update(stale.id, { collectionAccess: ['gone-1'], llmModels: ['old-model'] });
       const res = await t.request('GET', '/admin/users');
       expect(res.status).toBe(200);
       const names = res.body.users.map((u: { name: string }) => u.name);
       expect(names).not.toContain('system');
-      expect([...names]).toEqual([...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+      expect([...names]).toEqual(
+        [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+      );
       const entry = res.body.users.find((u: { id: string }) => u.id === stale.id);
-      expect(entry.warnings).toEqual(['Unknown collection id "gone-1".', 'Unknown LLM model id "old-model".']);
+      expect(entry.warnings).toEqual([
+        'Unknown collection id "gone-1".',
+        'Unknown LLM model id "old-model".',
+      ]);
       const admin = res.body.users.find((u: { id: string }) => u.id === t.adminId);
       expect(admin.warnings).toEqual([]);
     });
@@ -260,15 +379,25 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const store = t.store();
       const user = await t.createUser({ collectionAccess: ['*'] });
       await store.table(usersTable).update(user.id, { environmentAccess: ['stale-env'] });
-      const res = await t.request('PUT', `/admin/users/${user.id}`, { body: { llmAccess: true, avatarInitials: 'qz', avatarColor: 'teal-600' } });
+      const res = await t.request('PUT', `/admin/users/${user.id}`, {
+        body: { llmAccess: true, avatarInitials: 'qz', avatarColor: 'teal-600' },
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ llmAccess: true, avatarInitials: 'QZ', avatarColor: 'teal-600', collectionAccess: ['*'], environmentAccess: ['stale-env'] });
+      expect(res.body).toMatchObject({
+        llmAccess: true,
+        avatarInitials: 'QZ',
+        avatarColor: 'teal-600',
+        collectionAccess: ['*'],
+        environmentAccess: ['stale-env'],
+      });
       expect(res.body).not.toHaveProperty('warnings');
     });
 
     it('validates only the lists present in the body', async () => {
       const user = await t.createUser({});
-      const res = await t.request('PUT', `/admin/users/${user.id}`, { body: { snippetAccess: ['nope'] } });
+      const res = await t.request('PUT', `/admin/users/${user.id}`, {
+        body: { snippetAccess: ['nope'] },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('Unknown snippet id: nope.');
     });
@@ -276,22 +405,32 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     it('clears entity access lists when a user is promoted to admin', async () => {
       const user = await t.createUser({ collectionAccess: ['*'], environmentAccess: ['*'] });
       const res = await t.request('PUT', `/admin/users/${user.id}`, { body: { role: 'admin' } });
-      expect(res.body).toMatchObject({ role: 'admin', collectionAccess: [], environmentAccess: [] });
+      expect(res.body).toMatchObject({
+        role: 'admin',
+        collectionAccess: [],
+        environmentAccess: [],
+      });
     });
 
     it('rejects a name already used by another account', async () => {
       const a = await t.createUser({});
       const b = await t.createUser({ name: uniqueName('taken') });
-      const taken = (await t.request('GET', '/admin/users')).body.users.find((u: { id: string }) => u.id === b.id).name;
+      const taken = (await t.request('GET', '/admin/users')).body.users.find(
+        (u: { id: string }) => u.id === b.id,
+      ).name;
       const res = await t.request('PUT', `/admin/users/${a.id}`, { body: { name: taken } });
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('already in use');
     });
 
     it('answers 404 for an unknown user and 403 for the system account', async () => {
-      expect((await t.request('PUT', `/admin/users/${newId()}`, { body: { llmAccess: true } })).status).toBe(404);
+      expect(
+        (await t.request('PUT', `/admin/users/${newId()}`, { body: { llmAccess: true } })).status,
+      ).toBe(404);
       const system = await t.store().table(usersTable).findOne({ system: true });
-      const res = await t.request('PUT', `/admin/users/${system!.id}`, { body: { llmAccess: true } });
+      const res = await t.request('PUT', `/admin/users/${system!.id}`, {
+        body: { llmAccess: true },
+      });
       expect(res.status).toBe(403);
     });
 
@@ -307,7 +446,10 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const user = await t.createUser({});
       expect((await t.request('DELETE', `/admin/users/${user.id}`)).status).toBe(204);
       expect((await t.request('GET', '/auth/session', { token: user.token })).status).toBe(401);
-      const tokens = await t.store().table(apiTokensTable).find({ where: { userId: user.id } });
+      const tokens = await t
+        .store()
+        .table(apiTokensTable)
+        .find({ where: { userId: user.id } });
       expect(tokens).toEqual([]);
     });
 
@@ -322,33 +464,53 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
   describe('tokens', () => {
     it('issues another token for a user', async () => {
       const user = await t.createUser({});
-      const res = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: 'laptop' } });
+      const res = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+        body: { name: 'laptop' },
+      });
       expect(res.status).toBe(201);
       expect(res.body.token).toMatchObject({ userId: user.id, name: 'laptop' });
-      expect((await t.request('GET', '/auth/session', { token: res.body.secret })).body.user.id).toBe(user.id);
+      expect(
+        (await t.request('GET', '/auth/session', { token: res.body.secret })).body.user.id,
+      ).toBe(user.id);
     });
 
     it('refuses tokens for the system account and unknown users, and empty names', async () => {
       const system = await t.store().table(usersTable).findOne({ system: true });
-      expect((await t.request('POST', `/admin/users/${system!.id}/tokens`, { body: { name: 'x' } })).status).toBe(403);
-      expect((await t.request('POST', `/admin/users/${newId()}/tokens`, { body: { name: 'x' } })).status).toBe(404);
+      expect(
+        (await t.request('POST', `/admin/users/${system!.id}/tokens`, { body: { name: 'x' } }))
+          .status,
+      ).toBe(403);
+      expect(
+        (await t.request('POST', `/admin/users/${newId()}/tokens`, { body: { name: 'x' } })).status,
+      ).toBe(404);
       const user = await t.createUser({});
-      const res = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: ' ' } });
+      const res = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+        body: { name: ' ' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^name: /);
       for (const name of ['a\u0000b', 'a\u0001b']) {
-        const control = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name } });
+        const control = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+          body: { name },
+        });
         expect(control.status).toBe(400);
         expect(control.body.error).toMatch(/^name: /);
       }
     });
 
     it('answers ids holding a NUL character as unknown, never with a 500', async () => {
-      for (const [method, path] of [['DELETE', '/admin/users/%00'], ['DELETE', '/admin/tokens/a%00b'], ['POST', '/admin/users/%00/tokens'], ['PUT', '/admin/users/%00']] as const) {
+      for (const [method, path] of [
+        ['DELETE', '/admin/users/%00'],
+        ['DELETE', '/admin/tokens/a%00b'],
+        ['POST', '/admin/users/%00/tokens'],
+        ['PUT', '/admin/users/%00'],
+      ] as const) {
         const res = await t.request(method, path, { body: { name: 'x' } });
         expect(res.status, `${method} ${path}`).toBe(404);
       }
-      const list = await t.request('POST', '/admin/users', { body: newUserBody({ collectionAccess: ['a\u0000b'] }) });
+      const list = await t.request('POST', '/admin/users', {
+        body: newUserBody({ collectionAccess: ['a\u0000b'] }),
+      });
       expect(list.status).toBe(400);
     });
 
@@ -356,15 +518,27 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const res = await t.request('GET', '/admin/tokens');
       expect(res.status).toBe(200);
       for (const token of res.body.tokens) {
-        expect(Object.keys(token).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'tokenPrefix', 'userId']);
+        expect(Object.keys(token).sort()).toEqual([
+          'createdAt',
+          'id',
+          'lastUsedAt',
+          'name',
+          'revokedAt',
+          'tokenPrefix',
+          'userId',
+        ]);
       }
     });
 
     it('deletes a token so it stops working', async () => {
       const user = await t.createUser({});
-      const issued = await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: 'temp' } });
+      const issued = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+        body: { name: 'temp' },
+      });
       expect((await t.request('DELETE', `/admin/tokens/${issued.body.token.id}`)).status).toBe(204);
-      expect((await t.request('GET', '/auth/session', { token: issued.body.secret })).status).toBe(401);
+      expect((await t.request('GET', '/auth/session', { token: issued.body.secret })).status).toBe(
+        401,
+      );
       expect((await t.request('DELETE', `/admin/tokens/${issued.body.token.id}`)).status).toBe(404);
     });
 
@@ -372,7 +546,16 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       const store = t.store();
       const system = await store.table(usersTable).findOne({ system: true });
       const id = newId();
-      await store.table(apiTokensTable).insert({ id, userId: system!.id, name: 'internal', tokenHash: 'f'.repeat(64), tokenPrefix: 'hbk_internal', createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null });
+      await store.table(apiTokensTable).insert({
+        id,
+        userId: system!.id,
+        name: 'internal',
+        tokenHash: 'f'.repeat(64),
+        tokenPrefix: 'hbk_internal',
+        createdAt: new Date().toISOString(),
+        lastUsedAt: null,
+        revokedAt: null,
+      });
       expect((await t.request('DELETE', `/admin/tokens/${id}`)).status).toBe(403);
       await store.table(apiTokensTable).delete(id);
     });
@@ -389,7 +572,9 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
 
   describe('request limits and errors', () => {
     it('answers an oversized body with 413', async () => {
-      const res = await t.request('POST', '/admin/users', { rawBody: JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }) });
+      const res = await t.request('POST', '/admin/users', {
+        rawBody: JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }),
+      });
       expect(res.status).toBe(413);
       expect(res.body.error).toMatch(/too large/);
     });

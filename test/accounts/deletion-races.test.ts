@@ -31,7 +31,8 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
     store = t.store();
   });
 
-  const times = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+  const times = <T>(n: number, make: (i: number) => Promise<T>) =>
+    Promise.all(Array.from({ length: n }, (_, i) => make(i)));
   const tokensOf = (userId: string) => store.table(apiTokensTable).count({ userId });
   const deleteUser = (id: string) => t.request('DELETE', `/admin/users/${id}`);
   // Requests made with the token of a user deleted meanwhile fail authentication (401); one
@@ -41,7 +42,9 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
   it(`leaves no token when ${CONCURRENT} POST /admin/users/:id/tokens race DELETE /admin/users/:id`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const user = await t.createUser({ name: uniqueName('doomed') });
-      const issues = times(CONCURRENT, (i) => t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: `device-${i}` } }));
+      const issues = times(CONCURRENT, (i) =>
+        t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: `device-${i}` } }),
+      );
       const deletion = deleteUser(user.id);
       const [statuses, deleted] = [(await issues).map((res) => res.status), await deletion];
       expect(deleted.status, deleted.text).toBe(204);
@@ -54,7 +57,12 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
     const { tokens, users } = t.hub.identity;
     for (let round = 0; round < ROUNDS; round++) {
       const user = await t.createUser({ name: uniqueName('doomed') });
-      const issues = times(CONCURRENT, (i) => tokens.issueFor(store, user.id, `cli-${i}`).then(() => 201, (error) => (error instanceof HttpError ? error.status : 500)));
+      const issues = times(CONCURRENT, (i) =>
+        tokens.issueFor(store, user.id, `cli-${i}`).then(
+          () => 201,
+          (error) => (error instanceof HttpError ? error.status : 500),
+        ),
+      );
       const deletion = users.delete(store, user.id);
       const statuses = await issues;
       await deletion;
@@ -66,7 +74,9 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
   it('leaves no invitation when POST /admin/users/:id/invitations races the deletion', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const user = await t.createUser({ name: uniqueName('doomed') });
-      const issues = times(CONCURRENT, () => t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} }));
+      const issues = times(CONCURRENT, () =>
+        t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} }),
+      );
       const deletion = deleteUser(user.id);
       const [statuses, deleted] = [(await issues).map((res) => res.status), await deletion];
       expect(deleted.status, deleted.text).toBe(204);
@@ -75,9 +85,11 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
     }
   });
 
-  it('leaves no token when redeems of the user\'s invitations race the deletion', async () => {
+  it("leaves no token when redeems of the user's invitations race the deletion", async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const first = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('invitee'), collectionAccess: ['*'] } });
+      const first = await t.request('POST', '/admin/invited-users', {
+        body: { name: uniqueName('invitee'), collectionAccess: ['*'] },
+      });
       expect(first.status, first.text).toBe(201);
       const userId: string = first.body.user.id;
       const secrets: string[] = [first.body.secret];
@@ -87,11 +99,21 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
         secrets.push(more.body.secret);
       }
       const redeems = secrets.map((secret, i) =>
-        t.request('POST', '/auth/invitations/redeem', { token: null, body: { secret }, headers: { 'x-test-ip': `198.51.100.${round * 10 + i}` } }));
+        t.request('POST', '/auth/invitations/redeem', {
+          token: null,
+          body: { secret },
+          headers: { 'x-test-ip': `198.51.100.${round * 10 + i}` },
+        }),
+      );
       const deletion = deleteUser(userId);
-      const [statuses, deleted] = [(await Promise.all(redeems)).map((res) => res.status), await deletion];
+      const [statuses, deleted] = [
+        (await Promise.all(redeems)).map((res) => res.status),
+        await deletion,
+      ];
       expect(deleted.status, deleted.text).toBe(204);
-      expect(statuses.filter((status) => status !== 201 && status !== 404 && status !== 410)).toEqual([]);
+      expect(
+        statuses.filter((status) => status !== 201 && status !== 404 && status !== 410),
+      ).toEqual([]);
       expect(await tokensOf(userId)).toBe(0);
       expect(await store.table(invitationsTable).count({ userId })).toBe(0);
     }
@@ -99,16 +121,28 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
 
   it('leaves no thread subscription when subscribes by the user race the deletion', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const collection = await plain.request('POST', '/collections', { body: { name: uniqueName('collection') } });
+      const collection = await plain.request('POST', '/collections', {
+        body: { name: uniqueName('collection') },
+      });
       const roots = await times(CONCURRENT, async () => {
-        const res = await plain.request('POST', `/collections/${collection.body.id}/discussions`, { body: { body: 'a thread' } });
+        const res = await plain.request('POST', `/collections/${collection.body.id}/discussions`, {
+          body: { body: 'a thread' },
+        });
         expect(res.status, res.text).toBe(200);
         return res.body.id as string;
       });
       const user = await t.createUser({ name: uniqueName('doomed'), collectionAccess: ['*'] });
-      const subscribes = roots.map((id, i) => t.request('POST', `/discussion-threads/${id}/subscribe`, { token: user.token, headers: ip(i) }));
+      const subscribes = roots.map((id, i) =>
+        t.request('POST', `/discussion-threads/${id}/subscribe`, {
+          token: user.token,
+          headers: ip(i),
+        }),
+      );
       const deletion = deleteUser(user.id);
-      const [statuses, deleted] = [(await Promise.all(subscribes)).map((res) => res.status), await deletion];
+      const [statuses, deleted] = [
+        (await Promise.all(subscribes)).map((res) => res.status),
+        await deletion,
+      ];
       expect(deleted.status, deleted.text).toBe(204);
       expect(statuses.filter((status) => status !== 200 && status !== 401)).toEqual([]);
       expect(await store.table(subscriptionsTable).count({ userId: user.id })).toBe(0);
@@ -118,7 +152,13 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
   it('leaves no notification settings when a settings change by the user races the deletion', async () => {
     for (let round = 0; round < ROUNDS * 3; round++) {
       const user = await t.createUser({ name: uniqueName('doomed') });
-      const puts = times(4, (i) => t.request('PUT', '/me/notification-settings', { token: user.token, body: { level: 'mentions' }, headers: ip(i) }));
+      const puts = times(4, (i) =>
+        t.request('PUT', '/me/notification-settings', {
+          token: user.token,
+          body: { level: 'mentions' },
+          headers: ip(i),
+        }),
+      );
       const deletion = deleteUser(user.id);
       const [statuses, deleted] = [(await puts).map((res) => res.status), await deletion];
       expect(deleted.status, deleted.text).toBe(204);
@@ -130,11 +170,17 @@ describe.each(allDrivers())('additions racing the deletion of their user on %s',
   it('leaves no device key when enrollments by the user race the deletion', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const user = await t.createUser({ name: uniqueName('doomed') });
-      const enrollments = times(CONCURRENT, (i) => t.request('POST', '/devices', {
-        token: user.token,
-        headers: ip(i),
-        body: { deviceId: crypto.randomUUID(), label: `laptop ${i}`, publicKeyMaterial: `key-${i}-${crypto.randomUUID()}` },
-      }));
+      const enrollments = times(CONCURRENT, (i) =>
+        t.request('POST', '/devices', {
+          token: user.token,
+          headers: ip(i),
+          body: {
+            deviceId: crypto.randomUUID(),
+            label: `laptop ${i}`,
+            publicKeyMaterial: `key-${i}-${crypto.randomUUID()}`,
+          },
+        }),
+      );
       const deletion = deleteUser(user.id);
       const [statuses, deleted] = [(await enrollments).map((res) => res.status), await deletion];
       expect(deleted.status, deleted.text).toBe(204);

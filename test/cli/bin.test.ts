@@ -16,7 +16,12 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 /** A config error with --verbose: its stack trace says where the loader's code came from. */
 function stackOfConfigError(env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, '--verbose', '--config', 'missing.yaml', 'user', 'list'], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 }, (_error, _stdout, stderr) => resolve(stderr));
+    execFile(
+      process.execPath,
+      [BIN, '--verbose', '--config', 'missing.yaml', 'user', 'list'],
+      { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 },
+      (_error, _stdout, stderr) => resolve(stderr),
+    );
   });
 }
 

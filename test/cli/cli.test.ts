@@ -5,7 +5,14 @@ import { createProject, quietLogging, type Project } from '../helpers/cli.ts';
 
 // Nothing listens on port 1: a command that reached the database would fail with a connection
 // error instead of the message asserted, which proves the check ran before the database was opened.
-const unreachableDb = { driver: 'postgres', host: '127.0.0.1', port: 1, user: 'nobody', database: 'nothing', connectionTimeoutMillis: 2000 };
+const unreachableDb = {
+  driver: 'postgres',
+  host: '127.0.0.1',
+  port: 1,
+  user: 'nobody',
+  database: 'nothing',
+  connectionTimeoutMillis: 2000,
+};
 
 let project: Project;
 beforeAll(async () => {
@@ -30,13 +37,23 @@ describe('workspace-hub help and version', () => {
   it('lists the user subcommands in user --help', async () => {
     const { code, stdout } = await project.run('user', '--help');
     expect(code).toBe(0);
-    for (const command of ['create', 'list', 'show', 'update', 'delete', 'token']) expect(stdout).toContain(command);
+    for (const command of ['create', 'list', 'show', 'update', 'delete', 'token'])
+      expect(stdout).toContain(command);
   });
 
   it('describes every flag of user create in its help', async () => {
     const { code, stdout } = await project.run('user', 'create', '--help');
     expect(code).toBe(0);
-    for (const flag of ['--name', '--role', '--collection-access', '--live-page-access', '--llm-monthly-tokens', '--tenant', '--json', '--config']) {
+    for (const flag of [
+      '--name',
+      '--role',
+      '--collection-access',
+      '--live-page-access',
+      '--llm-monthly-tokens',
+      '--tenant',
+      '--json',
+      '--config',
+    ]) {
       expect(stdout).toContain(flag);
     }
     expect(stdout).toContain('workspace-hub user create');
@@ -68,7 +85,13 @@ describe('workspace-hub argument errors', () => {
   });
 
   it('rejects an unknown option instead of ignoring it', async () => {
-    const { code, stderr, stdout } = await project.run('user', 'update', 'some-id', '--colection-access', '*');
+    const { code, stderr, stdout } = await project.run(
+      'user',
+      'update',
+      'some-id',
+      '--colection-access',
+      '*',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('Unknown option --colection-access');
     expect(stdout).toBe('');
@@ -81,38 +104,85 @@ describe('workspace-hub argument errors', () => {
   });
 
   it('rejects a wildcard mixed with ids before touching the database', async () => {
-    const { code, stderr, stdout } = await project.run('user', 'create', '--name', 'alice', '--collection-access', '*', '--collection-access', '3f0e5b4c-0000-4000-8000-000000000001');
+    const { code, stderr, stdout } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--collection-access',
+      '*',
+      '--collection-access',
+      '3f0e5b4c-0000-4000-8000-000000000001',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--collection-access: Wildcard access "*" must be the only entry.');
     expect(stdout).toBe('');
   });
 
   it('rejects a wildcard mixed with ids in a comma-separated list', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--snippet-access', 'a,*');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--snippet-access',
+      'a,*',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--snippet-access: Wildcard access "*" must be the only entry.');
   });
 
   it('rejects entity access flags for an admin before touching the database', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'root', '--role', 'admin', '--environment-access', '*');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'root',
+      '--role',
+      'admin',
+      '--environment-access',
+      '*',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--environment-access cannot be used with --role admin');
   });
 
   it('rejects access flags when an update promotes the user to admin', async () => {
-    const { code, stderr } = await project.run('user', 'update', 'some-id', '--role', 'admin', '--live-server-access', 'x');
+    const { code, stderr } = await project.run(
+      'user',
+      'update',
+      'some-id',
+      '--role',
+      'admin',
+      '--live-server-access',
+      'x',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--live-server-access cannot be used with --role admin');
   });
 
   it('rejects a negative monthly token cap', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--llm-monthly-tokens', '-5');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--llm-monthly-tokens',
+      '-5',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--llm-monthly-tokens must be a whole number');
   });
 
   it('rejects an unknown role', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--role', 'owner');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--role',
+      'owner',
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('--role');
   });
@@ -120,7 +190,9 @@ describe('workspace-hub argument errors', () => {
   it('refuses a non-default tenant when multitenancy is disabled', async () => {
     const { code, stderr } = await project.run('user', 'list', '--tenant', 'acme');
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.');
+    expect(stderr.trim()).toBe(
+      'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.',
+    );
   });
 
   it('refuses tenant create when multitenancy is disabled', async () => {

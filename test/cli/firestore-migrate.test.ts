@@ -18,9 +18,16 @@ const emulator = requireService(FIRESTORE_HOST_VAR);
 
 describe('migrate --firestore-indexes elsewhere', () => {
   it('is refused on a SQL database with exit code 2 and nothing on stdout', async () => {
-    const project = await createProject({ db: { driver: 'sqlite', path: './data/hub.db' }, ...quietLogging });
+    const project = await createProject({
+      db: { driver: 'sqlite', path: './data/hub.db' },
+      ...quietLogging,
+    });
     try {
-      const { code, stderr, stdout } = await project.run('migrate', '--firestore-indexes', 'firestore.indexes.json');
+      const { code, stderr, stdout } = await project.run(
+        'migrate',
+        '--firestore-indexes',
+        'firestore.indexes.json',
+      );
       expect(code).toBe(2);
       expect(stderr).toContain('--firestore-indexes applies only to db.driver: firestore');
       expect(stdout).toBe('');
@@ -32,7 +39,8 @@ describe('migrate --firestore-indexes elsewhere', () => {
 
 describe('migrate on Firestore', () => {
   it('has the emulator it needs under CI=true', () => {
-    if (process.env.CI === 'true') expect(emulator, `CI=true but ${FIRESTORE_HOST_VAR} is not set`).toBeTruthy();
+    if (process.env.CI === 'true')
+      expect(emulator, `CI=true but ${FIRESTORE_HOST_VAR} is not set`).toBeTruthy();
   });
 
   describe.runIf(emulator)('against the emulator', () => {
@@ -67,11 +75,20 @@ describe('migrate on Firestore', () => {
         expect(index.queryScope).toBe('COLLECTION');
         expect(typeof index.collectionGroup).toBe('string');
         expect(index.fields.length).toBeGreaterThanOrEqual(2);
-        for (const field of index.fields) expect(['ASCENDING', 'DESCENDING']).toContain(field.order);
+        for (const field of index.fields)
+          expect(['ASCENDING', 'DESCENDING']).toContain(field.order);
       }
       // Tenant-scoped listings: the tenant first, and a newest-first variant of each.
-      expect(written.indexes.some((index: { fields: { fieldPath: string }[] }) => index.fields[0]!.fieldPath === 'tenantId')).toBe(true);
-      expect(written.indexes.some((index: { fields: { order: string }[] }) => index.fields.at(-1)!.order === 'DESCENDING')).toBe(true);
+      expect(
+        written.indexes.some(
+          (index: { fields: { fieldPath: string }[] }) => index.fields[0]!.fieldPath === 'tenantId',
+        ),
+      ).toBe(true);
+      expect(
+        written.indexes.some(
+          (index: { fields: { order: string }[] }) => index.fields.at(-1)!.order === 'DESCENDING',
+        ),
+      ).toBe(true);
     }, 120_000);
 
     it('prints one gcloud command per index for people, naming the project', async () => {
@@ -79,13 +96,17 @@ describe('migrate on Firestore', () => {
       expect(code, stderr).toBe(0);
       expect(stdout).toContain('Database is up to date.');
       expect(stdout).toContain(`Firestore needs ${expected.length} composite index(es)`);
-      const commands = stdout.split('\n').filter((line) => line.trim().startsWith('gcloud firestore indexes composite create'));
+      const commands = stdout
+        .split('\n')
+        .filter((line) => line.trim().startsWith('gcloud firestore indexes composite create'));
       expect(commands).toHaveLength(expected.length);
       const projectId = (database.config as { projectId: string }).projectId;
       for (const command of commands) {
         expect(command).toContain(`--project='${projectId}'`);
         expect(command).toContain(`--database='(default)'`);
-        expect(command).toMatch(/--collection-group=\S+ --query-scope=collection( --field-config=field-path=\S+,order=(ascending|descending)){2,}$/);
+        expect(command).toMatch(
+          /--collection-group=\S+ --query-scope=collection( --field-config=field-path=\S+,order=(ascending|descending)){2,}$/,
+        );
       }
     }, 120_000);
   });

@@ -11,19 +11,34 @@ const COMMANDS: readonly (readonly [string[], string[]])[] = [
   [['start'], []],
   [['reload'], []],
   [['migrate'], []],
-  [['user', 'create'], ['--name', 'alice']],
+  [
+    ['user', 'create'],
+    ['--name', 'alice'],
+  ],
   [['user', 'list'], []],
   [['user', 'show'], ['u1']],
-  [['user', 'update'], ['u1', '--name', 'alicia']],
+  [
+    ['user', 'update'],
+    ['u1', '--name', 'alicia'],
+  ],
   [['user', 'delete'], ['u1']],
-  [['user', 'token', 'create'], ['--user', 'u1', '--name', 'laptop']],
+  [
+    ['user', 'token', 'create'],
+    ['--user', 'u1', '--name', 'laptop'],
+  ],
   [['user', 'token', 'list'], []],
   [['user', 'token', 'revoke'], ['t1']],
-  [['user', 'invite', 'create'], ['--name', 'bob']],
+  [
+    ['user', 'invite', 'create'],
+    ['--name', 'bob'],
+  ],
   [['user', 'invite', 'list'], []],
   [['user', 'invite', 'revoke'], ['i1']],
   [['tenant', 'list'], []],
-  [['tenant', 'create'], ['acme', '--name', 'Acme']],
+  [
+    ['tenant', 'create'],
+    ['acme', '--name', 'Acme'],
+  ],
   [['tenant', 'delete'], ['acme']],
 ];
 
@@ -33,41 +48,48 @@ beforeAll(async () => {
 });
 afterAll(() => project.remove());
 
-describe.each(COMMANDS.map(([words, rest]) => [words.join(' '), words, rest] as const))('workspace-hub %s', (_name, words, rest) => {
-  const command = [...words, ...rest];
-  const config = ['--config', 'missing.yaml'];
+describe.each(COMMANDS.map(([words, rest]) => [words.join(' '), words, rest] as const))(
+  'workspace-hub %s',
+  (_name, words, rest) => {
+    const command = [...words, ...rest];
+    const config = ['--config', 'missing.yaml'];
 
-  it('reads --config and --json given before the command', async () => {
-    const { code, stdout, stderr } = await project.run('--json', ...config, ...command);
-    expect(code).toBe(3);
-    expect(stdout).toBe('');
-    expect(JSON.parse(stderr)).toEqual({ error: expect.stringMatching(/^Config file not found: .*missing\.yaml$/) });
-  });
+    it('reads --config and --json given before the command', async () => {
+      const { code, stdout, stderr } = await project.run('--json', ...config, ...command);
+      expect(code).toBe(3);
+      expect(stdout).toBe('');
+      expect(JSON.parse(stderr)).toEqual({
+        error: expect.stringMatching(/^Config file not found: .*missing\.yaml$/),
+      });
+    });
 
-  it('reads --config and --json given after the command', async () => {
-    const { code, stdout, stderr } = await project.run(...command, ...config, '--json');
-    expect(code).toBe(3);
-    expect(stdout).toBe('');
-    expect(JSON.parse(stderr)).toEqual({ error: expect.stringMatching(/^Config file not found: .*missing\.yaml$/) });
-  });
+    it('reads --config and --json given after the command', async () => {
+      const { code, stdout, stderr } = await project.run(...command, ...config, '--json');
+      expect(code).toBe(3);
+      expect(stdout).toBe('');
+      expect(JSON.parse(stderr)).toEqual({
+        error: expect.stringMatching(/^Config file not found: .*missing\.yaml$/),
+      });
+    });
 
-  it('reads --config given between the command words', async () => {
-    const { code, stderr } = await project.run(words[0]!, ...config, ...words.slice(1), ...rest);
-    expect(code).toBe(3);
-    expect(stderr.trim()).toMatch(/^Config file not found: .*missing\.yaml$/);
-  });
+    it('reads --config given between the command words', async () => {
+      const { code, stderr } = await project.run(words[0]!, ...config, ...words.slice(1), ...rest);
+      expect(code).toBe(3);
+      expect(stderr.trim()).toMatch(/^Config file not found: .*missing\.yaml$/);
+    });
 
-  it('prints the usage of the command for --help before or after it', async () => {
-    const before = await project.run('--help', ...command);
-    const after = await project.run(...command, '--help');
-    expect(before.code).toBe(0);
-    expect(after.code).toBe(0);
-    expect(before.stdout).toContain(`workspace-hub ${words.join(' ')}`);
-    expect(before.stdout).toContain('--config');
-    expect(before.stdout).toContain('--json');
-    expect(after.stdout).toBe(before.stdout);
-  });
-});
+    it('prints the usage of the command for --help before or after it', async () => {
+      const before = await project.run('--help', ...command);
+      const after = await project.run(...command, '--help');
+      expect(before.code).toBe(0);
+      expect(after.code).toBe(0);
+      expect(before.stdout).toContain(`workspace-hub ${words.join(' ')}`);
+      expect(before.stdout).toContain('--config');
+      expect(before.stdout).toContain('--json');
+      expect(after.stdout).toBe(before.stdout);
+    });
+  },
+);
 
 describe('workspace-hub errors with --json', () => {
   it('prints a usage error as JSON with exit code 2', async () => {
@@ -90,9 +112,20 @@ describe('workspace-hub errors with --json', () => {
   });
 
   it('names the flag of a malformed value as JSON', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'alice', '--llm-monthly-tokens', 'many', '--json');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--llm-monthly-tokens',
+      'many',
+      '--json',
+    );
     expect(code).toBe(2);
-    expect(JSON.parse(stderr)).toEqual({ error: '--llm-monthly-tokens must be a whole number of 0 or more (or "unlimited"), got "many".' });
+    expect(JSON.parse(stderr)).toEqual({
+      error:
+        '--llm-monthly-tokens must be a whole number of 0 or more (or "unlimited"), got "many".',
+    });
   });
 
   it('reports an invalid config file as JSON with exit code 3, listing every problem', async () => {

@@ -21,14 +21,19 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
 function quickStartBlocks(): string[][] {
   const section = README.split('\n## Quick start\n')[1]!.split('\n## ')[0]!;
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) =>
-    match[1]!.trim().split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean),
+    match[1]!
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean),
   );
 }
 
 /** Splits a command line the way sh does for the quoting the README uses ('…' and "…"). */
 function shellWords(line: string): string[] {
   const words: string[] = [];
-  for (const match of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]!);
+  for (const match of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g))
+    words.push(match[1] ?? match[2] ?? match[3]!);
   return words;
 }
 
@@ -43,8 +48,18 @@ function followQuickStart(kind: 'postgres' | null) {
   let adminSecret: string;
 
   const api = async (path: string, secret: string, init: RequestInit = {}) => {
-    const res = await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...init.headers } });
-    return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
+    const res = await fetch(`${server.url}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    });
+    return {
+      status: res.status,
+      body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text(),
+    };
   };
 
   afterAll(async () => {
@@ -104,7 +119,11 @@ function followQuickStart(kind: 'postgres' | null) {
         expect(page.status).toBe(200);
         expect(await page.text()).toContain(name);
         const secret = decodeURIComponent(new URL(link).hash.replace('#code=', ''));
-        const preview = await fetch(`${server.url}/auth/invitations/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ secret }) });
+        const preview = await fetch(`${server.url}/auth/invitations/preview`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ secret }),
+        });
         expect(preview.status, line).toBe(200);
         expect((await preview.json()).user).toMatchObject({ name, collectionAccess: ['*'] });
         seen.push(`invitation of ${name}`);

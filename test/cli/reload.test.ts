@@ -13,8 +13,13 @@ import { driverAvailable } from '../helpers/databases.ts';
 describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)', () => {
   const project = useCliProject('postgres', { logging: { level: 'error' } }, { migrate: true });
   let server: RunningServer;
-  const write = (config: Record<string, unknown>) => writeFile(join(project.dir, 'server.yaml'), stringify({ db: project.database.config, ...config }));
-  const statuses = (sections: { section: string; status: string }[]) => Object.fromEntries(sections.map((s) => [s.section, s.status]));
+  const write = (config: Record<string, unknown>) =>
+    writeFile(
+      join(project.dir, 'server.yaml'),
+      stringify({ db: project.database.config, ...config }),
+    );
+  const statuses = (sections: { section: string; status: string }[]) =>
+    Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
   beforeAll(async () => {
     server = await startServer(project.dir, ['--port', '0']);
@@ -24,9 +29,16 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
   });
 
   it('prints its PID at start and writes it to a private PID file in the data directory', async () => {
-    expect(server.stdout()).toMatch(new RegExp(`listening on http://127\\.0\\.0\\.1:\\d+ \\(database: postgres\\), pid ${server.child.pid}\\n`));
+    expect(server.stdout()).toMatch(
+      new RegExp(
+        `listening on http://127\\.0\\.0\\.1:\\d+ \\(database: postgres\\), pid ${server.child.pid}\\n`,
+      ),
+    );
     const file = join(project.dir, 'data', 'workspace-hub.pid');
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ pid: server.child.pid, url: server.url });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      pid: server.child.pid,
+      url: server.url,
+    });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
@@ -39,7 +51,12 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
     expect(json.code, json.stderr).toBe(0);
     const body = JSON.parse(json.stdout);
     expect(body.pid).toBe(server.child.pid);
-    expect(statuses(body.sections)).toMatchObject({ db: 'unchanged', redis: 'unchanged', server: 'unchanged', logging: 'unchanged' });
+    expect(statuses(body.sections)).toMatchObject({
+      db: 'unchanged',
+      redis: 'unchanged',
+      server: 'unchanged',
+      logging: 'unchanged',
+    });
   });
 
   it('applies a logging change live: level and format', async () => {
@@ -50,20 +67,38 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
     expect(statuses(JSON.parse(stdout).sections).logging).toBe('reloaded');
     // The reload's own summary is an info line: logged only because the new level applies, as JSON.
     await expect.poll(() => server.stderr().slice(before)).toContain('"level":"info"');
-    const line = server.stderr().slice(before).split('\n').find((l) => l.includes('Config reloaded'))!;
-    expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: expect.stringContaining('logging: reloaded') });
+    const line = server
+      .stderr()
+      .slice(before)
+      .split('\n')
+      .find((l) => l.includes('Config reloaded'))!;
+    expect(JSON.parse(line)).toMatchObject({
+      level: 'info',
+      msg: expect.stringContaining('logging: reloaded'),
+    });
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(200);
   });
 
   it('reports a failed db reload with its reason, logs it as an error and keeps serving', async () => {
     const before = server.stderr().length;
-    await write({ db: { ...project.database.config, port: 1, connectionTimeoutMillis: 2000 }, logging: { level: 'info', format: 'pretty' } });
+    await write({
+      db: { ...project.database.config, port: 1, connectionTimeoutMillis: 2000 },
+      logging: { level: 'info', format: 'pretty' },
+    });
     const json = await project.run('reload', '--json');
     expect(json.code).toBe(1);
-    const db = JSON.parse(json.stdout).sections.find((s: { section: string }) => s.section === 'db');
-    expect(db).toMatchObject({ section: 'db', status: 'failed', error: expect.stringMatching(/ECONNREFUSED|connect/) });
-    await expect.poll(() => server.stderr().slice(before)).toMatch(/ERROR Config reload failed for db \(db: failed \(.*ECONNREFUSED/);
+    const db = JSON.parse(json.stdout).sections.find(
+      (s: { section: string }) => s.section === 'db',
+    );
+    expect(db).toMatchObject({
+      section: 'db',
+      status: 'failed',
+      error: expect.stringMatching(/ECONNREFUSED|connect/),
+    });
+    await expect
+      .poll(() => server.stderr().slice(before))
+      .toMatch(/ERROR Config reload failed for db \(db: failed \(.*ECONNREFUSED/);
     expect(server.stderr().slice(before)).not.toMatch(/INFO\s+Config reloaded/);
     const human = await project.run('reload');
     expect(human.code).toBe(1);

@@ -8,7 +8,13 @@
 import { copyFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
+import {
+  createProject,
+  quietLogging,
+  startServer,
+  type Project,
+  type RunningServer,
+} from '../helpers/cli.ts';
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 /** The secret printed once, on the line after "will not be shown again" (a token prefix may come earlier). */
@@ -31,7 +37,14 @@ describe('workspace-hub on the embedded SQLite database', () => {
   afterAll(() => project?.remove());
 
   it('creates and lists users on a new database file, migrating it by itself', async () => {
-    const created = await project.json('user', 'create', '--name', 'zoe', '--collection-access', '*');
+    const created = await project.json(
+      'user',
+      'create',
+      '--name',
+      'zoe',
+      '--collection-access',
+      '*',
+    );
     expect(created.user).toMatchObject({ name: 'zoe', collectionAccess: ['*'] });
     const { users } = await project.json('user', 'list');
     expect(users.map((user: { name: string }) => user.name)).toContain('zoe');
@@ -48,7 +61,16 @@ describe('workspace-hub on the embedded SQLite database', () => {
       const admin = secretIn(server.stdout());
       expect(admin).toBeDefined();
 
-      const alice = await project.run('user', 'create', '--name', 'alice', '--role', 'user', '--collection-access', '*');
+      const alice = await project.run(
+        'user',
+        'create',
+        '--name',
+        'alice',
+        '--role',
+        'user',
+        '--collection-access',
+        '*',
+      );
       expect(alice.stderr).toBe('');
       expect(alice.code).toBe(0);
       const aliceSecret = secretIn(alice.stdout)!;
@@ -56,14 +78,30 @@ describe('workspace-hub on the embedded SQLite database', () => {
       expect(session.status).toBe(200);
       expect(session.body.user).toMatchObject({ name: 'alice', role: 'user' });
 
-      const invite = await project.run('user', 'invite', 'create', '--name', 'bob', '--collection-access', '*');
+      const invite = await project.run(
+        'user',
+        'invite',
+        'create',
+        '--name',
+        'bob',
+        '--collection-access',
+        '*',
+      );
       expect(invite.stderr).toBe('');
       expect(invite.code).toBe(0);
       expect(invite.stdout).toMatch(/\/join/);
 
       // A token the CLI revokes gets 401 on its very next request.
       const aliceId = session.body.user.id as string;
-      const token = await project.json('user', 'token', 'create', '--user', aliceId, '--name', 'laptop');
+      const token = await project.json(
+        'user',
+        'token',
+        'create',
+        '--user',
+        aliceId,
+        '--name',
+        'laptop',
+      );
       expect((await call(server, '/auth/session', token.secret)).status).toBe(200);
       expect((await project.run('user', 'token', 'revoke', token.token.id)).code).toBe(0);
       expect((await call(server, '/auth/session', token.secret)).status).toBe(401);
@@ -85,7 +123,10 @@ describe('workspace-hub on the embedded SQLite database', () => {
     const created = await project.json('user', 'create', '--name', 'admin2', '--role', 'admin');
     const names: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await call(server, '/admin/users', created.secret, { method: 'POST', body: JSON.stringify({ name: `crash${i}`, role: 'user' }) });
+      const res = await call(server, '/admin/users', created.secret, {
+        method: 'POST',
+        body: JSON.stringify({ name: `crash${i}`, role: 'user' }),
+      });
       expect(res.status).toBe(201);
       names.push(`crash${i}`);
     }
@@ -116,7 +157,9 @@ describe('workspace-hub on the embedded SQLite database', () => {
       await mkdir(join(restored.dir, 'data'));
       await copyFile(out.out, join(restored.dir, 'data', 'hub.db'));
       const { users } = await restored.json('user', 'list');
-      expect(users.map((user: { name: string }) => user.name)).toEqual(expect.arrayContaining(['zoe', 'before-backup', 'crash0']));
+      expect(users.map((user: { name: string }) => user.name)).toEqual(
+        expect.arrayContaining(['zoe', 'before-backup', 'crash0']),
+      );
     } finally {
       await restored.remove();
     }
@@ -130,7 +173,13 @@ describe('workspace-hub on the embedded SQLite database', () => {
     ] as const;
     for (const [db, tool] of cases) {
       const name = await project.writeConfig(`${db.driver}.yaml`, { db, ...quietLogging });
-      const { code, stderr, stdout } = await project.run('backup', '--out', 'x.db', '--config', name);
+      const { code, stderr, stdout } = await project.run(
+        'backup',
+        '--out',
+        'x.db',
+        '--config',
+        name,
+      );
       expect(code).toBe(1);
       expect(stderr).toContain(`db.driver: ${db.driver}`);
       expect(stderr).toContain(tool);
@@ -153,7 +202,8 @@ describe('the embedded database files', () => {
         const files = (await readdir(data)).sort();
         // The PID file `start` writes for `workspace-hub reload` sits beside the database.
         expect(files).toEqual(['hub.db', 'hub.db-shm', 'hub.db-wal', 'workspace-hub.pid']);
-        for (const file of files) expect([file, await mode(join(data, file))]).toEqual([file, 0o600]);
+        for (const file of files)
+          expect([file, await mode(join(data, file))]).toEqual([file, 0o600]);
         const backup = await project.run('backup', '--out', 'copy.db', '--json');
         expect(backup.code).toBe(0);
         expect(await mode(join(project.dir, 'copy.db'))).toBe(0o600);
@@ -180,7 +230,10 @@ describe('the embedded database files', () => {
   }, 60_000);
 
   it('refuses to start with db.driver: pglite, naming sqlite and saying there is no converter', async () => {
-    const project = await createProject({ db: { driver: 'pglite', dataDir: './data' }, ...quietLogging });
+    const project = await createProject({
+      db: { driver: 'pglite', dataDir: './data' },
+      ...quietLogging,
+    });
     try {
       const { code, stderr, stdout } = await project.run('start', '--port', '0');
       expect(code).toBe(3); // a configuration error (README: exit codes)

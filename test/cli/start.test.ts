@@ -19,14 +19,20 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (Po
   it('starts with --migrate, prints the first admin once, and stops on SIGTERM with exit code 0', async () => {
     const server = await startServer(project.dir, ['--migrate', '--port', '0']);
     const stdout = server.stdout();
-    expect(stdout).toMatch(/workspace-hub \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: postgres\)/);
+    expect(stdout).toMatch(
+      /workspace-hub \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: postgres\)/,
+    );
     expect(stdout).toContain('"admin"');
     expect(stdout).toContain('it will not be shown again');
-    expect(stdout).toContain("workspace-hub user create --name alice --role user --collection-access '*'");
+    expect(stdout).toContain(
+      "workspace-hub user create --name alice --role user --collection-access '*'",
+    );
     const secret = /hbk_[A-Za-z0-9_-]+/.exec(stdout)?.[0];
     expect(secret).toBeDefined();
 
-    const session = await fetch(`${server.url}/auth/session`, { headers: { authorization: `Bearer ${secret}` } });
+    const session = await fetch(`${server.url}/auth/session`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(session.status).toBe(200);
     expect((await session.json()).user).toMatchObject({ name: 'admin', role: 'admin' });
 
@@ -46,41 +52,54 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (Po
   });
 });
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub migrate on a new database (PostgreSQL)', () => {
-  const project = useCliProject('postgres', quietLogging);
+describe.runIf(driverAvailable('postgres'))(
+  'workspace-hub migrate on a new database (PostgreSQL)',
+  () => {
+    const project = useCliProject('postgres', quietLogging);
 
-  it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
-    const { code, stdout, stderr } = await project.run('migrate');
-    expect(code, stderr).toBe(0);
-    expect(stderr).toBe('');
-    expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
-    const tenants = await project.database.query('SELECT id FROM tenants');
-    expect(tenants.map((row) => row.id)).toEqual(['__default__']);
-  });
-});
+    it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
+      const { code, stdout, stderr } = await project.run('migrate');
+      expect(code, stderr).toBe(0);
+      expect(stderr).toBe('');
+      expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
+      const tenants = await project.database.query('SELECT id FROM tenants');
+      expect(tenants.map((row) => row.id)).toEqual(['__default__']);
+    });
+  },
+);
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub migrate on a terminal (PostgreSQL)', () => {
-  const project = useCliProject('postgres', quietLogging);
+describe.runIf(driverAvailable('postgres'))(
+  'workspace-hub migrate on a terminal (PostgreSQL)',
+  () => {
+    const project = useCliProject('postgres', quietLogging);
 
-  /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
-  const onTerminal = (...args: string[]) =>
-    new Promise<string>((resolve, reject) => {
-      const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
-      const command = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
-      execFile('script', ['-qec', command, '/dev/null'], { cwd: project.dir, timeout: 90_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
+    const onTerminal = (...args: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+        const command = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
+        execFile(
+          'script',
+          ['-qec', command, '/dev/null'],
+          { cwd: project.dir, timeout: 90_000 },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        );
+      });
+
+    it('shows each migration as it runs, then clears the progress line', async () => {
+      const output = await onTerminal('migrate');
+      expect(output).toMatch(/\r\x1b\[2KMigrating 1\/\d+: kernel\/0001-identity/);
+      expect(output).toContain('\r\x1b[2KApplied ');
     });
 
-  it('shows each migration as it runs, then clears the progress line', async () => {
-    const output = await onTerminal('migrate');
-    expect(output).toMatch(/\r\x1b\[2KMigrating 1\/\d+: kernel\/0001-identity/);
-    expect(output).toContain('\r\x1b[2KApplied ');
-  });
-
-  it('stays quiet on a terminal with --json', async () => {
-    await project.database.query('DELETE FROM hub_migrations WHERE id = $1', ['llm-proxy/0001-usage']);
-    await project.database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
-    const output = await onTerminal('migrate', '--json');
-    expect(output).not.toContain('Migrating');
-    expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });
-  });
-});
+    it('stays quiet on a terminal with --json', async () => {
+      await project.database.query('DELETE FROM hub_migrations WHERE id = $1', [
+        'llm-proxy/0001-usage',
+      ]);
+      await project.database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
+      const output = await onTerminal('migrate', '--json');
+      expect(output).not.toContain('Migrating');
+      expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });
+    });
+  },
+);

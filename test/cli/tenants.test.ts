@@ -4,11 +4,18 @@ import { quietLogging, useCliProject } from '../helpers/cli.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 
 describe.runIf(driverAvailable('postgres'))('workspace-hub tenant (PostgreSQL)', () => {
-  const project = useCliProject('postgres', { multitenancy: { enabled: true }, ...quietLogging }, { migrate: true });
+  const project = useCliProject(
+    'postgres',
+    { multitenancy: { enabled: true }, ...quietLogging },
+    { migrate: true },
+  );
   let single: string;
 
   beforeAll(async () => {
-    single = await project.writeConfig('single.yaml', { db: project.database.config, ...quietLogging });
+    single = await project.writeConfig('single.yaml', {
+      db: project.database.config,
+      ...quietLogging,
+    });
   });
 
   it('lists the default tenant on a new database', async () => {
@@ -38,7 +45,9 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub tenant (PostgreSQL)',
     expect(duplicate.stderr.trim()).toBe('A tenant with id "dup" already exists.');
     const malformed = await project.run('tenant', 'create', 'no spaces', '--name', 'Bad');
     expect(malformed.code).toBe(1);
-    expect(malformed.stderr).toContain('Tenant id may only contain letters, digits, underscores, and hyphens.');
+    expect(malformed.stderr).toContain(
+      'Tenant id may only contain letters, digits, underscores, and hyphens.',
+    );
   });
 
   it('deletes a tenant and its accounts', async () => {
@@ -61,9 +70,19 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub tenant (PostgreSQL)',
   });
 
   it('refuses tenant commands and --tenant when multitenancy is off', async () => {
-    const create = await project.run('tenant', 'create', 'other', '--name', 'Other', '--config', single);
+    const create = await project.run(
+      'tenant',
+      'create',
+      'other',
+      '--name',
+      'Other',
+      '--config',
+      single,
+    );
     expect(create.code).toBe(1);
-    expect(create.stderr.trim()).toBe('Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.');
+    expect(create.stderr.trim()).toBe(
+      'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.',
+    );
     const list = await project.run('user', 'list', '--tenant', 'acme', '--config', single);
     expect(list.code).toBe(1);
     expect(list.stderr).toContain('Multitenancy is disabled in server.yaml');

@@ -20,7 +20,10 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub export and import (pr
     expect(result.tables.users).toBe(2); // alice and the system account
     const file = join(source.dir, 'hub.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ format: 'workspace-hub-export', version: 1 });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      format: 'workspace-hub-export',
+      version: 1,
+    });
 
     const again = await source.run('export', '--out', 'hub.json');
     expect(again.code).toBe(1);

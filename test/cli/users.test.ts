@@ -5,29 +5,75 @@ import { createProject, quietLogging, useCliProject } from '../helpers/cli.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 
 const USER_KEYS = [
-  'id', 'name', 'role', 'avatarInitials', 'avatarColor', 'collectionAccess', 'environmentAccess', 'snippetAccess',
-  'liveServerAccess', 'livePageAccess', 'llmAccess', 'llmModels', 'llmMonthlyTokenLimit', 'createdAt', 'updatedAt',
+  'id',
+  'name',
+  'role',
+  'avatarInitials',
+  'avatarColor',
+  'collectionAccess',
+  'environmentAccess',
+  'snippetAccess',
+  'liveServerAccess',
+  'livePageAccess',
+  'llmAccess',
+  'llmModels',
+  'llmMonthlyTokenLimit',
+  'createdAt',
+  'updatedAt',
 ].sort();
-const TOKEN_KEYS = ['id', 'userId', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt', 'revokedAt'].sort();
+const TOKEN_KEYS = [
+  'id',
+  'userId',
+  'name',
+  'tokenPrefix',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+].sort();
 
 describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', () => {
   const project = useCliProject('postgres', quietLogging, { migrate: true });
 
   it('creates a user and a token with the same JSON shape as POST /admin/users', async () => {
-    const result = await project.json('user', 'create', '--name', 'alice', '--collection-access', '*', '--llm-access', '--llm-model', '*', '--llm-monthly-tokens', '5000');
+    const result = await project.json(
+      'user',
+      'create',
+      '--name',
+      'alice',
+      '--collection-access',
+      '*',
+      '--llm-access',
+      '--llm-model',
+      '*',
+      '--llm-monthly-tokens',
+      '5000',
+    );
     expect(Object.keys(result).sort()).toEqual(['secret', 'token', 'user']);
     expect(Object.keys(result.user).sort()).toEqual(USER_KEYS);
     expect(Object.keys(result.token).sort()).toEqual(TOKEN_KEYS);
     expect(result.secret).toMatch(/^hbk_[A-Za-z0-9_-]{40,}$/);
     expect(result.user).toMatchObject({
-      name: 'alice', role: 'user', collectionAccess: ['*'], environmentAccess: [], llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 5000,
+      name: 'alice',
+      role: 'user',
+      collectionAccess: ['*'],
+      environmentAccess: [],
+      llmAccess: true,
+      llmModels: ['*'],
+      llmMonthlyTokenLimit: 5000,
     });
     expect(result.token).toMatchObject({ userId: result.user.id, name: 'alice', revokedAt: null });
     expect(result.secret.startsWith(result.token.tokenPrefix)).toBe(true);
   });
 
   it('prints the secret once with a warning in human output', async () => {
-    const { code, stdout } = await project.run('user', 'create', '--name', 'bob', '--snippet-access', '*');
+    const { code, stdout } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'bob',
+      '--snippet-access',
+      '*',
+    );
     expect(code).toBe(0);
     expect(stdout).toMatch(/Created user "bob" \([0-9a-f-]{36}\) with role user\./);
     expect(stdout).toContain('Store this token now; it will not be shown again:');
@@ -41,7 +87,14 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
   });
 
   it('refuses specific ids that do not exist', async () => {
-    const { code, stderr } = await project.run('user', 'create', '--name', 'carol', '--collection-access', '3f0e5b4c-0000-4000-8000-000000000001');
+    const { code, stderr } = await project.run(
+      'user',
+      'create',
+      '--name',
+      'carol',
+      '--collection-access',
+      '3f0e5b4c-0000-4000-8000-000000000001',
+    );
     expect(code).toBe(1);
     expect(stderr).toContain('Unknown collection id: 3f0e5b4c-0000-4000-8000-000000000001.');
   });
@@ -59,40 +112,115 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
     expect(lines).toHaveLength(users.length);
     const alice = users.find((user: { name: string }) => user.name === 'alice');
     const row = lines.find((line) => line.startsWith(alice.id))!.split(/\s{2,}/);
-    expect(row).toEqual([alice.id, 'alice', 'user', 'collections *, llm', alice.createdAt.replace(/\.\d+Z$/, 'Z')]);
+    expect(row).toEqual([
+      alice.id,
+      'alice',
+      'user',
+      'collections *, llm',
+      alice.createdAt.replace(/\.\d+Z$/, 'Z'),
+    ]);
     expect(human.stdout).not.toMatch(/\bsystem\b/);
   });
 
   it('reads --config and --json before the command, from a directory without server.yaml', async () => {
     const elsewhere = await createProject();
     try {
-      const before = await elsewhere.run('--config', join(project.dir, 'server.yaml'), '--json', 'user', 'list');
+      const before = await elsewhere.run(
+        '--config',
+        join(project.dir, 'server.yaml'),
+        '--json',
+        'user',
+        'list',
+      );
       expect(before.code, before.stderr).toBe(0);
-      const after = await elsewhere.run('user', 'list', '--json', '--config', join(project.dir, 'server.yaml'));
+      const after = await elsewhere.run(
+        'user',
+        'list',
+        '--json',
+        '--config',
+        join(project.dir, 'server.yaml'),
+      );
       expect(JSON.parse(after.stdout)).toEqual(JSON.parse(before.stdout));
-      expect(JSON.parse(before.stdout).users.map((user: { name: string }) => user.name)).toEqual(expect.arrayContaining(['alice', 'bob']));
+      expect(JSON.parse(before.stdout).users.map((user: { name: string }) => user.name)).toEqual(
+        expect.arrayContaining(['alice', 'bob']),
+      );
     } finally {
       await elsewhere.remove();
     }
   });
 
   it('prints a failed operation as JSON on stderr with exit code 1', async () => {
-    const { code, stdout, stderr } = await project.run('user', 'show', '00000000-0000-4000-8000-000000000000', '--json');
+    const { code, stdout, stderr } = await project.run(
+      'user',
+      'show',
+      '00000000-0000-4000-8000-000000000000',
+      '--json',
+    );
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(JSON.parse(stderr)).toEqual({ error: 'No user found with id 00000000-0000-4000-8000-000000000000.' });
+    expect(JSON.parse(stderr)).toEqual({
+      error: 'No user found with id 00000000-0000-4000-8000-000000000000.',
+    });
   });
 
   it('shows, updates and deletes a user', async () => {
-    const { user } = await project.json('user', 'create', '--name', 'dave', '--environment-access', '*', '--avatar-initials', 'dv', '--avatar-color', 'teal-600');
+    const { user } = await project.json(
+      'user',
+      'create',
+      '--name',
+      'dave',
+      '--environment-access',
+      '*',
+      '--avatar-initials',
+      'dv',
+      '--avatar-color',
+      'teal-600',
+    );
     expect(await project.json('user', 'show', user.id)).toEqual(user);
 
-    const updated = await project.json('user', 'update', user.id, '--name', 'david', '--snippet-access', '*', '--llm-monthly-tokens', 'unlimited');
-    expect(updated).toMatchObject({ name: 'david', environmentAccess: ['*'], snippetAccess: ['*'], avatarInitials: 'DV', llmMonthlyTokenLimit: null });
+    const updated = await project.json(
+      'user',
+      'update',
+      user.id,
+      '--name',
+      'david',
+      '--snippet-access',
+      '*',
+      '--llm-monthly-tokens',
+      'unlimited',
+    );
+    expect(updated).toMatchObject({
+      name: 'david',
+      environmentAccess: ['*'],
+      snippetAccess: ['*'],
+      avatarInitials: 'DV',
+      llmMonthlyTokenLimit: null,
+    });
 
-    const promoted = await project.json('user', 'update', user.id, '--role', 'admin', '--llm-access');
-    expect(promoted).toMatchObject({ role: 'admin', environmentAccess: [], snippetAccess: [], llmAccess: true });
-    const demoted = await project.json('user', 'update', user.id, '--role', 'user', '--no-llm-access', '--collection-access', '*');
+    const promoted = await project.json(
+      'user',
+      'update',
+      user.id,
+      '--role',
+      'admin',
+      '--llm-access',
+    );
+    expect(promoted).toMatchObject({
+      role: 'admin',
+      environmentAccess: [],
+      snippetAccess: [],
+      llmAccess: true,
+    });
+    const demoted = await project.json(
+      'user',
+      'update',
+      user.id,
+      '--role',
+      'user',
+      '--no-llm-access',
+      '--collection-access',
+      '*',
+    );
     expect(demoted).toMatchObject({ role: 'user', collectionAccess: ['*'], llmAccess: false });
 
     const deleted = await project.run('user', 'delete', user.id);
@@ -104,18 +232,37 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
   });
 
   it('refuses to delete or give tokens to the internal system account', async () => {
-    const [system] = await project.database.query<{ id: string }>('SELECT id FROM users WHERE name = $1', ['system']);
+    const [system] = await project.database.query<{ id: string }>(
+      'SELECT id FROM users WHERE name = $1',
+      ['system'],
+    );
     const deleted = await project.run('user', 'delete', system!.id);
     expect(deleted.code).toBe(1);
     expect(deleted.stderr).toContain('internal system account');
-    const token = await project.run('user', 'token', 'create', '--user', system!.id, '--name', 'sneaky');
+    const token = await project.run(
+      'user',
+      'token',
+      'create',
+      '--user',
+      system!.id,
+      '--name',
+      'sneaky',
+    );
     expect(token.code).toBe(1);
     expect(token.stderr).toContain('internal system account');
   });
 
   it('creates, lists and revokes tokens', async () => {
     const { user } = await project.json('user', 'create', '--name', 'erin');
-    const created = await project.json('user', 'token', 'create', '--user', user.id, '--name', 'laptop');
+    const created = await project.json(
+      'user',
+      'token',
+      'create',
+      '--user',
+      user.id,
+      '--name',
+      'laptop',
+    );
     expect(Object.keys(created).sort()).toEqual(['secret', 'token']);
     expect(Object.keys(created.token).sort()).toEqual(TOKEN_KEYS);
     expect(created.secret).toMatch(/^hbk_/);
@@ -138,7 +285,15 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
   });
 
   it('refuses a token for an unknown user', async () => {
-    const { code, stderr } = await project.run('user', 'token', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--name', 'x');
+    const { code, stderr } = await project.run(
+      'user',
+      'token',
+      'create',
+      '--user',
+      '00000000-0000-4000-8000-000000000000',
+      '--name',
+      'x',
+    );
     expect(code).toBe(1);
     expect(stderr.trim()).toBe('No user found with id 00000000-0000-4000-8000-000000000000.');
   });

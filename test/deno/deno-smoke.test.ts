@@ -40,13 +40,21 @@ function runSmoke(): Promise<{ code: number | null; output: string }> {
 describe('Deno smoke suite', () => {
   it('finds the Deno binary and the service variables under CI=true', () => {
     if (!ci) return;
-    expect(found, `CI=true but the Deno binary is missing at ${DENO} (npm ci installs it with the deno package)`).toBe(true);
-    for (const name of ['HUB_TEST_PG_URL', 'HUB_TEST_REDIS_URL']) expect(process.env[name], `CI=true but ${name} is not set`).toBeTruthy();
+    expect(
+      found,
+      `CI=true but the Deno binary is missing at ${DENO} (npm ci installs it with the deno package)`,
+    ).toBe(true);
+    for (const name of ['HUB_TEST_PG_URL', 'HUB_TEST_REDIS_URL'])
+      expect(process.env[name], `CI=true but ${name} is not set`).toBeTruthy();
   });
 
-  it.skipIf(!found && !ci)('passes every step on Deno (SQLite, PostgreSQL, Redis, SIGHUP, SIGTERM)', async () => {
-    const { code, output } = await runSmoke();
-    expect(code, `deno run test/deno/smoke.ts exited ${code}:\n${output}`).toBe(0);
-    expect(output).toContain('deno smoke suite passed');
-  }, 120_000);
+  it.skipIf(!found && !ci)(
+    'passes every step on Deno (SQLite, PostgreSQL, Redis, SIGHUP, SIGTERM)',
+    async () => {
+      const { code, output } = await runSmoke();
+      expect(code, `deno run test/deno/smoke.ts exited ${code}:\n${output}`).toBe(0);
+      expect(output).toContain('deno smoke suite passed');
+    },
+    120_000,
+  );
 });

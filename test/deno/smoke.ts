@@ -48,14 +48,21 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
   const dir = await mkdtemp(join(tmpdir(), 'hub-deno-smoke-'));
   const port = await freePort();
   const config = join(dir, 'server.yaml');
-  await writeFile(config, `server:\n  host: 127.0.0.1\n  port: ${port}\n  shutdownTimeoutMs: 3000\n${db(dir)}${redisSection()}`);
+  await writeFile(
+    config,
+    `server:\n  host: 127.0.0.1\n  port: ${port}\n  shutdownTimeoutMs: 3000\n${db(dir)}${redisSection()}`,
+  );
   // Deno rewrites a spawn of its own executable as if it were Node's; `deno` on PATH (with our
   // binary's folder first) is passed through as written.
   const bin = dirname(process.execPath);
-  const child = spawn('deno', ['run', '--allow-all', 'cli/deno.ts', 'start', '--config', config, '--migrate'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
-  });
+  const child = spawn(
+    'deno',
+    ['run', '--allow-all', 'cli/deno.ts', 'start', '--config', config, '--migrate'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -64,53 +71,108 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
   // set, and any first signal (our SIGHUP) sets it, so a later child.kill('SIGTERM') was a no-op.
   const signal = (name: 'SIGHUP' | 'SIGTERM' | 'SIGKILL') => process.kill(child.pid!, name);
   try {
-    for (const started = Date.now(); !/listening on/.test(output); ) {
-      if (child.exitCode !== null || Date.now() - started > 90_000) throw new Error(`${label}: the hub did not start:\n${output}`);
+    for (const started = Date.now(); !/listening on/.test(output);) {
+      if (child.exitCode !== null || Date.now() - started > 90_000)
+        throw new Error(`${label}: the hub did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const token = /^\s+(hbk_\S+)$/m.exec(output)?.[1];
     check(token, `${label}: start printed the first admin's token`);
     const base = `http://127.0.0.1:${port}`;
-    const call = async (method: string, path: string, body?: unknown, bearer: string | null = token!) => {
+    const call = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      bearer: string | null = token!,
+    ) => {
       const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await fetch(base + path, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       return { status: res.status, body: await res.json().catch(() => null) };
     };
 
-    check((await call('GET', '/health', undefined, null)).status === 200, `${label}: /health answers 200`);
+    check(
+      (await call('GET', '/health', undefined, null)).status === 200,
+      `${label}: /health answers 200`,
+    );
     const openapi = await call('GET', '/openapi.json', undefined, null);
-    check(openapi.status === 200 && openapi.body?.paths?.['/collections']?.get, `${label}: serves /openapi.json`);
+    check(
+      openapi.status === 200 && openapi.body?.paths?.['/collections']?.get,
+      `${label}: serves /openapi.json`,
+    );
     const script = await fetch(`${base}/docs/redoc.standalone.js`);
-    check(script.status === 200 && (await script.text()).includes('Redoc'), `${label}: serves the /docs script from the installed package`);
+    check(
+      script.status === 200 && (await script.text()).includes('Redoc'),
+      `${label}: serves the /docs script from the installed package`,
+    );
     const session = await call('GET', '/auth/session');
-    check(session.status === 200 && session.body?.user?.name === 'admin', `${label}: /auth/session knows the admin`);
+    check(
+      session.status === 200 && session.body?.user?.name === 'admin',
+      `${label}: /auth/session knows the admin`,
+    );
     const created = await call('POST', '/collections', { name: 'smoke collection' });
     check(created.status === 200 && created.body?.id, `${label}: creates a collection`);
     const listed = await call('GET', '/collections');
-    check(listed.body?.collections?.some((c: { id: string }) => c.id === created.body.id), `${label}: lists the new collection`);
-    const comment = await call('POST', `/collections/${created.body.id}/discussions`, { body: 'hello from deno' });
+    check(
+      listed.body?.collections?.some((c: { id: string }) => c.id === created.body.id),
+      `${label}: lists the new collection`,
+    );
+    const comment = await call('POST', `/collections/${created.body.id}/discussions`, {
+      body: 'hello from deno',
+    });
     check(comment.status === 200, `${label}: posts a discussion comment`);
     const thread = await call('GET', `/collections/${created.body.id}/discussions`);
-    check(JSON.stringify(thread.body).includes('hello from deno'), `${label}: reads the comment back`);
+    check(
+      JSON.stringify(thread.body).includes('hello from deno'),
+      `${label}: reads the comment back`,
+    );
     if (label === 'sqlite') {
       // Another process on the same database file while the server runs, and the server sees its write.
-      const cli = await denoCli(['user', 'create', '--name', 'carol', '--role', 'user', '--config', config, '--json']);
-      check(cli.code === 0, `${label}: a CLI command under Deno works while the server runs (exit ${cli.code} ${cli.stderr})`);
+      const cli = await denoCli([
+        'user',
+        'create',
+        '--name',
+        'carol',
+        '--role',
+        'user',
+        '--config',
+        config,
+        '--json',
+      ]);
+      check(
+        cli.code === 0,
+        `${label}: a CLI command under Deno works while the server runs (exit ${cli.code} ${cli.stderr})`,
+      );
       const secret = JSON.parse(cli.stdout || '{}').secret;
       const carol = await call('GET', '/auth/session', undefined, secret);
-      check(carol.status === 200 && carol.body?.user?.name === 'carol', `${label}: the server authenticates the user the CLI created`);
+      check(
+        carol.status === 200 && carol.body?.user?.name === 'carol',
+        `${label}: the server authenticates the user the CLI created`,
+      );
     }
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await call('GET', '/auth/session', undefined, 'hbk_not_a_real_token')).status);
-    check(statuses.includes(401) && statuses.at(-1) === 429, `${label}: throttles repeated bad tokens (${redisUrl ? 'Redis' : 'in process'})`);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await call('GET', '/auth/session', undefined, 'hbk_not_a_real_token')).status);
+    check(
+      statuses.includes(401) && statuses.at(-1) === 429,
+      `${label}: throttles repeated bad tokens (${redisUrl ? 'Redis' : 'in process'})`,
+    );
 
     signal('SIGHUP');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    check((await call('GET', '/health', undefined, null)).status === 200, `${label}: still serves after SIGHUP`);
+    check(
+      (await call('GET', '/health', undefined, null)).status === 200,
+      `${label}: still serves after SIGHUP`,
+    );
 
     // An open notice stream (Redis pub/sub behind it when configured) must not hold the shutdown.
-    const stream = await fetch(`${base}/notices/stream`, { headers: { authorization: `Bearer ${token}` } });
+    const stream = await fetch(`${base}/notices/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     check(stream.status === 200 && stream.body, `${label}: opens a notice stream`);
     const reader = stream.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
@@ -122,7 +184,9 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
     signal('SIGTERM');
     // Bounded: a server that never exits is a failure with its output, not a hung suite.
     let limitTimer: ReturnType<typeof setTimeout> | undefined;
-    const limit = new Promise<'timed out'>((resolve) => (limitTimer = setTimeout(resolve, 15_000, 'timed out')));
+    const limit = new Promise<'timed out'>(
+      (resolve) => (limitTimer = setTimeout(resolve, 15_000, 'timed out')),
+    );
     const code = await Promise.race([exited, limit]);
     clearTimeout(limitTimer);
     check(code === 0, `${label}: shuts down cleanly on SIGTERM (exit ${code})`);
@@ -145,9 +209,19 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
 await smoke('sqlite', (dir) => `db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`);
 if (pgUrl) {
   const database = await createTestDatabase('postgres');
-  const c = database.config as { host: string; port: number; user: string; password: string; database: string };
+  const c = database.config as {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    database: string;
+  };
   try {
-    await smoke('postgres', () => `db:\n  driver: postgres\n  host: ${c.host}\n  port: ${c.port}\n  user: ${c.user}\n  password: "${c.password}"\n  database: ${c.database}\n`);
+    await smoke(
+      'postgres',
+      () =>
+        `db:\n  driver: postgres\n  host: ${c.host}\n  port: ${c.port}\n  user: ${c.user}\n  password: "${c.password}"\n  database: ${c.database}\n`,
+    );
   } finally {
     await database.drop();
   }

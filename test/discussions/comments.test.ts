@@ -17,11 +17,32 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     expect(res.status).toBe(200);
     const c = res.body;
     expect(Object.keys(c).sort()).toEqual(
-      ['author', 'body', 'bodyFormat', 'createdAt', 'depth', 'encryptedPayload', 'entityId', 'entityType', 'id', 'parentCommentId', 'rootCommentId', 'tombstoned', 'updatedAt'].sort(),
+      [
+        'author',
+        'body',
+        'bodyFormat',
+        'createdAt',
+        'depth',
+        'encryptedPayload',
+        'entityId',
+        'entityType',
+        'id',
+        'parentCommentId',
+        'rootCommentId',
+        'tombstoned',
+        'updatedAt',
+      ].sort(),
     );
     expect(c).toMatchObject({
-      entityType: 'collection', entityId: col.id, parentCommentId: null, rootCommentId: c.id, depth: 1,
-      body: 'Looks good', bodyFormat: 'plaintext', encryptedPayload: null, tombstoned: false,
+      entityType: 'collection',
+      entityId: col.id,
+      parentCommentId: null,
+      rootCommentId: c.id,
+      depth: 1,
+      body: 'Looks good',
+      bodyFormat: 'plaintext',
+      encryptedPayload: null,
+      tombstoned: false,
     });
     expect(c.author.id).toBe(h.t.adminId);
     expect(AVATAR_PALETTE).toContain(c.author.avatar.color);
@@ -34,7 +55,11 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const folder = await h.folder(col.id);
     const req = await h.request(col.id);
     const run = await h.runResult(undefined, col.id);
-    for (const [path, type, id] of [['requests', 'request', req.id], ['folders', 'folder', folder.id], ['run-results', 'runResult', run.id]]) {
+    for (const [path, type, id] of [
+      ['requests', 'request', req.id],
+      ['folders', 'folder', folder.id],
+      ['run-results', 'runResult', run.id],
+    ]) {
       const c = await h.comment(`/${path}/${id}`);
       expect(c).toMatchObject({ entityType: type, entityId: id });
       expect((await h.list(`/${path}/${id}`)).body.comments.map((x: any) => x.id)).toEqual([c.id]);
@@ -52,10 +77,17 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     for (const res of [
       await h.post(`/requests/${req.id}`, { body: 'x' }, outsider.token),
       await h.list(`/collections/${col.id}`, '', outsider.token),
-      await h.t.request('POST', `/discussion-comments/${c.id}/replies`, { token: outsider.token, body: { body: 'x' } }),
-      await h.t.request('PUT', `/discussion-comments/${c.id}`, { token: outsider.token, body: { body: 'x' } }),
+      await h.t.request('POST', `/discussion-comments/${c.id}/replies`, {
+        token: outsider.token,
+        body: { body: 'x' },
+      }),
+      await h.t.request('PUT', `/discussion-comments/${c.id}`, {
+        token: outsider.token,
+        body: { body: 'x' },
+      }),
       await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: outsider.token }),
-    ]) expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden' } });
+    ])
+      expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden' } });
     const member = await h.user({ collectionAccess: [col.id] });
     expect((await h.post(`/requests/${req.id}`, { body: 'hi' }, member.token)).status).toBe(200);
   });
@@ -65,11 +97,17 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const member = await h.user({ collectionAccess: [col.id] });
     const stranger = await h.user({ collectionAccess: [] });
     const linked = await h.runResult(stranger.token);
-    expect((await h.post(`/run-results/${linked.id}`, { body: 'mine' }, stranger.token)).status).toBe(200);
+    expect(
+      (await h.post(`/run-results/${linked.id}`, { body: 'mine' }, stranger.token)).status,
+    ).toBe(200);
     expect((await h.post(`/run-results/${linked.id}`, { body: 'admin' })).status).toBe(200);
-    expect((await h.post(`/run-results/${linked.id}`, { body: 'nope' }, member.token)).status).toBe(403);
+    expect((await h.post(`/run-results/${linked.id}`, { body: 'nope' }, member.token)).status).toBe(
+      403,
+    );
     const inCollection = await h.runResult(undefined, col.id);
-    expect((await h.post(`/run-results/${inCollection.id}`, { body: 'member' }, member.token)).status).toBe(200);
+    expect(
+      (await h.post(`/run-results/${inCollection.id}`, { body: 'member' }, member.token)).status,
+    ).toBe(200);
     expect((await h.list(`/run-results/${inCollection.id}`, '', stranger.token)).status).toBe(403);
   });
 
@@ -80,9 +118,17 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const d3 = await h.reply(d2.id);
     const d4 = await h.reply(d3.id);
     expect([d2.depth, d3.depth, d4.depth]).toEqual([2, 3, 3]);
-    expect([d2.parentCommentId, d3.parentCommentId, d4.parentCommentId]).toEqual([root.id, d2.id, d2.id]);
+    expect([d2.parentCommentId, d3.parentCommentId, d4.parentCommentId]).toEqual([
+      root.id,
+      d2.id,
+      d2.id,
+    ]);
     for (const c of [root, d2, d3, d4]) expect(c.rootCommentId).toBe(root.id);
-    const unknown = await h.t.request('POST', `/discussion-comments/${crypto.randomUUID()}/replies`, { body: { body: 'x' } });
+    const unknown = await h.t.request(
+      'POST',
+      `/discussion-comments/${crypto.randomUUID()}/replies`,
+      { body: { body: 'x' } },
+    );
     expect(unknown).toMatchObject({ status: 404, body: { error: 'Discussion comment not found' } });
   });
 
@@ -90,16 +136,36 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const col = await h.collection();
     const member = await h.user({ collectionAccess: [col.id] });
     const c = await h.comment(`/collections/${col.id}`, 'first', member.token);
-    const byAdmin = await h.t.request('PUT', `/discussion-comments/${c.id}`, { body: { body: 'hijack' } });
+    const byAdmin = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
+      body: { body: 'hijack' },
+    });
     expect([byAdmin.status, byAdmin.body]).toEqual([403, { error: 'Forbidden' }]);
-    const byMember = await h.t.request('PUT', `/discussion-comments/${(await h.comment(`/collections/${col.id}`)).id}`, { token: member.token, body: { body: 'hijack' } });
+    const byMember = await h.t.request(
+      'PUT',
+      `/discussion-comments/${(await h.comment(`/collections/${col.id}`)).id}`,
+      { token: member.token, body: { body: 'hijack' } },
+    );
     expect([byMember.status, byMember.body]).toEqual([403, { error: 'Forbidden' }]);
-    const edited = await h.t.request('PUT', `/discussion-comments/${c.id}`, { token: member.token, body: { body: ' second ' } });
+    const edited = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
+      token: member.token,
+      body: { body: ' second ' },
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ id: c.id, body: 'second', createdAt: c.createdAt, depth: 1 });
+    expect(edited.body).toMatchObject({
+      id: c.id,
+      body: 'second',
+      createdAt: c.createdAt,
+      depth: 1,
+    });
     await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: member.token });
-    const afterDelete = await h.t.request('PUT', `/discussion-comments/${c.id}`, { token: member.token, body: { body: 'again' } });
-    expect(afterDelete).toMatchObject({ status: 404, body: { error: 'Discussion comment not found' } });
+    const afterDelete = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
+      token: member.token,
+      body: { body: 'again' },
+    });
+    expect(afterDelete).toMatchObject({
+      status: 404,
+      body: { error: 'Discussion comment not found' },
+    });
   });
 
   it('tombstones on delete, keeps replies attached, is idempotent and refuses replies to the tombstone', async () => {
@@ -107,16 +173,34 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const member = await h.user({ collectionAccess: [col.id] });
     const root = await h.comment(`/collections/${col.id}`, 'root', member.token);
     const reply = await h.reply(root.id, 'child');
-    const first = await h.t.request('DELETE', `/discussion-comments/${root.id}`, { token: member.token });
+    const first = await h.t.request('DELETE', `/discussion-comments/${root.id}`, {
+      token: member.token,
+    });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: root.id, tombstoned: true, body: null, encryptedPayload: null, depth: 1 });
-    const second = await h.t.request('DELETE', `/discussion-comments/${root.id}`, { token: member.token });
+    expect(first.body).toMatchObject({
+      id: root.id,
+      tombstoned: true,
+      body: null,
+      encryptedPayload: null,
+      depth: 1,
+    });
+    const second = await h.t.request('DELETE', `/discussion-comments/${root.id}`, {
+      token: member.token,
+    });
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
     const listed = (await h.list(`/collections/${col.id}`)).body.comments;
-    expect(listed.map((x: any) => [x.id, x.tombstoned, x.parentCommentId])).toEqual([[root.id, true, null], [reply.id, false, root.id]]);
-    const refused = await h.t.request('POST', `/discussion-comments/${root.id}/replies`, { body: { body: 'late' } });
-    expect(refused).toMatchObject({ status: 400, body: { error: 'Cannot reply to a deleted comment' } });
+    expect(listed.map((x: any) => [x.id, x.tombstoned, x.parentCommentId])).toEqual([
+      [root.id, true, null],
+      [reply.id, false, root.id],
+    ]);
+    const refused = await h.t.request('POST', `/discussion-comments/${root.id}/replies`, {
+      body: { body: 'late' },
+    });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: 'Cannot reply to a deleted comment' },
+    });
   });
 
   it('lets an admin delete any comment but refuses other users with 403', async () => {
@@ -124,11 +208,15 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const author = await h.user({ collectionAccess: [col.id] });
     const other = await h.user({ collectionAccess: [col.id] });
     const c = await h.comment(`/collections/${col.id}`, 'x', author.token);
-    expect((await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: other.token })).status).toBe(403);
+    expect(
+      (await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: other.token })).status,
+    ).toBe(403);
     const byAdmin = await h.t.request('DELETE', `/discussion-comments/${c.id}`);
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.tombstoned).toBe(true);
-    expect((await h.t.request('DELETE', `/discussion-comments/${crypto.randomUUID()}`)).status).toBe(404);
+    expect(
+      (await h.t.request('DELETE', `/discussion-comments/${crypto.randomUUID()}`)).status,
+    ).toBe(404);
   });
 
   it('shows a deleted author as Unknown user without an avatar', async () => {
@@ -154,7 +242,10 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
       [[1, 2], /^Request body: /],
       ['text', /^Request body: /],
       [null, /^Request body: /],
-      [{ body: 'x', encryptedPayload: { ciphertext: 'abc' } }, /^Encrypted discussion payloads are only accepted on E2EE-enabled Team Hubs$/],
+      [
+        { body: 'x', encryptedPayload: { ciphertext: 'abc' } },
+        /^Encrypted discussion payloads are only accepted on E2EE-enabled Team Hubs$/,
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await h.t.request('POST', path, { body });
@@ -163,8 +254,17 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     }
     expect((await h.t.request('POST', path, { rawBody: '{"body":' })).status).toBe(400);
     const root = await h.comment(`/collections/${col.id}`);
-    expect((await h.t.request('PUT', `/discussion-comments/${root.id}`, { body: { body: '' } })).body.error).toBe('body: Comment body is required');
-    expect((await h.t.request('POST', `/discussion-comments/${root.id}/replies`, { body: { body: {} } })).status).toBe(400);
-    expect((await h.t.request('PUT', `/discussion-comments/${'y'.repeat(300)}`, { body: { body: 'x' } })).status).toBe(404);
+    expect(
+      (await h.t.request('PUT', `/discussion-comments/${root.id}`, { body: { body: '' } })).body
+        .error,
+    ).toBe('body: Comment body is required');
+    expect(
+      (await h.t.request('POST', `/discussion-comments/${root.id}/replies`, { body: { body: {} } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await h.t.request('PUT', `/discussion-comments/${'y'.repeat(300)}`, { body: { body: 'x' } }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -9,11 +9,19 @@ import { httpDrivers } from '../helpers/drivers.ts';
 import { useDiscussionHub, type DiscussionHub } from './setup.ts';
 
 /** Every comment id of a thread, page by page; throws on a non-200 page. */
-async function pageThrough(h: DiscussionHub, target: string, limit: number, between?: () => Promise<void>): Promise<string[][]> {
+async function pageThrough(
+  h: DiscussionHub,
+  target: string,
+  limit: number,
+  between?: () => Promise<void>,
+): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const res = await h.list(target, `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await h.list(
+      target,
+      `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status, res.text).toBe(200);
     pages.push(res.body.comments.map((c: any) => c.id));
     cursor = res.body.nextCursor;
@@ -64,7 +72,10 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
     const before: string[] = [];
     for (let i = 0; i < 30; i++) before.push((await h.comment(target, `before ${i}`)).id);
     const writers = Array.from({ length: 20 }, (_, i) => h.comment(target, `during ${i}`));
-    const [pages] = await Promise.all([pageThrough(h, target, 4, () => new Promise((r) => setTimeout(r, 1))), Promise.all(writers)]);
+    const [pages] = await Promise.all([
+      pageThrough(h, target, 4, () => new Promise((r) => setTimeout(r, 1))),
+      Promise.all(writers),
+    ]);
     const seen = pages.flat();
     expect(new Set(seen).size).toBe(seen.length);
     for (const id of before) expect(seen.filter((x) => x === id)).toHaveLength(1);
@@ -72,7 +83,18 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
 
   it('refuses a bad limit with a 400 naming limit', async () => {
     const col = await h.collection();
-    for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?limit=2.5', '?limit=-1', '?limit=', '?limit=1&limit=2', '?limit=99999999999999999999', '?limit=0x10', '?limit=1e1']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=abc',
+      '?limit=2.5',
+      '?limit=-1',
+      '?limit=',
+      '?limit=1&limit=2',
+      '?limit=99999999999999999999',
+      '?limit=0x10',
+      '?limit=1e1',
+    ]) {
       const res = await h.list(`/collections/${col.id}`, query);
       expect(res.status, query).toBe(400);
       expect(res.body.error, query).toMatch(/^limit: /);
@@ -86,10 +108,21 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
     await h.comment(`/collections/${col.id}`);
     const b64 = (text: string) => Buffer.from(text).toString('base64url');
     const bad = [
-      'not a cursor', '%%%', '', b64('nothing'), b64('2026-01-01T00:00:00.000Z|'), b64('2026-02-30T00:00:00.000Z|abc'),
-      b64('yesterday|abc'), b64('2026-01-01T00:00:00.000Z|' + 'x'.repeat(200)), b64('2026-01-01T00:00:00.000Z|a\u0000b'),
-      Buffer.concat([Buffer.from('2026-01-01T00:00:00.000Z|a'), Buffer.from([0xff])]).toString('base64url'),
-      'A'.repeat(5000), b64('99999-01-01T00:00:00.000Z|a'), '2026-01-01T00:00:00.000Z',
+      'not a cursor',
+      '%%%',
+      '',
+      b64('nothing'),
+      b64('2026-01-01T00:00:00.000Z|'),
+      b64('2026-02-30T00:00:00.000Z|abc'),
+      b64('yesterday|abc'),
+      b64('2026-01-01T00:00:00.000Z|' + 'x'.repeat(200)),
+      b64('2026-01-01T00:00:00.000Z|a\u0000b'),
+      Buffer.concat([Buffer.from('2026-01-01T00:00:00.000Z|a'), Buffer.from([0xff])]).toString(
+        'base64url',
+      ),
+      'A'.repeat(5000),
+      b64('99999-01-01T00:00:00.000Z|a'),
+      '2026-01-01T00:00:00.000Z',
     ];
     for (const cursor of bad) {
       const res = await h.list(`/collections/${col.id}`, `?cursor=${encodeURIComponent(cursor)}`);
@@ -98,7 +131,10 @@ describe.each(httpDrivers())('discussion listing on %s', (driver) => {
     }
     const twice = await h.list(`/collections/${col.id}`, `?cursor=a&cursor=b`);
     expect(twice.status).toBe(400);
-    const valid = await h.list(`/collections/${col.id}`, `?cursor=${b64('2000-01-01T00:00:00.000Z|x')}`);
+    const valid = await h.list(
+      `/collections/${col.id}`,
+      `?cursor=${b64('2000-01-01T00:00:00.000Z|x')}`,
+    );
     expect(valid.status).toBe(200);
     expect(valid.body.comments).toHaveLength(1);
   });

@@ -18,27 +18,46 @@ export function useDiscussionHub(kind: DriverKind, options: TestHubOptions = {})
   return {
     ...f,
     runResult: (token?: string, collectionId?: string): Promise<any> =>
-      f.create('/run-results', {
-        payload: {
-          harborclientExport: 'collection-run-results',
-          results: [{ status: 'passed' }],
-          ...(collectionId ? { collection: { id: collectionId, name: 'c' } } : {}),
+      f.create(
+        '/run-results',
+        {
+          payload: {
+            harborclientExport: 'collection-run-results',
+            results: [{ status: 'passed' }],
+            ...(collectionId ? { collection: { id: collectionId, name: 'c' } } : {}),
+          },
         },
-      }, token),
+        token,
+      ),
     /** POST a new comment on `<target>/discussions` (e.g. `/collections/<id>`); returns the raw response. */
-    post: (target: string, body: unknown, token?: string): Promise<TestResponse> => t.request('POST', `${target}/discussions`, { body, ...tok(token) }),
+    post: (target: string, body: unknown, token?: string): Promise<TestResponse> =>
+      t.request('POST', `${target}/discussions`, { body, ...tok(token) }),
     /** Like `post` but expects 200 and returns the record. */
-    comment: (target: string, text = 'hello', token?: string): Promise<any> => f.create(`${target}/discussions`, { body: text }, token),
-    reply: (parentId: string, text = 'a reply', token?: string): Promise<any> => f.create(`/discussion-comments/${parentId}/replies`, { body: text }, token),
-    list: (target: string, query = '', token?: string): Promise<TestResponse> => t.request('GET', `${target}/discussions${query}`, tok(token)),
+    comment: (target: string, text = 'hello', token?: string): Promise<any> =>
+      f.create(`${target}/discussions`, { body: text }, token),
+    reply: (parentId: string, text = 'a reply', token?: string): Promise<any> =>
+      f.create(`/discussion-comments/${parentId}/replies`, { body: text }, token),
+    list: (target: string, query = '', token?: string): Promise<TestResponse> =>
+      t.request('GET', `${target}/discussions${query}`, tok(token)),
     /** Enrolls a device for `userId` and returns its device id. */
     async enrollDevice(userId: string, revoked = false): Promise<string> {
       const deviceId = crypto.randomUUID();
       const now = new Date().toISOString();
-      await t.store().table(deviceKeysTable).insert({
-        id: crypto.randomUUID(), userId, deviceId, label: 'laptop', keyFormat: 'mls-v1', publicKeyMaterial: 'key',
-        fingerprint: 'a'.repeat(64), createdAt: now, lastSeenAt: null, revokedAt: revoked ? now : null,
-      });
+      await t
+        .store()
+        .table(deviceKeysTable)
+        .insert({
+          id: crypto.randomUUID(),
+          userId,
+          deviceId,
+          label: 'laptop',
+          keyFormat: 'mls-v1',
+          publicKeyMaterial: 'key',
+          fingerprint: 'a'.repeat(64),
+          createdAt: now,
+          lastSeenAt: null,
+          revokedAt: revoked ? now : null,
+        });
       return deviceId;
     },
   };

@@ -12,9 +12,12 @@ const ROUNDS = 6;
 
 describe.each(allDrivers())('concurrent entity writes on %s', (driver) => {
   const h = fixtures(useTestHub(driver));
-  const all = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
-  const sortOrders = (rows: { sortOrder: number }[]) => rows.map((row) => row.sortOrder).sort((x, y) => x - y);
-  const expectNo500 = (statuses: number[]) => expect(statuses.filter((status) => status >= 500)).toEqual([]);
+  const all = <T>(n: number, make: (i: number) => Promise<T>) =>
+    Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+  const sortOrders = (rows: { sortOrder: number }[]) =>
+    rows.map((row) => row.sortOrder).sort((x, y) => x - y);
+  const expectNo500 = (statuses: number[]) =>
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
 
   it('gives concurrently created requests, folders and snippets distinct positions', async () => {
     const col = await h.collection();
@@ -41,11 +44,14 @@ describe.each(allDrivers())('concurrent entity writes on %s', (driver) => {
       expect([ab.status, ba.status].sort()).toEqual([200, 400]);
     }
     // Every folder's chain of parents ends at the root.
-    const folders: { id: string; parentFolderId: string | null }[] = (await h.t.request('GET', `/collections/${col.id}/folders`)).body.folders;
+    const folders: { id: string; parentFolderId: string | null }[] = (
+      await h.t.request('GET', `/collections/${col.id}/folders`)
+    ).body.folders;
     const parentOf = new Map(folders.map((f) => [f.id, f.parentFolderId]));
     for (const folder of folders) {
       let steps = 0;
-      for (let at: string | null = folder.id; at !== null; at = parentOf.get(at) ?? null) expect(++steps).toBeLessThanOrEqual(folders.length);
+      for (let at: string | null = folder.id; at !== null; at = parentOf.get(at) ?? null)
+        expect(++steps).toBeLessThanOrEqual(folders.length);
     }
   });
 
@@ -65,18 +71,34 @@ describe.each(allDrivers())('concurrent entity writes on %s', (driver) => {
     for (let round = 0; round < ROUNDS; round++) {
       const col = await h.collection();
       const folder = await h.folder(col.id);
-      const creates = all(6, () => h.t.request('POST', `/collections/${col.id}/requests`, { body: { name: uniqueName('r'), folderId: folder.id } }));
-      const subfolders = all(3, () => h.t.request('POST', `/collections/${col.id}/folders`, { body: { name: uniqueName('f'), parentFolderId: folder.id } }));
+      const creates = all(6, () =>
+        h.t.request('POST', `/collections/${col.id}/requests`, {
+          body: { name: uniqueName('r'), folderId: folder.id },
+        }),
+      );
+      const subfolders = all(3, () =>
+        h.t.request('POST', `/collections/${col.id}/folders`, {
+          body: { name: uniqueName('f'), parentFolderId: folder.id },
+        }),
+      );
       const removeFolder = h.t.request('DELETE', `/folders/${folder.id}`);
       const results = [...(await creates), ...(await subfolders), await removeFolder];
       expectNo500(results.map((res) => res.status));
-      const requests: { folderId: string | null }[] = (await h.t.request('GET', `/collections/${col.id}/requests`)).body.requests;
-      const folders: { id: string; parentFolderId: string | null }[] = (await h.t.request('GET', `/collections/${col.id}/folders`)).body.folders;
+      const requests: { folderId: string | null }[] = (
+        await h.t.request('GET', `/collections/${col.id}/requests`)
+      ).body.requests;
+      const folders: { id: string; parentFolderId: string | null }[] = (
+        await h.t.request('GET', `/collections/${col.id}/folders`)
+      ).body.folders;
       const ids = new Set(folders.map((f) => f.id));
       expect(requests.filter((r) => r.folderId !== null && !ids.has(r.folderId))).toEqual([]);
-      expect(folders.filter((f) => f.parentFolderId !== null && !ids.has(f.parentFolderId))).toEqual([]);
+      expect(
+        folders.filter((f) => f.parentFolderId !== null && !ids.has(f.parentFolderId)),
+      ).toEqual([]);
 
-      const late = all(6, () => h.t.request('POST', `/collections/${col.id}/requests`, { body: { name: uniqueName('r') } }));
+      const late = all(6, () =>
+        h.t.request('POST', `/collections/${col.id}/requests`, { body: { name: uniqueName('r') } }),
+      );
       const removeCollection = h.t.request('DELETE', `/admin/collections/${col.id}`);
       expectNo500([...(await late).map((res) => res.status), (await removeCollection).status]);
       const leftovers = await h.t.request('GET', `/admin/collections/${col.id}/requests`);
@@ -91,11 +113,19 @@ describe.each(allDrivers())('concurrent entity writes on %s', (driver) => {
     const col = await h.collection();
     const folder = await h.folder(col.id);
     const items = await all(6, () => h.request(col.id));
-    const moves = items.map((item, i) => h.t.request('PUT', `/requests/${item.id}/move`, { body: { folderId: folder.id, index: i % 3 } }));
+    const moves = items.map((item, i) =>
+      h.t.request('PUT', `/requests/${item.id}/move`, {
+        body: { folderId: folder.id, index: i % 3 },
+      }),
+    );
     const statuses = (await Promise.all(moves)).map((res) => res.status);
     expect(statuses).toEqual(items.map(() => 204));
-    const inFolder = ((await h.t.request('GET', `/collections/${col.id}/requests`)).body.requests as { folderId: string | null; sortOrder: number }[])
-      .filter((r) => r.folderId === folder.id);
+    const inFolder = (
+      (await h.t.request('GET', `/collections/${col.id}/requests`)).body.requests as {
+        folderId: string | null;
+        sortOrder: number;
+      }[]
+    ).filter((r) => r.folderId === folder.id);
     expect(sortOrders(inFolder)).toEqual([...Array(6).keys()]);
   });
 });

@@ -5,10 +5,23 @@ import { useTestHub } from '../helpers/hub.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { assertShape, runResultDetailShape, runResultShape } from './desktop-shapes.ts';
 
-const rows = [{ status: 'passed' }, { status: 'failed' }, { status: 'passed' }, { status: 'skipped' }, { status: 'odd' }, 'junk'];
+const rows = [
+  { status: 'passed' },
+  { status: 'failed' },
+  { status: 'passed' },
+  { status: 'skipped' },
+  { status: 'odd' },
+  'junk',
+];
 
 function payload(collection?: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return { harborclientVersion: 1, harborclientExport: 'collection-run-results', ...(collection ? { collection } : {}), results: rows, ...extra };
+  return {
+    harborclientVersion: 1,
+    harborclientExport: 'collection-run-results',
+    ...(collection ? { collection } : {}),
+    results: rows,
+    ...extra,
+  };
 }
 
 describe.each(allDrivers())('run results on %s', (driver) => {
@@ -21,14 +34,29 @@ describe.each(allDrivers())('run results on %s', (driver) => {
     expect(res.status).toBe(200);
     assertShape(runResultDetailShape, res.body);
     expect(res.body).toMatchObject({
-      kind: 'collection-run-results', collectionName: 'Demo API', requestName: null,
-      summary: { passed: 2, failed: 1, skipped: 1 }, createdByUserId: h.t.adminId, payload: body,
+      kind: 'collection-run-results',
+      collectionName: 'Demo API',
+      requestName: null,
+      summary: { passed: 2, failed: 1, skipped: 1 },
+      createdByUserId: h.t.adminId,
+      payload: body,
     });
     expect(res.body.label).toMatch(/^Demo API — \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const labelled = await h.t.request('POST', '/run-results', {
-      body: { label: '  Nightly ', payload: { harborclientExport: 'request-run-results', request: { name: 'Health' }, results: [{ status: 'passed' }] } },
+      body: {
+        label: '  Nightly ',
+        payload: {
+          harborclientExport: 'request-run-results',
+          request: { name: 'Health' },
+          results: [{ status: 'passed' }],
+        },
+      },
     });
-    expect(labelled.body).toMatchObject({ label: 'Nightly', kind: 'request-run-results', requestName: 'Health' });
+    expect(labelled.body).toMatchObject({
+      label: 'Nightly',
+      kind: 'request-run-results',
+      requestName: 'Health',
+    });
   });
 
   it('answers a bad export kind, missing or empty results and a non-object payload with 400', async () => {
@@ -53,48 +81,93 @@ describe.each(allDrivers())('run results on %s', (driver) => {
     const author = await h.user({ collectionAccess: ['*'] });
     const col = await h.collection(author.token);
     const other = await h.collection(author.token);
-    const run = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload({ id: col.id, name: 'x' }) } })).body;
+    const run = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload({ id: col.id, name: 'x' }) },
+      })
+    ).body;
     const member = await h.user({ collectionAccess: [col.id] });
     const outsider = await h.user({ collectionAccess: [other.id] });
     const nobody = await h.user({});
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: author.token })).status).toBe(200);
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: member.token })).status).toBe(200);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: author.token })).status,
+    ).toBe(200);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: member.token })).status,
+    ).toBe(200);
     expect((await h.t.request('GET', `/run-results/${run.id}`)).status).toBe(200);
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: outsider.token })).status).toBe(403);
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: nobody.token })).status).toBe(403);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: outsider.token })).status,
+    ).toBe(403);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: nobody.token })).status,
+    ).toBe(403);
     expect((await h.t.request('GET', `/run-results/${crypto.randomUUID()}`)).status).toBe(404);
   });
 
   it('reads the collection from the desktop export field collection.uuid too', async () => {
     const author = await h.user({ collectionAccess: ['*'] });
     const col = await h.collection(author.token);
-    const run = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload({ uuid: col.id, name: 'x' }) } })).body;
+    const run = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload({ uuid: col.id, name: 'x' }) },
+      })
+    ).body;
     const member = await h.user({ collectionAccess: [col.id] });
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: member.token })).status).toBe(200);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: member.token })).status,
+    ).toBe(200);
   });
 
   it('keeps a run without a collection to its creator and admins', async () => {
     const author = await h.user({});
-    const run = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload() } })).body;
+    const run = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload() },
+      })
+    ).body;
     const everything = await h.user({ collectionAccess: ['*'] });
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: author.token })).status).toBe(200);
-    expect((await h.t.request('GET', `/run-results/${run.id}`, { token: everything.token })).status).toBe(403);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: author.token })).status,
+    ).toBe(200);
+    expect(
+      (await h.t.request('GET', `/run-results/${run.id}`, { token: everything.token })).status,
+    ).toBe(403);
     expect((await h.t.request('GET', `/run-results/${run.id}`)).status).toBe(200);
   });
 
   it('refuses to attach a run to a hub collection the caller cannot use, but accepts local collection ids', async () => {
     const col = await h.collection();
     const scoped = await h.user({ collectionAccess: [] });
-    const refused = await h.t.request('POST', '/run-results', { token: scoped.token, body: { payload: payload({ id: col.id }) } });
+    const refused = await h.t.request('POST', '/run-results', {
+      token: scoped.token,
+      body: { payload: payload({ id: col.id }) },
+    });
     expect(refused.status).toBe(403);
-    const local = await h.t.request('POST', '/run-results', { token: scoped.token, body: { payload: payload({ id: 'local-collection-7' }) } });
+    const local = await h.t.request('POST', '/run-results', {
+      token: scoped.token,
+      body: { payload: payload({ id: 'local-collection-7' }) },
+    });
     expect(local.status).toBe(200);
   });
 
   it("lists only the caller's own runs, newest first", async () => {
     const author = await h.user({});
-    const first = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload() } })).body;
-    const second = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload() } })).body;
+    const first = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload() },
+      })
+    ).body;
+    const second = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload() },
+      })
+    ).body;
     await h.t.request('POST', '/run-results', { body: { payload: payload() } });
     const res = await h.t.request('GET', '/run-results', { token: author.token });
     expect(res.status).toBe(200);
@@ -108,17 +181,35 @@ describe.each(allDrivers())('run results on %s', (driver) => {
   it('lets only the creator delete a run through the data API, and admins through theirs', async () => {
     const author = await h.user({ collectionAccess: ['*'] });
     const col = await h.collection(author.token);
-    const run = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload({ id: col.id }) } })).body;
+    const run = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload({ id: col.id }) },
+      })
+    ).body;
     const member = await h.user({ collectionAccess: ['*'] });
-    expect((await h.t.request('DELETE', `/run-results/${run.id}`, { token: member.token })).status).toBe(403);
+    expect(
+      (await h.t.request('DELETE', `/run-results/${run.id}`, { token: member.token })).status,
+    ).toBe(403);
     expect((await h.t.request('DELETE', `/run-results/${run.id}`)).status).toBe(403);
     const listed = await h.t.request('GET', '/admin/run-results');
     expect(listed.body.runResults.map((row: { id: string }) => row.id)).toContain(run.id);
-    expect((await h.t.request('GET', `/admin/run-results/${run.id}`)).body.payload.collection.id).toBe(col.id);
+    expect(
+      (await h.t.request('GET', `/admin/run-results/${run.id}`)).body.payload.collection.id,
+    ).toBe(col.id);
     expect((await h.t.request('DELETE', `/admin/run-results/${run.id}`)).status).toBe(204);
     expect((await h.t.request('DELETE', `/admin/run-results/${run.id}`)).status).toBe(404);
-    const own = (await h.t.request('POST', '/run-results', { token: author.token, body: { payload: payload() } })).body;
-    expect((await h.t.request('DELETE', `/run-results/${own.id}`, { token: author.token })).status).toBe(204);
-    expect((await h.t.request('GET', `/run-results/${own.id}`, { token: author.token })).status).toBe(404);
+    const own = (
+      await h.t.request('POST', '/run-results', {
+        token: author.token,
+        body: { payload: payload() },
+      })
+    ).body;
+    expect(
+      (await h.t.request('DELETE', `/run-results/${own.id}`, { token: author.token })).status,
+    ).toBe(204);
+    expect(
+      (await h.t.request('GET', `/run-results/${own.id}`, { token: author.token })).status,
+    ).toBe(404);
   });
 });

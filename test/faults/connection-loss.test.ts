@@ -26,7 +26,8 @@ for (const { kind, url, kill } of kinds) {
     const owner = useUser(t, { collectionAccess: ['*'] });
     const crashes = recordCrashes();
     afterAll(() => crashes.dispose());
-    const killAll = () => kill(process.env[url]!, (t.database.config as { database: string }).database);
+    const killAll = () =>
+      kill(process.env[url]!, (t.database.config as { database: string }).database);
 
     const listCollections = () => t.request('GET', '/collections', { token: owner.token });
 
@@ -39,7 +40,10 @@ for (const { kind, url, kill } of kinds) {
         await sleep(300);
         return tx.table(usersTable).count();
       });
-      const error = await attempt.then(() => null, (e: unknown) => e);
+      const error = await attempt.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(StorageError);
       expect((error as StorageError).code).toBe('unavailable');
       await sleep(200);
@@ -55,7 +59,11 @@ for (const { kind, url, kill } of kinds) {
       const first = await listCollections();
       expect([200, 503]).toContain(first.status);
       if (first.status === 503) expect(first.body).toEqual({ error: 'Service Unavailable' });
-      await eventually(async () => (await listCollections()).status === 200, 5000, 'a 200 after the kill');
+      await eventually(
+        async () => (await listCollections()).status === 200,
+        5000,
+        'a 200 after the kill',
+      );
       expect(crashes.errors).toEqual([]);
     });
 
@@ -64,7 +72,12 @@ for (const { kind, url, kill } of kinds) {
       const bodies: unknown[] = [];
       for (let round = 0; round < 10; round++) {
         const requests = Array.from({ length: 16 }, (_, i) =>
-          i % 2 === 0 ? listCollections() : t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } }),
+          i % 2 === 0
+            ? listCollections()
+            : t.request('POST', '/collections', {
+                token: owner.token,
+                body: { name: uniqueName('c') },
+              }),
         );
         await sleep(5 + Math.random() * 20);
         await killAll();
@@ -72,13 +85,19 @@ for (const { kind, url, kill } of kinds) {
           statuses.push(res.status);
           if (res.status !== 200) bodies.push(res.body);
         }
-        await eventually(async () => (await listCollections()).status === 200, 5000, `a 200 after round ${round + 1}`);
+        await eventually(
+          async () => (await listCollections()).status === 200,
+          5000,
+          `a 200 after round ${round + 1}`,
+        );
       }
       expect(crashes.errors).toEqual([]);
       expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
       for (const body of bodies) expect(body).toEqual({ error: 'Service Unavailable' });
       // eslint-disable-next-line no-console
-      console.info(`[faults] ${kind}: 10 kill rounds, ${statuses.length} requests, ${statuses.filter((s) => s === 503).length} got 503, 0 crashes`);
+      console.info(
+        `[faults] ${kind}: 10 kill rounds, ${statuses.length} requests, ${statuses.filter((s) => s === 503).length} got 503, 0 crashes`,
+      );
       const after = await Promise.all(Array.from({ length: 8 }, () => listCollections()));
       expect(after.map((r) => r.status)).toEqual(Array(8).fill(200));
     });

@@ -41,10 +41,16 @@ describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)',
       expect(res.body).toEqual({ error: 'Service Unavailable' });
       expect(res.ms).toBeLessThan(BOUND_MS * 4);
     }
-    const recovery = await eventually(async () => (await list()).status === 200, 20_000, 'a 200 after the stall');
+    const recovery = await eventually(
+      async () => (await list()).status === 200,
+      20_000,
+      'a 200 after the stall',
+    );
     const ms = results.map((r) => r.ms).sort((a, b) => a - b);
     // eslint-disable-next-line no-console
-    console.info(`[faults] firestore stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / max ${ms.at(-1)} ms; first 200 ${recovery} ms after resume`);
+    console.info(
+      `[faults] firestore stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / max ${ms.at(-1)} ms; first 200 ${recovery} ms after resume`,
+    );
     expect(crashes.errors).toEqual([]);
   });
 });

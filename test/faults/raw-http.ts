@@ -26,7 +26,11 @@ export interface RawOptions {
 }
 
 /** Sends `head` (and optionally a body), reads until the server closes, and reports what happened. */
-export function rawExchange(port: number, head: string | Buffer, options: RawOptions = {}): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  head: string | Buffer,
+  options: RawOptions = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket: Socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
@@ -53,7 +57,11 @@ export function rawExchange(port: number, head: string | Buffer, options: RawOpt
       const body = options.body;
       if (!body) return;
       const piece = Buffer.alloc(body.chunk ?? 64 * 1024, 'x');
-      for (let sent = 0; sent < body.size && !socket.destroyed && socket.writable; sent += piece.length) {
+      for (
+        let sent = 0;
+        sent < body.size && !socket.destroyed && socket.writable;
+        sent += piece.length
+      ) {
         const last = Math.min(piece.length, body.size - sent);
         if (!socket.write(last === piece.length ? piece : piece.subarray(0, last))) {
           await new Promise((r) => {
@@ -80,6 +88,7 @@ export function parseAnswer(bytes: Buffer): ParsedAnswer {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   let body = bytes.subarray(end + 4);
-  if (headers['content-length'] !== undefined) body = body.subarray(0, Number(headers['content-length']));
+  if (headers['content-length'] !== undefined)
+    body = body.subarray(0, Number(headers['content-length']));
   return { status: Number(match[1]), headers, body: body.toString('utf8') };
 }

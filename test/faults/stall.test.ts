@@ -18,7 +18,11 @@ const BOUND_MS = 1000;
 
 for (const kind of ['postgres', 'mysql'] as const) {
   describe.skipIf(!driverAvailable(kind))(`a stalled database (${kind})`, () => {
-    const behind = useHubBehindProxy(kind, { max: 4, queryTimeoutMillis: BOUND_MS, acquireTimeoutMillis: BOUND_MS });
+    const behind = useHubBehindProxy(kind, {
+      max: 4,
+      queryTimeoutMillis: BOUND_MS,
+      acquireTimeoutMillis: BOUND_MS,
+    });
     const { t } = behind;
     const owner = useUser(t, { collectionAccess: ['*'] });
     const crashes = recordCrashes();
@@ -45,7 +49,9 @@ for (const kind of ['postgres', 'mysql'] as const) {
         }
         const ms = results.map((r) => r.ms).sort((a, b) => a - b);
         // eslint-disable-next-line no-console
-        console.info(`[faults] ${kind} stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / median ${ms[5]} / max ${ms[9]} ms`);
+        console.info(
+          `[faults] ${kind} stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / median ${ms[5]} / max ${ms[9]} ms`,
+        );
         // Still stalled: a later request is bounded too.
         await sleep(500);
         const later = await timed(list);
@@ -54,7 +60,11 @@ for (const kind of ['postgres', 'mysql'] as const) {
       } finally {
         behind.proxy.resume();
       }
-      const recovery = await eventually(async () => (await list()).status === 200, 15_000, 'a 200 after the stall');
+      const recovery = await eventually(
+        async () => (await list()).status === 200,
+        15_000,
+        'a 200 after the stall',
+      );
       // eslint-disable-next-line no-console
       console.info(`[faults] ${kind} stall: first 200 ${recovery} ms after resume`);
       const after = await Promise.all(Array.from({ length: 8 }, () => list()));
@@ -65,7 +75,10 @@ for (const kind of ['postgres', 'mysql'] as const) {
     it('never hands a timed-out connection to the next request: every row read after the stall is its own', async () => {
       // A late answer to a timed-out statement must not be read as the answer to another one.
       const names = Array.from({ length: 6 }, (_, i) => `stall-${kind}-${i}`);
-      for (const name of names) expect((await t.request('POST', '/collections', { token: owner.token, body: { name } })).status).toBe(200);
+      for (const name of names)
+        expect(
+          (await t.request('POST', '/collections', { token: owner.token, body: { name } })).status,
+        ).toBe(200);
       behind.proxy.pause();
       const stalled = Promise.all(Array.from({ length: 6 }, () => list()));
       await sleep(BOUND_MS * 1.5);
@@ -81,43 +94,56 @@ for (const kind of ['postgres', 'mysql'] as const) {
     });
 
     // PostgreSQL only: its statement_timeout is what stops the server-side wait.
-    if (kind === 'postgres') it('fails a statement stuck on a lock after the bound, and the server stops waiting too', async () => {
-      const store = t.driver.forTenant(DEFAULT_TENANT_ID);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const holder = store.transaction(async (tx) => {
-        await tx.table(usersTable).getForUpdate(t.adminId);
-        locked();
-        await held;
-      });
-      await isLocked;
-      try {
-        const start = Date.now();
-        const error = await store.transaction((tx) => tx.table(usersTable).getForUpdate(t.adminId)).then(() => null, (e: unknown) => e);
-        expect(error).toBeInstanceOf(StorageError);
-        expect((error as StorageError).code).toBe('unavailable');
-        expect(Date.now() - start).toBeLessThan(BOUND_MS * 4);
-        // statement_timeout ended the wait on the server; a dropped socket alone would leave the
-        // backend queued on the lock until the holder commits.
-        const { default: pg } = await import('pg');
-        const admin = new pg.Client({ connectionString: process.env.HUB_TEST_PG_URL });
-        await admin.connect();
+    if (kind === 'postgres')
+      it('fails a statement stuck on a lock after the bound, and the server stops waiting too', async () => {
+        const store = t.driver.forTenant(DEFAULT_TENANT_ID);
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let locked!: () => void;
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
+        const holder = store.transaction(async (tx) => {
+          await tx.table(usersTable).getForUpdate(t.adminId);
+          locked();
+          await held;
+        });
+        await isLocked;
         try {
-          const name = (t.database.config as { database: string }).database;
-          await eventually(async () => {
-            const waiting = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [name]);
-            return waiting.rows[0].n === 0;
-          }, 3000, 'no backend waiting on the lock');
+          const start = Date.now();
+          const error = await store
+            .transaction((tx) => tx.table(usersTable).getForUpdate(t.adminId))
+            .then(
+              () => null,
+              (e: unknown) => e,
+            );
+          expect(error).toBeInstanceOf(StorageError);
+          expect((error as StorageError).code).toBe('unavailable');
+          expect(Date.now() - start).toBeLessThan(BOUND_MS * 4);
+          // statement_timeout ended the wait on the server; a dropped socket alone would leave the
+          // backend queued on the lock until the holder commits.
+          const { default: pg } = await import('pg');
+          const admin = new pg.Client({ connectionString: process.env.HUB_TEST_PG_URL });
+          await admin.connect();
+          try {
+            const name = (t.database.config as { database: string }).database;
+            await eventually(
+              async () => {
+                const waiting = await admin.query(
+                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+                  [name],
+                );
+                return waiting.rows[0].n === 0;
+              },
+              3000,
+              'no backend waiting on the lock',
+            );
+          } finally {
+            await admin.end();
+          }
         } finally {
-          await admin.end();
+          release();
+          await holder;
         }
-      } finally {
-        release();
-        await holder;
-      }
-      expect(crashes.errors).toEqual([]);
-    });
+        expect(crashes.errors).toEqual([]);
+      });
   });
 }

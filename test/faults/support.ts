@@ -10,7 +10,12 @@ import { afterAll } from 'vitest';
 import type { DbConfig } from '../../kernel/storage/config.ts';
 import { eventually } from '../helpers/async.ts';
 import type { DriverKind } from '../helpers/drivers.ts';
-import { useTestDriver, useTestHub, type TestHubOptions, type UsedTestHub } from '../helpers/hub.ts';
+import {
+  useTestDriver,
+  useTestHub,
+  type TestHubOptions,
+  type UsedTestHub,
+} from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
 
@@ -54,7 +59,11 @@ export interface FaultProxy {
 export async function startFaultProxy(host: string, port: number): Promise<FaultProxy> {
   let paused = false;
   let cut = false;
-  const pairs = new Set<{ client: net.Socket; upstream: net.Socket; held: Array<[net.Socket, Buffer]> }>();
+  const pairs = new Set<{
+    client: net.Socket;
+    upstream: net.Socket;
+    held: Array<[net.Socket, Buffer]>;
+  }>();
   const server = net.createServer((client) => {
     if (cut) {
       client.destroy();
@@ -113,7 +122,11 @@ export async function startFaultProxy(host: string, port: number): Promise<Fault
  * (or the Firestore emulator) through a {@link FaultProxy}, with `driverOptions` (timeouts, pool
  * size) added to its config. The proxy forwards again before the hub closes, and closes last.
  */
-export function useHubBehindProxy(kind: DriverKind, driverOptions: Record<string, unknown>, hubOptions: TestHubOptions = {}): { t: UsedTestHub; readonly proxy: FaultProxy } {
+export function useHubBehindProxy(
+  kind: DriverKind,
+  driverOptions: Record<string, unknown>,
+  hubOptions: TestHubOptions = {},
+): { t: UsedTestHub; readonly proxy: FaultProxy } {
   let proxy: FaultProxy | undefined;
   afterAll(async () => {
     await proxy?.close();
@@ -172,7 +185,10 @@ export async function killMysqlConnections(adminUrl: string, database: string): 
     password: decodeURIComponent(url.password),
   });
   try {
-    const [rows] = await admin.query('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [database]);
+    const [rows] = await admin.query(
+      'SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()',
+      [database],
+    );
     let killed = 0;
     for (const { id } of rows as Array<{ id: number }>) {
       try {
@@ -211,7 +227,11 @@ export async function privateRedis(): Promise<RedisChild> {
   return {
     port,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       await eventually(reachable, 10_000, 'redis-server to listen');
     },
     async kill() {

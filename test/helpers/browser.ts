@@ -16,7 +16,8 @@ import { useTestHub, type UsedTestHub } from './hub.ts';
 function findChromium(): string | undefined {
   if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
+    for (const name of ['chromium', 'chromium-browser'])
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
   return undefined;
 }
@@ -55,10 +56,15 @@ export function useBrowserHub(): BrowserHub {
   let server: ServerType | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.');
+    if (!CHROMIUM)
+      throw new Error(
+        'CI=true but no Chromium found: install the Debian "chromium" package or set HUB_TEST_CHROMIUM.',
+      );
     const hub = t.hub;
     server = await new Promise<ServerType>((resolve) => {
-      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
+      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: 0 }, () =>
+        resolve(started),
+      );
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
     await mkdir(SCREENSHOTS, { recursive: true });
@@ -68,7 +74,8 @@ export function useBrowserHub(): BrowserHub {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
   const ready = () => {
-    if (!server || !browser) throw new Error('The browser hub starts in beforeAll: read it inside tests.');
+    if (!server || !browser)
+      throw new Error('The browser hub starts in beforeAll: read it inside tests.');
     return { server, browser };
   };
   return {

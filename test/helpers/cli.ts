@@ -46,10 +46,17 @@ export interface SpawnOptions {
 
 function command(args: readonly string[], options: SpawnOptions = {}): [string, string[]] {
   if (options.umask === undefined) return [process.execPath, [BIN, ...args]];
-  return ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+  return [
+    '/bin/sh',
+    ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args],
+  ];
 }
 
-export function runCli(cwd: string, args: readonly string[], options: SpawnOptions = {}): Promise<CliResult> {
+export function runCli(
+  cwd: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): Promise<CliResult> {
   const [file, argv] = command(args, options);
   return new Promise((resolve) => {
     execFile(file, argv, { cwd, env: childEnv(), timeout: 90_000 }, (error, stdout, stderr) => {
@@ -72,7 +79,10 @@ export async function createProject(config?: Record<string, unknown>): Promise<P
     run,
     async json(...args) {
       const result = await run(...args, '--json');
-      if (result.code !== 0) throw new Error(`workspace-hub ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(
+          `workspace-hub ${args.join(' ')} failed (${result.code}): ${result.stderr}`,
+        );
       return JSON.parse(result.stdout);
     },
     writeConfig,
@@ -92,12 +102,19 @@ export interface UsedProject extends Omit<Project, 'remove'> {
  * `kind` null there is no `db` section: the project runs on the embedded default database. `config`
  * may be a function, called in beforeAll, for values only known then (a free port).
  */
-export function useCliProject(kind: DriverKind | null, config: Record<string, unknown> | (() => Record<string, unknown>) = {}, { migrate = false } = {}): UsedProject {
+export function useCliProject(
+  kind: DriverKind | null,
+  config: Record<string, unknown> | (() => Record<string, unknown>) = {},
+  { migrate = false } = {},
+): UsedProject {
   let database: TestDatabase | undefined;
   let project: Project | undefined;
   beforeAll(async () => {
     database = kind ? await createTestDatabase(kind) : undefined;
-    project = await createProject({ ...(database ? { db: database.config } : {}), ...(typeof config === 'function' ? config() : config) });
+    project = await createProject({
+      ...(database ? { db: database.config } : {}),
+      ...(typeof config === 'function' ? config() : config),
+    });
     if (migrate) {
       const migrated = await project.run('migrate');
       expect(migrated.code, migrated.stderr).toBe(0);
@@ -113,7 +130,10 @@ export function useCliProject(kind: DriverKind | null, config: Record<string, un
       return created().dir;
     },
     get database() {
-      if (!kind) throw new Error('This project runs on the embedded default database: it has no test database.');
+      if (!kind)
+        throw new Error(
+          'This project runs on the embedded default database: it has no test database.',
+        );
       return database ?? notYet();
     },
     run: (...args) => created().run(...args),
@@ -143,14 +163,22 @@ export interface RunningServer {
  * Starts `workspace-hub start <args>` and waits for the "listening on" line; on Node unless
  * `options.runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve).
  */
-export function startServer(cwd: string, args: readonly string[], options: SpawnOptions & { runtime?: 'node' | 'deno' } = {}): Promise<RunningServer> {
+export function startServer(
+  cwd: string,
+  args: readonly string[],
+  options: SpawnOptions & { runtime?: 'node' | 'deno' } = {},
+): Promise<RunningServer> {
   const deno = options.runtime === 'deno';
-  const [file, argv] = deno ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]] : command(['start', ...args], options);
+  const [file, argv] = deno
+    ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]]
+    : command(['start', ...args], options);
   const env = deno ? { ...childEnv(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : childEnv();
   const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.stdout!.on('data', (chunk) => {
@@ -169,6 +197,8 @@ export function startServer(cwd: string, args: readonly string[], options: Spawn
         });
       }
     });
-    exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
+    exited.then((code) =>
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`)),
+    );
   });
 }

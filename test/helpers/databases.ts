@@ -15,7 +15,11 @@ export type DriverKind = 'sqlite' | 'postgres' | 'mysql' | 'firestore';
 /** The embedded database every run has, with no service to configure. */
 export const EMBEDDED_DRIVER = 'sqlite' satisfies DriverKind;
 
-const urls: Record<Exclude<DriverKind, 'sqlite'>, string> = { postgres: PG_URL_VAR, mysql: MYSQL_URL_VAR, firestore: FIRESTORE_HOST_VAR };
+const urls: Record<Exclude<DriverKind, 'sqlite'>, string> = {
+  postgres: PG_URL_VAR,
+  mysql: MYSQL_URL_VAR,
+  firestore: FIRESTORE_HOST_VAR,
+};
 
 /** Whether the driver's service is configured: {@link requireService} for the driver's variable. */
 export function driverAvailable(kind: DriverKind): boolean {
@@ -62,7 +66,11 @@ export async function createTestDatabase(kind: DriverKind): Promise<TestDatabase
     const { default: pg } = await import('pg');
     const port = Number(url.port || 5432);
     const run = async (database: string | undefined, statement: string, params?: unknown[]) => {
-      const client = new pg.Client(database ? { host: common.host, port, user: common.user, password: common.password, database } : { connectionString: url.toString() });
+      const client = new pg.Client(
+        database
+          ? { host: common.host, port, user: common.user, password: common.password, database }
+          : { connectionString: url.toString() },
+      );
       await client.connect();
       try {
         return (await client.query(statement, params)).rows;
@@ -79,7 +87,13 @@ export async function createTestDatabase(kind: DriverKind): Promise<TestDatabase
   }
   const mysql = await import('mysql2/promise');
   const run = async (database: string | undefined, statement: string, params?: unknown[]) => {
-    const conn = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: common.user, password: common.password, ...(database ? { database } : {}) });
+    const conn = await mysql.createConnection({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: common.user,
+      password: common.password,
+      ...(database ? { database } : {}),
+    });
     try {
       return (await conn.query(statement, params))[0] as any[];
     } finally {

@@ -2,7 +2,13 @@
 import type { DbConfig } from '../../kernel/storage/config.ts';
 import type { Store, StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { createTestDatabase, driverAvailable, EMBEDDED_DRIVER, type DriverKind, type TestDatabase } from './databases.ts';
+import {
+  createTestDatabase,
+  driverAvailable,
+  EMBEDDED_DRIVER,
+  type DriverKind,
+  type TestDatabase,
+} from './databases.ts';
 
 export { EMBEDDED_DRIVER, type DriverKind };
 
@@ -28,7 +34,10 @@ export function allDrivers(): DriverKind[] {
  * An empty database of that kind with a driver on it; `cleanup` closes and drops it. `connect` may
  * change the config the driver opens with (e.g. to go through a proxy, with shorter timeouts).
  */
-export async function openTestDriver(kind: DriverKind, connect?: (config: DbConfig) => DbConfig | Promise<DbConfig>): Promise<TestDriver> {
+export async function openTestDriver(
+  kind: DriverKind,
+  connect?: (config: DbConfig) => DbConfig | Promise<DbConfig>,
+): Promise<TestDriver> {
   const database = await createTestDatabase(kind);
   const driver = await createDriver(connect ? await connect(database.config) : database.config);
   return {
@@ -55,7 +64,8 @@ export function failingDeletes(store: Store, failOn: number): Store {
   const wrap = (inner: Store): Store =>
     new Proxy(inner, {
       get(target, prop) {
-        if (prop === 'transaction') return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(wrap(tx)));
+        if (prop === 'transaction')
+          return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(wrap(tx)));
         if (prop === 'table') {
           return (table: Parameters<Store['table']>[0]) =>
             new Proxy(target.table(table), {
@@ -63,7 +73,8 @@ export function failingDeletes(store: Store, failOn: number): Store {
                 if (key !== 'deleteWhere') return bind(handle, key);
                 return async (where: never) => {
                   calls += 1;
-                  if (calls === failOn) throw new Error(`deleteWhere call ${calls} failed on purpose`);
+                  if (calls === failOn)
+                    throw new Error(`deleteWhere call ${calls} failed on purpose`);
                   return handle.deleteWhere(where);
                 };
               },

@@ -7,7 +7,10 @@ import type { DbConfig } from '../../kernel/storage/config.ts';
 
 export const FIRESTORE_HOST_VAR = 'HUB_TEST_FIRESTORE_EMULATOR_HOST';
 
-export async function createFirestoreTestDatabase(): Promise<{ config: DbConfig; drop(): Promise<void> }> {
+export async function createFirestoreTestDatabase(): Promise<{
+  config: DbConfig;
+  drop(): Promise<void>;
+}> {
   const host = process.env[FIRESTORE_HOST_VAR]!;
   // The client library finds the emulator through this variable, as a developer's hub would.
   process.env.FIRESTORE_EMULATOR_HOST = host;
@@ -15,7 +18,10 @@ export async function createFirestoreTestDatabase(): Promise<{ config: DbConfig;
   return {
     config: { driver: 'firestore', projectId },
     async drop() {
-      const res = await fetch(`http://${host}/emulator/v1/projects/${projectId}/databases/(default)/documents`, { method: 'DELETE' });
+      const res = await fetch(
+        `http://${host}/emulator/v1/projects/${projectId}/databases/(default)/documents`,
+        { method: 'DELETE' },
+      );
       if (!res.ok) throw new Error(`Clearing emulator project ${projectId} failed: ${res.status}`);
     },
   };

@@ -46,12 +46,15 @@ export function fixtures<T extends TestHub>(t: T): Fixtures<T> {
     expect(res.status, `POST ${path}: ${res.text}`).toBe(path.startsWith('/admin/') ? 201 : 200);
     return res.body;
   };
-  const inCollection = (kind: string) => (collectionId: string, extra: Extra = {}, token?: string) =>
-    create(`/collections/${collectionId}/${kind}s`, { name: uniqueName(kind), ...extra }, token);
+  const inCollection =
+    (kind: string) =>
+    (collectionId: string, extra: Extra = {}, token?: string) =>
+      create(`/collections/${collectionId}/${kind}s`, { name: uniqueName(kind), ...extra }, token);
   return {
     t,
     create,
-    collection: (token, extra = {}) => create('/collections', { name: uniqueName('collection'), ...extra }, token),
+    collection: (token, extra = {}) =>
+      create('/collections', { name: uniqueName('collection'), ...extra }, token),
     folder: inCollection('folder'),
     request: inCollection('request'),
     document: inCollection('document'),

@@ -35,9 +35,16 @@ export interface TestHub {
   hub: Hub;
   adminToken: string;
   adminId: string;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: RequestOptions,
+  ): Promise<TestResponse<T>>;
   /** Creates an account directly (no HTTP) and returns it with a token. */
-  createUser(input: UserInput & { name?: string; role?: Role }, tenant?: string): Promise<{ id: string; token: string }>;
+  createUser(
+    input: UserInput & { name?: string; role?: Role },
+    tenant?: string,
+  ): Promise<{ id: string; token: string }>;
   close(): Promise<void>;
 }
 
@@ -59,7 +66,9 @@ export interface StartTestHubOptions extends Partial<Omit<CreateHubOptions, 'con
 
 export async function startTestHub(options: StartTestHubOptions): Promise<TestHub> {
   const plugins = options.plugins ?? (await import('../../plugins/index.ts')).plugins;
-  const sections = Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
+  const sections = Object.fromEntries(
+    plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+  );
   const config = validateConfig({ logging: { level: 'silent' }, ...options.config }, sections, {});
   const ip = options.ip ?? '203.0.113.1';
   const hub = await createHub({
@@ -73,7 +82,11 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
 
   const createUser: TestHub['createUser'] = async (input, tenant = DEFAULT_TENANT_ID) => {
     const store = hub.driver().forTenant(tenant);
-    const user = await hub.identity.users.create(store, { role: 'user', ...input, name: input.name ?? uniqueName() });
+    const user = await hub.identity.users.create(store, {
+      role: 'user',
+      ...input,
+      name: input.name ?? uniqueName(),
+    });
     const { secret } = await hub.identity.tokens.issue(store, user, 'test');
     return { id: user.id, token: secret };
   };
@@ -88,18 +101,33 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await hub.app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = await hub.app.request(path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await response.text();
     let parsed: unknown = null;
-    if (text && response.headers.get('content-type')?.includes('application/json')) parsed = JSON.parse(text);
+    if (text && response.headers.get('content-type')?.includes('application/json'))
+      parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed as any, text };
   };
 
-  return { hub, adminToken: admin.token, adminId: admin.id, request, createUser, close: () => hub.close() };
+  return {
+    hub,
+    adminToken: admin.token,
+    adminId: admin.id,
+    request,
+    createUser,
+    close: () => hub.close(),
+  };
 }
 
 /** Starts a hub for `run` and closes it afterwards, whatever `run` does. */
-export async function withTestHub<T>(options: StartTestHubOptions, run: (t: TestHub) => Promise<T>): Promise<T> {
+export async function withTestHub<T>(
+  options: StartTestHubOptions,
+  run: (t: TestHub) => Promise<T>,
+): Promise<T> {
   const t = await startTestHub(options);
   try {
     return await run(t);
@@ -119,7 +147,10 @@ export interface UsedTestDriver {
  * Opens a driver on a new `kind` database before the block's tests (beforeAll) and closes and drops
  * it after them (afterAll). `connect` may change the config the driver opens with.
  */
-export function useTestDriver(kind: DriverKind, connect?: (config: DbConfig) => DbConfig | Promise<DbConfig>): UsedTestDriver {
+export function useTestDriver(
+  kind: DriverKind,
+  connect?: (config: DbConfig) => DbConfig | Promise<DbConfig>,
+): UsedTestDriver {
   let db: TestDriver | undefined;
   beforeAll(async () => {
     db = await openTestDriver(kind, connect);
@@ -153,11 +184,17 @@ export type TestHubOptions = Partial<Omit<StartTestHubOptions, 'driver'>>;
  * a {@link useTestDriver} or another used hub, it shares that database. `options` may be a function,
  * called in beforeAll, for options that are only known then.
  */
-export function useTestHub(on: DriverKind | UsedTestDriver, options: TestHubOptions | (() => TestHubOptions | Promise<TestHubOptions>) = {}): UsedTestHub {
+export function useTestHub(
+  on: DriverKind | UsedTestDriver,
+  options: TestHubOptions | (() => TestHubOptions | Promise<TestHubOptions>) = {},
+): UsedTestHub {
   const db = typeof on === 'string' ? useTestDriver(on) : on;
   let started: TestHub | undefined;
   beforeAll(async () => {
-    started = await startTestHub({ ...(typeof options === 'function' ? await options() : options), driver: db.driver });
+    started = await startTestHub({
+      ...(typeof options === 'function' ? await options() : options),
+      driver: db.driver,
+    });
   });
   afterAll(async () => {
     await started?.close();
@@ -190,5 +227,7 @@ export function useTestHub(on: DriverKind | UsedTestDriver, options: TestHubOpti
 }
 
 function notYet(what: string): never {
-  throw new Error(`The ${what} starts in beforeAll: read it inside tests and hooks, not while the suite is collected.`);
+  throw new Error(
+    `The ${what} starts in beforeAll: read it inside tests and hooks, not while the suite is collected.`,
+  );
 }

@@ -37,7 +37,8 @@ export function useProvider(): void {
         const host = new URL(request.url).hostname;
         if (host !== '127.0.0.1' && host !== 'localhost') print.error();
       },
-    }));
+    }),
+  );
   afterEach(() => {
     server.resetHandlers();
     received.length = 0;
@@ -46,19 +47,35 @@ export function useProvider(): void {
 }
 
 /** A chat completion body as OpenAI sends it. */
-export function completion(message: { content?: string | null; tool_calls?: unknown[] }, usage = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 }) {
+export function completion(
+  message: { content?: string | null; tool_calls?: unknown[] },
+  usage = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+) {
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion',
     created: 1,
     model: 'gpt-4o',
-    choices: [{ index: 0, finish_reason: message.tool_calls ? 'tool_calls' : 'stop', message: { role: 'assistant', content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: message.tool_calls ? 'tool_calls' : 'stop',
+        message: {
+          role: 'assistant',
+          content: message.content ?? null,
+          ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+        },
+      },
+    ],
     usage,
   };
 }
 
 /** Answers every completion with `body` (recording each request). */
-export function answerWith(body: JsonBodyType | ((request: any) => JsonBodyType), status = 200): void {
+export function answerWith(
+  body: JsonBodyType | ((request: any) => JsonBodyType),
+  status = 200,
+): void {
   server.use(
     http.post(COMPLETIONS_URL, async ({ request }) => {
       const json = await request.json();
@@ -72,8 +89,12 @@ export function answerWith(body: JsonBodyType | ((request: any) => JsonBodyType)
 export function streamWith(chunks: unknown[]): void {
   server.use(
     http.post(COMPLETIONS_URL, async ({ request }) => {
-      received.push({ body: await request.json(), authorization: request.headers.get('authorization') });
-      const text = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n';
+      received.push({
+        body: await request.json(),
+        authorization: request.headers.get('authorization'),
+      });
+      const text =
+        chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n';
       return new HttpResponse(text, { headers: { 'content-type': 'text/event-stream' } });
     }),
   );
@@ -81,7 +102,14 @@ export function streamWith(chunks: unknown[]): void {
 
 /** One streamed chunk with a text delta, tool-call fragments, or the final usage. */
 export function chunk(delta: Record<string, unknown>, usage?: Record<string, number>) {
-  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: usage ? [] : [{ index: 0, delta, finish_reason: null }], ...(usage ? { usage } : {}) };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: usage ? [] : [{ index: 0, delta, finish_reason: null }],
+    ...(usage ? { usage } : {}),
+  };
 }
 
 /** A user message body for `POST /llm/chat/step`. */
@@ -90,11 +118,18 @@ export function userTurn(content = 'Hello', model = 'gpt-4o') {
 }
 
 /** Opens `POST /llm/chat/stream` with `body` as the token's user; returns the raw streamed response. */
-export function openChatStream(t: TestHub, token: string, body: unknown, signal?: AbortSignal): Promise<Response> {
-  return Promise.resolve(t.hub.app.request('/llm/chat/stream', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    ...(signal ? { signal } : {}),
-  }));
+export function openChatStream(
+  t: TestHub,
+  token: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return Promise.resolve(
+    t.hub.app.request('/llm/chat/stream', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    }),
+  );
 }

@@ -16,7 +16,8 @@ export const REDIS_URL_VAR = 'HUB_TEST_REDIS_URL';
 export function requireService(variable: string): string | undefined {
   const value = process.env[variable];
   if (value) return value;
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${variable} is not set: every service suite must run in CI.`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but ${variable} is not set: every service suite must run in CI.`);
   return undefined;
 }
 
@@ -24,9 +25,12 @@ export function requireService(variable: string): string | undefined {
  * A `redis` section for server.yaml on the Redis at HUB_TEST_REDIS_URL, under a key prefix of its
  * own unless `overrides` names one.
  */
-export function redisSection(overrides: Record<string, unknown> = {}): Record<string, unknown> & { host: string; port: number; keyPrefix: string } {
+export function redisSection(
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> & { host: string; port: number; keyPrefix: string } {
   const raw = requireService(REDIS_URL_VAR);
-  if (!raw) throw new Error(`${REDIS_URL_VAR} is not set: run this only in a suite that required it.`);
+  if (!raw)
+    throw new Error(`${REDIS_URL_VAR} is not set: run this only in a suite that required it.`);
   const url = new URL(raw);
   return {
     host: url.hostname,

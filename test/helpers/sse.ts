@@ -17,13 +17,17 @@ export function sseReader(response: Response) {
     },
     async until(pattern: RegExp | string, timeoutMs = 3000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
-      const matches = () => (typeof pattern === 'string' ? buffer.includes(pattern) : pattern.test(buffer));
+      const matches = () =>
+        typeof pattern === 'string' ? buffer.includes(pattern) : pattern.test(buffer);
       while (!matches()) {
         if (done) throw new Error(`Stream ended before ${pattern}; got ${JSON.stringify(buffer)}`);
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new Error(`Timed out waiting for ${pattern}; got ${JSON.stringify(buffer)}`);
+        if (remaining <= 0)
+          throw new Error(`Timed out waiting for ${pattern}; got ${JSON.stringify(buffer)}`);
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), remaining)));
+        const timeout = new Promise<'timeout'>(
+          (resolve) => (timer = setTimeout(() => resolve('timeout'), remaining)),
+        );
         pending ??= reader.read();
         const chunk = await Promise.race([pending, timeout]);
         clearTimeout(timer);

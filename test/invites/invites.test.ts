@@ -13,10 +13,18 @@ const INVALID = { error: 'Invalid or expired invitation.' };
 
 describe.each(httpDrivers())('invitations on %s', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T12:00:00.000Z'));
-  const t = useTestHub(kind, { clock, config: { invites: { expiresInHours: 48 }, server: { host: '0.0.0.0', port: 9555, publicUrl: 'https://hub.example.com/team/' } } });
+  const t = useTestHub(kind, {
+    clock,
+    config: {
+      invites: { expiresInHours: 48 },
+      server: { host: '0.0.0.0', port: 9555, publicUrl: 'https://hub.example.com/team/' },
+    },
+  });
 
   const invite = async (extra: Record<string, unknown> = {}) => {
-    const res = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('invitee'), collectionAccess: ['*'], ...extra } });
+    const res = await t.request('POST', '/admin/invited-users', {
+      body: { name: uniqueName('invitee'), collectionAccess: ['*'], ...extra },
+    });
     expect(res.status, res.text).toBe(201);
     return res.body as { user: any; invitation: any; secret: string };
   };
@@ -26,17 +34,36 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     const { user, invitation, secret } = await invite();
     expect(secret).toMatch(/^hbi_[A-Za-z0-9_-]{43}$/);
     expect(invitation).toEqual({
-      id: expect.any(String), userId: user.id, codePrefix: secret.slice(0, 12), expiresAt: '2026-03-03T12:00:00.000Z',
-      redeemedAt: null, revokedAt: null, createdAt: clock.iso(), status: 'pending',
+      id: expect.any(String),
+      userId: user.id,
+      codePrefix: secret.slice(0, 12),
+      expiresAt: '2026-03-03T12:00:00.000Z',
+      redeemedAt: null,
+      revokedAt: null,
+      createdAt: clock.iso(),
+      status: 'pending',
     });
-    const row = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(invitationsTable).get(invitation.id);
+    const row = await t.hub
+      .driver()
+      .forTenant(DEFAULT_TENANT_ID)
+      .table(invitationsTable)
+      .get(invitation.id);
     expect(row!.codeHash).toBe(await sha256Hex(secret));
     expect(JSON.stringify(row)).not.toContain(secret);
-    expect((await t.request('GET', '/admin/tokens')).body.tokens.some((token: any) => token.userId === user.id)).toBe(false);
+    expect(
+      (await t.request('GET', '/admin/tokens')).body.tokens.some(
+        (token: any) => token.userId === user.id,
+      ),
+    ).toBe(false);
   });
 
   it('answers with the join link on server.publicUrl, as the CLI prints it', async () => {
-    const { user, invitation, secret, link } = (await invite()) as { user: any; invitation: any; secret: string; link: string };
+    const { user, invitation, secret, link } = (await invite()) as {
+      user: any;
+      invitation: any;
+      secret: string;
+      link: string;
+    };
     const url = new URL(link);
     expect(`${url.origin}${url.pathname}`).toBe('https://hub.example.com/team/join');
     expect(url.searchParams.get('url')).toBe('https://hub.example.com/team');
@@ -45,7 +72,9 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(url.hash).toBe(`#code=${secret}`);
     const reissued = await t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} });
     expect(reissued.status).toBe(201);
-    expect(reissued.body.link).toMatch(/^https:\/\/hub\.example\.com\/team\/join\?url=https%3A%2F%2Fhub\.example\.com%2Fteam&/);
+    expect(reissued.body.link).toMatch(
+      /^https:\/\/hub\.example\.com\/team\/join\?url=https%3A%2F%2Fhub\.example\.com%2Fteam&/,
+    );
   });
 
   it('previews without using the invitation up, then redeems it once for a working hbk_ token', async () => {
@@ -53,7 +82,17 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     const preview = await pub('/auth/invitations/preview', { secret: ` ${secret} ` });
     expect(preview.status).toBe(200);
     expect(preview.body).toEqual({
-      user: { name: user.name, role: 'user', collectionAccess: ['*'], environmentAccess: [], snippetAccess: [], liveServerAccess: [], livePageAccess: [], llmAccess: true, llmModels: [] },
+      user: {
+        name: user.name,
+        role: 'user',
+        collectionAccess: ['*'],
+        environmentAccess: [],
+        snippetAccess: [],
+        liveServerAccess: [],
+        livePageAccess: [],
+        llmAccess: true,
+        llmModels: [],
+      },
       expiresAt: '2026-03-03T12:00:00.000Z',
     });
     const redeemed = await pub('/auth/invitations/redeem', { secret, tokenName: 'laptop' });
@@ -63,8 +102,14 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     const session = await t.request('GET', '/auth/session', { token: redeemed.body.secret });
     expect(session.body.user.id).toBe(user.id);
 
-    expect(await pub('/auth/invitations/redeem', { secret })).toMatchObject({ status: 410, body: INVALID });
-    expect(await pub('/auth/invitations/preview', { secret })).toMatchObject({ status: 410, body: INVALID });
+    expect(await pub('/auth/invitations/redeem', { secret })).toMatchObject({
+      status: 410,
+      body: INVALID,
+    });
+    expect(await pub('/auth/invitations/preview', { secret })).toMatchObject({
+      status: 410,
+      body: INVALID,
+    });
   });
 
   it('names the token after the user when no tokenName is given', async () => {
@@ -73,13 +118,18 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
   });
 
   it('answers an unknown secret with 404 and a malformed one with 400', async () => {
-    expect(await pub('/auth/invitations/preview', { secret: `hbi_${'A'.repeat(43)}` })).toMatchObject({ status: 404, body: INVALID });
+    expect(
+      await pub('/auth/invitations/preview', { secret: `hbi_${'A'.repeat(43)}` }),
+    ).toMatchObject({ status: 404, body: INVALID });
     for (const secret of ['hbk_abcdefghijklmnop', 'hbi_short', '']) {
       const res = await pub('/auth/invitations/redeem', { secret });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^secret: /);
     }
-    expect((await pub('/auth/invitations/redeem', { secret: `hbi_${'A'.repeat(43)}`, tokenName: ' ' })).body).toEqual({ error: 'tokenName: must not be empty' });
+    expect(
+      (await pub('/auth/invitations/redeem', { secret: `hbi_${'A'.repeat(43)}`, tokenName: ' ' }))
+        .body,
+    ).toEqual({ error: 'tokenName: must not be empty' });
   });
 
   it('refuses a tokenName with control characters with 400 naming tokenName, and keeps the invitation usable', async () => {
@@ -91,16 +141,24 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     }
     const long = await pub('/auth/invitations/redeem', { secret, tokenName: 'x'.repeat(256) });
     expect(long.body).toEqual({ error: 'tokenName: must be at most 255 characters' });
-    const ok = await pub('/auth/invitations/redeem', { secret, tokenName: `  ${'\u{1F600}'.repeat(255)}  ` });
+    const ok = await pub('/auth/invitations/redeem', {
+      secret,
+      tokenName: `  ${'\u{1F600}'.repeat(255)}  `,
+    });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.token).toMatchObject({ userId: user.id, name: '\u{1F600}'.repeat(255) });
   });
 
   it('lets exactly one of two concurrent redeems of one secret succeed', async () => {
     const { user, secret } = await invite();
-    const results = await Promise.all([pub('/auth/invitations/redeem', { secret }), pub('/auth/invitations/redeem', { secret })]);
+    const results = await Promise.all([
+      pub('/auth/invitations/redeem', { secret }),
+      pub('/auth/invitations/redeem', { secret }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 410]);
-    const tokens = (await t.request('GET', '/admin/tokens')).body.tokens.filter((token: any) => token.userId === user.id);
+    const tokens = (await t.request('GET', '/admin/tokens')).body.tokens.filter(
+      (token: any) => token.userId === user.id,
+    );
     expect(tokens).toHaveLength(1);
   });
 
@@ -109,46 +167,95 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(short.invitation.expiresAt).toBe(new Date(clock.now().getTime() + HOUR).toISOString());
     const long = await invite();
     clock.advance(HOUR);
-    expect(await pub('/auth/invitations/preview', { secret: short.secret })).toMatchObject({ status: 410, body: INVALID });
+    expect(await pub('/auth/invitations/preview', { secret: short.secret })).toMatchObject({
+      status: 410,
+      body: INVALID,
+    });
     expect((await pub('/auth/invitations/preview', { secret: long.secret })).status).toBe(200);
     const listed = (await t.request('GET', '/admin/invitations')).body.invitations;
     expect(listed.find((i: any) => i.id === short.invitation.id).status).toBe('expired');
-    expect((await t.request('DELETE', `/admin/invitations/${short.invitation.id}`)).status).toBe(404);
+    expect((await t.request('DELETE', `/admin/invitations/${short.invitation.id}`)).status).toBe(
+      404,
+    );
   });
 
   it('revokes a pending invitation once, and lists every status newest first', async () => {
     const revoked = await invite();
     const redeemed = await invite();
     await pub('/auth/invitations/redeem', { secret: redeemed.secret });
-    expect((await t.request('DELETE', `/admin/invitations/${revoked.invitation.id}`)).status).toBe(204);
-    expect(await pub('/auth/invitations/redeem', { secret: revoked.secret })).toMatchObject({ status: 410, body: INVALID });
-    expect(await t.request('DELETE', `/admin/invitations/${revoked.invitation.id}`)).toMatchObject({ status: 404, body: { error: 'Invitation not found or not revocable.' } });
-    expect((await t.request('DELETE', `/admin/invitations/${redeemed.invitation.id}`)).status).toBe(404);
+    expect((await t.request('DELETE', `/admin/invitations/${revoked.invitation.id}`)).status).toBe(
+      204,
+    );
+    expect(await pub('/auth/invitations/redeem', { secret: revoked.secret })).toMatchObject({
+      status: 410,
+      body: INVALID,
+    });
+    expect(await t.request('DELETE', `/admin/invitations/${revoked.invitation.id}`)).toMatchObject({
+      status: 404,
+      body: { error: 'Invitation not found or not revocable.' },
+    });
+    expect((await t.request('DELETE', `/admin/invitations/${redeemed.invitation.id}`)).status).toBe(
+      404,
+    );
     clock.advance(1);
     const pending = await invite();
     const { invitations } = (await t.request('GET', '/admin/invitations')).body;
     expect(invitations[0].id).toBe(pending.invitation.id);
     const status = (id: string) => invitations.find((i: any) => i.id === id).status;
-    expect([status(pending.invitation.id), status(revoked.invitation.id), status(redeemed.invitation.id)]).toEqual(['pending', 'revoked', 'redeemed']);
+    expect([
+      status(pending.invitation.id),
+      status(revoked.invitation.id),
+      status(redeemed.invitation.id),
+    ]).toEqual(['pending', 'revoked', 'redeemed']);
   });
 
   it('re-issues for an existing user, refusing unknown users and the system account', async () => {
     const user = await t.createUser({});
-    const res = await t.request('POST', `/admin/users/${user.id}/invitations`, { body: { expiresInHours: 2 } });
+    const res = await t.request('POST', `/admin/users/${user.id}/invitations`, {
+      body: { expiresInHours: 2 },
+    });
     expect(res.status).toBe(201);
     expect(res.body.user.id).toBe(user.id);
     expect((await pub('/auth/invitations/preview', { secret: res.body.secret })).status).toBe(200);
-    expect((await t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} })).status).toBe(201);
-    expect(await t.request('POST', '/admin/users/00000000-0000-4000-8000-000000000000/invitations', { body: {} })).toMatchObject({ status: 404, body: { error: 'User not found' } });
-    const system = await t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).findOne({ system: true });
-    expect((await t.request('POST', `/admin/users/${system!.id}/invitations`, { body: {} })).status).toBe(403);
+    expect(
+      (await t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} })).status,
+    ).toBe(201);
+    expect(
+      await t.request('POST', '/admin/users/00000000-0000-4000-8000-000000000000/invitations', {
+        body: {},
+      }),
+    ).toMatchObject({ status: 404, body: { error: 'User not found' } });
+    const system = await t.hub
+      .driver()
+      .forTenant(DEFAULT_TENANT_ID)
+      .table(usersTable)
+      .findOne({ system: true });
+    expect(
+      (await t.request('POST', `/admin/users/${system!.id}/invitations`, { body: {} })).status,
+    ).toBe(403);
   });
 
   it('refuses bad admin bodies with a 400 naming the field, and user-role callers with 403', async () => {
-    expect((await t.request('POST', '/admin/invited-users', { body: { name: uniqueName(), expiresInHours: 0 } })).body.error).toMatch(/^expiresInHours: /);
-    expect((await t.request('POST', '/admin/invited-users', { body: { name: uniqueName(), expiresInHours: 1.5 } })).body.error).toMatch(/^expiresInHours: /);
-    expect((await t.request('POST', '/admin/invited-users', { body: { role: 'user' } })).body.error).toMatch(/^name: /);
-    expect((await t.request('POST', '/admin/invited-users', { body: { name: 'system' } })).status).toBe(400);
+    expect(
+      (
+        await t.request('POST', '/admin/invited-users', {
+          body: { name: uniqueName(), expiresInHours: 0 },
+        })
+      ).body.error,
+    ).toMatch(/^expiresInHours: /);
+    expect(
+      (
+        await t.request('POST', '/admin/invited-users', {
+          body: { name: uniqueName(), expiresInHours: 1.5 },
+        })
+      ).body.error,
+    ).toMatch(/^expiresInHours: /);
+    expect(
+      (await t.request('POST', '/admin/invited-users', { body: { role: 'user' } })).body.error,
+    ).toMatch(/^name: /);
+    expect(
+      (await t.request('POST', '/admin/invited-users', { body: { name: 'system' } })).status,
+    ).toBe(400);
     const plain = await t.createUser({});
     expect((await t.request('GET', '/admin/invitations', { token: plain.token })).status).toBe(403);
   });
@@ -156,7 +263,14 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
   it('deletes the invitations of a deleted user, so their secrets are unknown', async () => {
     const { user, secret, invitation } = await invite();
     expect((await t.request('DELETE', `/admin/users/${user.id}`)).status).toBe(204);
-    expect(await pub('/auth/invitations/preview', { secret })).toMatchObject({ status: 404, body: INVALID });
-    expect((await t.request('GET', '/admin/invitations')).body.invitations.some((i: any) => i.id === invitation.id)).toBe(false);
+    expect(await pub('/auth/invitations/preview', { secret })).toMatchObject({
+      status: 404,
+      body: INVALID,
+    });
+    expect(
+      (await t.request('GET', '/admin/invitations')).body.invitations.some(
+        (i: any) => i.id === invitation.id,
+      ),
+    ).toBe(false);
   });
 });

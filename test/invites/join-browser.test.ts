@@ -17,7 +17,9 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   async function open(link: string, viewport = { width: 390, height: 844 }) {
     const page = await web.browser.newPage({ viewport });
     const requests: { url: string; headers: Record<string, string> }[] = [];
-    page.on('request', (request) => requests.push({ url: request.url(), headers: request.headers() }));
+    page.on('request', (request) =>
+      requests.push({ url: request.url(), headers: request.headers() }),
+    );
     const errors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     await page.goto(link);
@@ -25,9 +27,17 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   }
 
   it('renders the invitation, builds the deep link from the fragment and never sends the code', async () => {
-    const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName('Zoë'), role: 'user', collectionAccess: ['*'] } });
+    const created = await t.request('POST', '/admin/invited-users', {
+      body: { name: uniqueName('Zoë'), role: 'user', collectionAccess: ['*'] },
+    });
     const { user, invitation, secret } = created.body;
-    const link = joinLink({ baseUrl: web.base, user, expiresAt: invitation.expiresAt, secret, hubName: 'Workspace <Hub>' });
+    const link = joinLink({
+      baseUrl: web.base,
+      user,
+      expiresAt: invitation.expiresAt,
+      secret,
+      hubName: 'Workspace <Hub>',
+    });
     const { page, requests, errors } = await open(link);
 
     await expect.poll(() => page.locator('#open').getAttribute('href')).toMatch(/^harborclient:/);
@@ -57,12 +67,16 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('shows the expiry in the reader\'s time zone, naming the zone', async () => {
+  it("shows the expiry in the reader's time zone, naming the zone", async () => {
     const context = await web.browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
     try {
       const page = await context.newPage();
-      await page.goto(`${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`);
-      await expect.poll(() => page.locator('#exp').innerText()).toBe('Jan 1, 2999, 9:00:00 AM GMT+9');
+      await page.goto(
+        `${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`,
+      );
+      await expect
+        .poll(() => page.locator('#exp').innerText())
+        .toBe('Jan 1, 2999, 9:00:00 AM GMT+9');
     } finally {
       await context.close();
     }
@@ -71,7 +85,9 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   it('keeps the button disabled and explains when the code is missing', async () => {
     const link = `${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
     const { page } = await open(link);
-    await expect.poll(() => page.locator('#code-status').innerText()).toContain('missing its invitation code');
+    await expect
+      .poll(() => page.locator('#code-status').innerText())
+      .toContain('missing its invitation code');
     expect(await page.locator('#open').getAttribute('href')).toBeNull();
     await page.close();
   }, 60_000);

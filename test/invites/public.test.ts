@@ -8,17 +8,28 @@ import { closedPort } from '../helpers/net.ts';
 const UNKNOWN = `hbi_${'B'.repeat(43)}`;
 
 describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
-  const t = useTestHub(kind, { throttle: createMemoryThrottleStore(), config: { redis: { maxFailures: 3, blockSeconds: 300 } }, ip: '198.51.100.9' });
-  const pub = (path: string, body: unknown, hub: TestHub = t) => hub.request('POST', path, { token: null, body });
+  const t = useTestHub(kind, {
+    throttle: createMemoryThrottleStore(),
+    config: { redis: { maxFailures: 3, blockSeconds: 300 } },
+    ip: '198.51.100.9',
+  });
+  const pub = (path: string, body: unknown, hub: TestHub = t) =>
+    hub.request('POST', path, { token: null, body });
 
   it('blocks an address after repeated unknown secrets with 429 and Retry-After, not counting malformed ones', async () => {
-    const created = await t.request('POST', '/admin/invited-users', { body: { name: uniqueName() } });
-    for (let i = 0; i < 5; i++) expect((await pub('/auth/invitations/preview', { secret: 'hbi_bad' })).status).toBe(400);
+    const created = await t.request('POST', '/admin/invited-users', {
+      body: { name: uniqueName() },
+    });
+    for (let i = 0; i < 5; i++)
+      expect((await pub('/auth/invitations/preview', { secret: 'hbi_bad' })).status).toBe(400);
     expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
     expect((await pub('/auth/invitations/redeem', { secret: UNKNOWN })).status).toBe(404);
     // A success clears the count, so two failures later still do not block.
-    expect((await pub('/auth/invitations/preview', { secret: created.body.secret })).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
+    expect((await pub('/auth/invitations/preview', { secret: created.body.secret })).status).toBe(
+      200,
+    );
+    for (let i = 0; i < 3; i++)
+      expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
     const blocked = await pub('/auth/invitations/redeem', { secret: created.body.secret });
     expect(blocked.status).toBe(429);
     expect(blocked.body).toEqual({ error: 'Too Many Requests' });
@@ -28,16 +39,32 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
   });
 
   it('fails closed with 503 when the configured Redis cannot be reached', async () => {
-    await withTestHub({ driver: t.driver, config: { redis: { host: '127.0.0.1', port: await closedPort(), connectTimeoutMillis: 300 } } }, async (down) => {
-      const res = await pub('/auth/invitations/preview', { secret: UNKNOWN }, down);
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: 'Service Unavailable' });
-    });
+    await withTestHub(
+      {
+        driver: t.driver,
+        config: {
+          redis: { host: '127.0.0.1', port: await closedPort(), connectTimeoutMillis: 300 },
+        },
+      },
+      async (down) => {
+        const res = await pub('/auth/invitations/preview', { secret: UNKNOWN }, down);
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ error: 'Service Unavailable' });
+      },
+    );
   });
 
   describe('GET /join', () => {
-    const query = (params: Record<string, string>) => `/join?${new URLSearchParams(params).toString()}`;
-    const valid = { url: 'https://hub.example.com', name: 'Ann <b>Lee</b>', role: 'user', exp: '2999-01-01T00:00:00.000Z', hub: 'Team "A" & co', access: 'Collections: all' };
+    const query = (params: Record<string, string>) =>
+      `/join?${new URLSearchParams(params).toString()}`;
+    const valid = {
+      url: 'https://hub.example.com',
+      name: 'Ann <b>Lee</b>',
+      role: 'user',
+      exp: '2999-01-01T00:00:00.000Z',
+      hub: 'Team "A" & co',
+      access: 'Collections: all',
+    };
 
     it('serves a self-contained page with strict headers and every value escaped', async () => {
       const res = await t.request('GET', query(valid), { token: null });
@@ -58,15 +85,25 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
     });
 
     it('explains a malformed link with a friendly 200 page', async () => {
-      for (const params of [{}, { ...valid, role: 'owner' }, { ...valid, exp: 'tomorrow' }, { ...valid, url: 'javascript:alert(1)' }, { ...valid, name: ' ' }]) {
-        const res = await t.request('GET', query(params as Record<string, string>), { token: null });
+      for (const params of [
+        {},
+        { ...valid, role: 'owner' },
+        { ...valid, exp: 'tomorrow' },
+        { ...valid, url: 'javascript:alert(1)' },
+        { ...valid, name: ' ' },
+      ]) {
+        const res = await t.request('GET', query(params as Record<string, string>), {
+          token: null,
+        });
         expect(res.status).toBe(200);
         expect(res.text).toContain('Invalid invite link');
       }
     });
 
     it('shows an expired invitation without the button', async () => {
-      const res = await t.request('GET', query({ ...valid, exp: '2000-01-01T00:00:00.000Z' }), { token: null });
+      const res = await t.request('GET', query({ ...valid, exp: '2000-01-01T00:00:00.000Z' }), {
+        token: null,
+      });
       expect(res.status).toBe(200);
       expect(res.text).toContain('This invitation expired');
       expect(res.text).not.toContain('id="open"');

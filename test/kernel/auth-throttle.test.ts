@@ -4,12 +4,19 @@ import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import { startTestHub, useTestDriver, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
+import {
+  startTestHub,
+  useTestDriver,
+  useTestHub,
+  withTestHub,
+  type TestHub,
+} from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
 async function failTimes(t: TestHub, count: number, token: string | null) {
-  for (let i = 0; i < count; i++) expect((await t.request('GET', '/auth/session', { token })).status).toBe(401);
+  for (let i = 0; i < count; i++)
+    expect((await t.request('GET', '/auth/session', { token })).status).toBe(401);
 }
 
 describe('failed-authentication throttling', () => {
@@ -61,11 +68,18 @@ describe('failed-authentication throttling', () => {
         ip: '192.0.2.55',
       });
       try {
-        for (let i = 0; i < 5; i++) expect((await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status).toBe(401);
-        expect((await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status).toBe(429);
+        for (let i = 0; i < 5; i++)
+          expect(
+            (await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status,
+          ).toBe(401);
+        expect(
+          (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status,
+        ).toBe(429);
         // The address block stops guesses only: a real token from the same address still works.
         expect((await guesser.request('GET', '/auth/session')).status).toBe(200);
-        expect((await guesser.request('GET', '/auth/session', { token: 'hbk_guess-after' })).status).toBe(429);
+        expect(
+          (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-after' })).status,
+        ).toBe(429);
       } finally {
         await guesser.close();
       }
@@ -82,11 +96,20 @@ describe('failed-authentication throttling', () => {
       try {
         for (let i = 0; i < 3; i++) {
           const headers = { 'x-forwarded-for': `198.18.0.${i}, 203.0.113.9` };
-          expect((await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers })).status).toBe(401);
+          expect(
+            (await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers }))
+              .status,
+          ).toBe(401);
         }
-        const again = await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers: { 'x-forwarded-for': '198.18.0.99, 203.0.113.9' } });
+        const again = await proxied.request('GET', '/auth/session', {
+          token: 'hbk_spoofer',
+          headers: { 'x-forwarded-for': '198.18.0.99, 203.0.113.9' },
+        });
         expect(again.status).toBe(429);
-        const other = await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers: { 'x-forwarded-for': '203.0.113.10' } });
+        const other = await proxied.request('GET', '/auth/session', {
+          token: 'hbk_spoofer',
+          headers: { 'x-forwarded-for': '203.0.113.10' },
+        });
         expect(other.status).toBe(401);
       } finally {
         await proxied.close();
@@ -94,22 +117,37 @@ describe('failed-authentication throttling', () => {
     });
 
     it('never throttles public routes', async () => {
-      for (let i = 0; i < 5; i++) expect((await t.request('GET', '/health', { token: 'hbk_wrong-token-a' })).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await t.request('GET', '/health', { token: 'hbk_wrong-token-a' })).status).toBe(
+          200,
+        );
     });
   });
 
   describe.runIf(requireService(REDIS_URL_VAR))('with Redis', () => {
     it('shares counters between two hub instances', async () => {
       const redis = redisSection({ maxFailures: 4, maxFailuresPerIp: 0 });
-      const a = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
-      const b = await startTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis }, ip: '198.51.100.20' });
+      const a = await startTestHub({
+        plugins: [avatarsPlugin, accountsPlugin],
+        driver: db.driver,
+        config: { redis },
+        ip: '198.51.100.20',
+      });
+      const b = await startTestHub({
+        plugins: [avatarsPlugin, accountsPlugin],
+        driver: db.driver,
+        config: { redis },
+        ip: '198.51.100.20',
+      });
       try {
         await failTimes(a, 2, 'hbk_shared-bad');
         await failTimes(b, 2, 'hbk_shared-bad');
         const res = await a.request('GET', '/auth/session', { token: 'hbk_shared-bad' });
         expect(res.status).toBe(429);
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect((await b.request('GET', '/auth/session', { token: 'hbk_shared-bad' })).status).toBe(429);
+        expect((await b.request('GET', '/auth/session', { token: 'hbk_shared-bad' })).status).toBe(
+          429,
+        );
         expect((await b.request('GET', '/auth/session')).status).toBe(200);
       } finally {
         await a.close();
@@ -119,13 +157,16 @@ describe('failed-authentication throttling', () => {
 
     it('fails closed with 503 when the configured Redis cannot be reached', async () => {
       const redis = redisSection({ port: await closedPort(), connectTimeoutMillis: 300 });
-      await withTestHub({ plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } }, async (t) => {
-        const valid = await t.request('GET', '/auth/session');
-        expect(valid.status).toBe(503);
-        expect(valid.body).toEqual({ error: 'Service Unavailable' });
-        expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
-        expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
-      });
+      await withTestHub(
+        { plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, config: { redis } },
+        async (t) => {
+          const valid = await t.request('GET', '/auth/session');
+          expect(valid.status).toBe(503);
+          expect(valid.body).toEqual({ error: 'Service Unavailable' });
+          expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
+          expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
+        },
+      );
     });
   });
 });

@@ -40,7 +40,14 @@ describe('config loading', () => {
   });
 
   it('fails when an explicit --config file does not exist', async () => {
-    await expect(loadConfig({ explicitPath: '/nonexistent/hub.yaml', cwd: '/', env: {}, pluginSections: noPlugins })).rejects.toThrow(/Config file not found/);
+    await expect(
+      loadConfig({
+        explicitPath: '/nonexistent/hub.yaml',
+        cwd: '/',
+        env: {},
+        pluginSections: noPlugins,
+      }),
+    ).rejects.toThrow(/Config file not found/);
   });
 
   it('names the YAML path of a bad value', () => {
@@ -56,7 +63,9 @@ describe('config loading', () => {
   });
 
   it('names an unknown top-level section', () => {
-    expect(errorOf(() => parseConfig('databse:\n  driver: sqlite\n', noPlugins, {})).path).toBe('databse');
+    expect(errorOf(() => parseConfig('databse:\n  driver: sqlite\n', noPlugins, {})).path).toBe(
+      'databse',
+    );
   });
 
   it('rejects an unknown database driver naming db.driver', () => {
@@ -66,29 +75,51 @@ describe('config loading', () => {
   });
 
   it('never repeats the value of a secret key in a message', () => {
-    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  database: hub\n  password: 12345678\n', noPlugins, {}));
+    const error = errorOf(() =>
+      parseConfig(
+        'db:\n  driver: postgres\n  database: hub\n  password: 12345678\n',
+        noPlugins,
+        {},
+      ),
+    );
     expect(error.message).toContain('db.password: expected a string');
     expect(error.message).not.toContain('12345678');
-    const url = errorOf(() => parseConfig('server:\n  publicUrl: https://alice:hunter2@hub.example.com\n', noPlugins, {}));
+    const url = errorOf(() =>
+      parseConfig('server:\n  publicUrl: https://alice:hunter2@hub.example.com\n', noPlugins, {}),
+    );
     expect(url.message).toContain('server.publicUrl');
     expect(url.message).not.toContain('hunter2');
   });
 
   it('refuses the removed pglite driver, naming sqlite and saying there is no converter', () => {
-    const error = errorOf(() => parseConfig('db:\n  driver: pglite\n  dataDir: ./data\n', noPlugins, {}));
+    const error = errorOf(() =>
+      parseConfig('db:\n  driver: pglite\n  dataDir: ./data\n', noPlugins, {}),
+    );
     expect(error.path).toBe('db.driver');
     expect(error.message).toMatch(/no longer supported; use "driver: sqlite"/);
     expect(error.message).toMatch(/no converter/);
   });
 
   it('reads the sqlite path and synchronous level, and refuses an unknown level', () => {
-    const config = parseConfig('db:\n  driver: sqlite\n  path: /var/lib/hub/hub.db\n  synchronous: full\n', noPlugins, {});
-    expect(config.db).toEqual({ driver: 'sqlite', path: '/var/lib/hub/hub.db', synchronous: 'full' });
-    expect(errorOf(() => parseConfig('db:\n  driver: sqlite\n  synchronous: off\n', noPlugins, {})).path).toBe('db.synchronous');
+    const config = parseConfig(
+      'db:\n  driver: sqlite\n  path: /var/lib/hub/hub.db\n  synchronous: full\n',
+      noPlugins,
+      {},
+    );
+    expect(config.db).toEqual({
+      driver: 'sqlite',
+      path: '/var/lib/hub/hub.db',
+      synchronous: 'full',
+    });
+    expect(
+      errorOf(() => parseConfig('db:\n  driver: sqlite\n  synchronous: off\n', noPlugins, {})).path,
+    ).toBe('db.synchronous');
   });
 
   it('reports invalid YAML without a stack trace', () => {
-    expect(errorOf(() => parseConfig('server: [unclosed\n', noPlugins, {})).message).toMatch(/invalid YAML/);
+    expect(errorOf(() => parseConfig('server: [unclosed\n', noPlugins, {})).message).toMatch(
+      /invalid YAML/,
+    );
   });
 
   it('interpolates environment variables, with defaults, into string values', () => {
@@ -98,68 +129,119 @@ describe('config loading', () => {
       { PORT: '9200', DB_USER: 'alice' },
     );
     expect(config.server).toMatchObject({ port: 9200, host: '0.0.0.0' });
-    expect(config.db).toMatchObject({ driver: 'postgres', user: 'alice', password: '${NOT_A_VAR}' });
+    expect(config.db).toMatchObject({
+      driver: 'postgres',
+      user: 'alice',
+      password: '${NOT_A_VAR}',
+    });
   });
 
   it('treats an empty variable as missing unless a default is given', () => {
-    expect(() => interpolateString('${EMPTY}', { EMPTY: '' }, 'db.password')).toThrow('Missing environment variable EMPTY for config key db.password');
+    expect(() => interpolateString('${EMPTY}', { EMPTY: '' }, 'db.password')).toThrow(
+      'Missing environment variable EMPTY for config key db.password',
+    );
     expect(interpolateString('${EMPTY:-}', { EMPTY: '' }, 'x')).toBe('');
   });
 
   it('validates plugin sections with their own schemas', () => {
-    const sections = { plugins: z.strictObject({ catalogs: z.array(z.url()).default([]) }).optional() };
-    expect(parseConfig('plugins:\n  catalogs: [https://example.com/c.json]\n', sections, {}).plugins).toEqual({ catalogs: ['https://example.com/c.json'] });
-    expect(errorOf(() => parseConfig('plugins:\n  catalogs: [not a url]\n', sections, {})).path).toBe('plugins.catalogs.0');
+    const sections = {
+      plugins: z.strictObject({ catalogs: z.array(z.url()).default([]) }).optional(),
+    };
+    expect(
+      parseConfig('plugins:\n  catalogs: [https://example.com/c.json]\n', sections, {}).plugins,
+    ).toEqual({ catalogs: ['https://example.com/c.json'] });
+    expect(
+      errorOf(() => parseConfig('plugins:\n  catalogs: [not a url]\n', sections, {})).path,
+    ).toBe('plugins.catalogs.0');
   });
 
   it('accepts e2ee only as a YAML boolean', () => {
-    expect(parseConfig('collaboration:\n  e2ee: true\n', noPlugins, {}).collaboration.e2ee).toBe(true);
-    expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).path).toBe('collaboration.e2ee');
+    expect(parseConfig('collaboration:\n  e2ee: true\n', noPlugins, {}).collaboration.e2ee).toBe(
+      true,
+    );
+    expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).path).toBe(
+      'collaboration.e2ee',
+    );
   });
 
   it('reports every problem of a file at once, misspelled keys first', () => {
-    const error = errorOf(() => parseConfig('server:\n  port: 70000\nmultitenancy:\n  enabled: maybe\nlogging:\n  levle: debug\n', noPlugins, {}));
+    const error = errorOf(() =>
+      parseConfig(
+        'server:\n  port: 70000\nmultitenancy:\n  enabled: maybe\nlogging:\n  levle: debug\n',
+        noPlugins,
+        {},
+      ),
+    );
     expect(error.problems).toEqual([
       { path: 'logging.levle', message: 'unknown key (did you mean level?)' },
       { path: 'server.port', message: 'must be at most 65535, got 70000' },
       { path: 'multitenancy.enabled', message: 'expected true or false, got "maybe"' },
     ]);
-    expect(error.message).toBe([
-      'server.yaml: 3 problems:',
-      '  logging.levle: unknown key (did you mean level?)',
-      '  server.port: must be at most 65535, got 70000',
-      '  multitenancy.enabled: expected true or false, got "maybe"',
-    ].join('\n'));
+    expect(error.message).toBe(
+      [
+        'server.yaml: 3 problems:',
+        '  logging.levle: unknown key (did you mean level?)',
+        '  server.port: must be at most 65535, got 70000',
+        '  multitenancy.enabled: expected true or false, got "maybe"',
+      ].join('\n'),
+    );
   });
 
   it('names a misspelled key as unknown even when the section also lacks the key it meant', () => {
-    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  user: hub\n  databse: hub\n', noPlugins, {}));
+    const error = errorOf(() =>
+      parseConfig('db:\n  driver: postgres\n  user: hub\n  databse: hub\n', noPlugins, {}),
+    );
     expect(error.path).toBe('db.databse');
-    expect(error.problems[0]).toEqual({ path: 'db.databse', message: 'unknown key (did you mean database?)' });
+    expect(error.problems[0]).toEqual({
+      path: 'db.databse',
+      message: 'unknown key (did you mean database?)',
+    });
     expect(error.problems[1]).toEqual({ path: 'db.database', message: 'missing (required)' });
   });
 
   it('suggests the closest section for a misspelled section name', () => {
-    expect(errorOf(() => parseConfig('servr:\n  port: 80\n', noPlugins, {})).message).toBe('server.yaml: servr: unknown section (did you mean server?)');
+    expect(errorOf(() => parseConfig('servr:\n  port: 80\n', noPlugins, {})).message).toBe(
+      'server.yaml: servr: unknown section (did you mean server?)',
+    );
   });
 
   it('says what was given for a value of the wrong type', () => {
-    expect(errorOf(() => parseConfig('server:\n  port: eighty\n', noPlugins, {})).message).toBe('server.yaml: server.port: expected an integer, got "eighty"');
-    expect(errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).message).toBe('server.yaml: collaboration.e2ee: expected true or false, got "true" (quoted text)');
-    expect(errorOf(() => parseConfig('logging:\n  level: loud\n', noPlugins, {})).message).toBe('server.yaml: logging.level: expected one of debug, info, warn, error, silent, got "loud"');
+    expect(errorOf(() => parseConfig('server:\n  port: eighty\n', noPlugins, {})).message).toBe(
+      'server.yaml: server.port: expected an integer, got "eighty"',
+    );
+    expect(
+      errorOf(() => parseConfig('collaboration:\n  e2ee: "true"\n', noPlugins, {})).message,
+    ).toBe('server.yaml: collaboration.e2ee: expected true or false, got "true" (quoted text)');
+    expect(errorOf(() => parseConfig('logging:\n  level: loud\n', noPlugins, {})).message).toBe(
+      'server.yaml: logging.level: expected one of debug, info, warn, error, silent, got "loud"',
+    );
   });
 
   it('reports every missing environment variable with the other problems', () => {
-    const error = errorOf(() => parseConfig('db:\n  driver: postgres\n  user: ${DB_USER}\n  database: ${DB_NAME}\nserver:\n  port: x\n', noPlugins, { DB_NAME: '' }));
+    const error = errorOf(() =>
+      parseConfig(
+        'db:\n  driver: postgres\n  user: ${DB_USER}\n  database: ${DB_NAME}\nserver:\n  port: x\n',
+        noPlugins,
+        { DB_NAME: '' },
+      ),
+    );
     expect(error.problems).toEqual([
       { path: 'db.user', message: 'Missing environment variable DB_USER for config key db.user' },
-      { path: 'db.database', message: 'Missing environment variable DB_NAME for config key db.database' },
+      {
+        path: 'db.database',
+        message: 'Missing environment variable DB_NAME for config key db.database',
+      },
       { path: 'server.port', message: 'expected an integer, got "x"' },
     ]);
   });
 
   it('accepts server.publicUrl as an http(s) URL and refuses anything else', () => {
-    expect(parseConfig('server:\n  publicUrl: https://hub.example.com/\n', noPlugins, {}).server.publicUrl).toBe('https://hub.example.com');
-    expect(errorOf(() => parseConfig('server:\n  publicUrl: hub.example.com\n', noPlugins, {})).path).toBe('server.publicUrl');
+    expect(
+      parseConfig('server:\n  publicUrl: https://hub.example.com/\n', noPlugins, {}).server
+        .publicUrl,
+    ).toBe('https://hub.example.com');
+    expect(
+      errorOf(() => parseConfig('server:\n  publicUrl: hub.example.com\n', noPlugins, {})).path,
+    ).toBe('server.publicUrl');
   });
 });

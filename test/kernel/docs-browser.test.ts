@@ -28,7 +28,10 @@ describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
     const operations = page.locator('[data-item-id*="/operation/"]');
     await expect.poll(() => operations.count(), { timeout: 30_000 }).toBeGreaterThan(100);
     const doc = (await t.request('GET', '/openapi.json', { token: null })).body;
-    const documented = Object.values<Record<string, unknown>>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    const documented = Object.values<Record<string, unknown>>(doc.paths).reduce(
+      (n, item) => n + Object.keys(item).length,
+      0,
+    );
     expect(await operations.count()).toBe(documented);
     const text = await page.locator('body').innerText();
     expect(text).toContain('List the collections the caller may use');
@@ -36,9 +39,18 @@ describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'docs-page.png') });
 
     expect(requests.length).toBeGreaterThan(0);
-    const elsewhere = requests.filter((url) => !url.startsWith(`${web.base}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    const elsewhere = requests.filter(
+      (url) =>
+        !url.startsWith(`${web.base}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+    );
     expect(elsewhere).toEqual([]);
-    expect(requests).toEqual(expect.arrayContaining([`${web.base}/docs`, `${web.base}/docs/redoc.standalone.js`, `${web.base}/openapi.json`]));
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        `${web.base}/docs`,
+        `${web.base}/docs/redoc.standalone.js`,
+        `${web.base}/openapi.json`,
+      ]),
+    );
     // A CSP violation or a failed load would be reported as a console error.
     expect(problems).toEqual([]);
     await context.close();

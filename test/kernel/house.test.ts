@@ -15,7 +15,10 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'([^']+)'/gm;
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.test.ts'))
+    .filter(
+      (entry) =>
+        entry.isFile() && /\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.test.ts'),
+    )
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
@@ -24,8 +27,13 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of ['kernel', 'plugins', 'cli'].flatMap(sourceFiles)) {
     const text = readFileSync(join(root, file), 'utf8');
-    const targets = [...text.matchAll(SPECIFIER)].map((match) => match[1]!).filter((specifier) => specifier.startsWith('.'));
-    graph.set(file, targets.map((specifier) => relative(root, resolve(root, dirname(file), specifier))));
+    const targets = [...text.matchAll(SPECIFIER)]
+      .map((match) => match[1]!)
+      .filter((specifier) => specifier.startsWith('.'));
+    graph.set(
+      file,
+      targets.map((specifier) => relative(root, resolve(root, dirname(file), specifier))),
+    );
   }
   return graph;
 }
@@ -35,7 +43,12 @@ const pluginOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
 const declared = new Map(plugins.map((plugin) => [plugin.name, plugin.dependencies ?? []]));
 
 /** Every import line of a plugin or the CLI that names another plugin's file. */
-function crossPluginImports(): { file: string; target: string; from: string | undefined; to: string }[] {
+function crossPluginImports(): {
+  file: string;
+  target: string;
+  from: string | undefined;
+  to: string;
+}[] {
   const found = [];
   for (const [file, targets] of graph) {
     if (!file.startsWith('plugins/') && !file.startsWith('cli/')) continue;
@@ -60,19 +73,29 @@ describe('the import walls of the source tree', () => {
 
   it('keeps the kernel free of imports from plugins and the CLI', () => {
     const leaks = [...graph].flatMap(([file, targets]) =>
-      file.startsWith('kernel/') ? targets.filter((target) => /^(plugins|cli)\//.test(target)).map((target) => `${file} -> ${target}`) : [],
+      file.startsWith('kernel/')
+        ? targets
+            .filter((target) => /^(plugins|cli)\//.test(target))
+            .map((target) => `${file} -> ${target}`)
+        : [],
     );
     expect(leaks).toEqual([]);
   });
 
   it('lets plugins and CLI commands reach another plugin only through its index.ts', () => {
-    const internal = crossPluginImports().filter(({ target, to }) => target !== `plugins/${to}/index.ts`);
+    const internal = crossPluginImports().filter(
+      ({ target, to }) => target !== `plugins/${to}/index.ts`,
+    );
     expect(internal.map(({ file, target }) => `${file} -> ${target}`)).toEqual([]);
   });
 
   it('has every plugin declare the plugins it imports as dependencies', () => {
-    const undeclared = crossPluginImports().filter(({ from, to }) => from && !declared.get(from)?.includes(to));
-    expect(undeclared.map(({ file, to }) => `${file} imports plugin "${to}" without declaring it`)).toEqual([]);
+    const undeclared = crossPluginImports().filter(
+      ({ from, to }) => from && !declared.get(from)?.includes(to),
+    );
+    expect(
+      undeclared.map(({ file, to }) => `${file} imports plugin "${to}" without declaring it`),
+    ).toEqual([]);
   });
 
   it('has no circle of imports between files', () => {

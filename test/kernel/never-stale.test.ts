@@ -7,7 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import { createProject, quietLogging, startServer, type Project, type RunningServer } from '../helpers/cli.ts';
+import {
+  createProject,
+  quietLogging,
+  startServer,
+  type Project,
+  type RunningServer,
+} from '../helpers/cli.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
@@ -26,16 +32,30 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   let b: RunningServer;
   let admin: string;
 
-  const call = async (hub: RunningServer, method: string, path: string, secret: string, body?: unknown): Promise<Call> => {
+  const call = async (
+    hub: RunningServer,
+    method: string,
+    path: string,
+    secret: string,
+    body?: unknown,
+  ): Promise<Call> => {
     const res = await fetch(`${hub.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, etag: res.headers.get('etag') };
+    return {
+      status: res.status,
+      body: text ? JSON.parse(text) : null,
+      etag: res.headers.get('etag'),
+    };
   };
-  const names = (result: Call) => (result.body.collections as { name: string }[]).map((c) => c.name).sort();
+  const names = (result: Call) =>
+    (result.body.collections as { name: string }[]).map((c) => c.name).sort();
 
   beforeAll(async () => {
     let db: Record<string, unknown>;
@@ -51,7 +71,12 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
       db = { driver: 'sqlite', path: `${projectA.dir}/data/hub.db` };
     }
     projectA ??= await createProject();
-    await projectA.writeConfig('server.yaml', { server: { port: portA }, db, ...redis, ...quietLogging });
+    await projectA.writeConfig('server.yaml', {
+      server: { port: portA },
+      db,
+      ...redis,
+      ...quietLogging,
+    });
     projectB = await createProject({ server: { port: portB }, db, ...redis, ...quietLogging });
     if (kind === 'postgres') expect((await projectA.run('migrate')).code).toBe(0);
     a = await startServer(projectA.dir, []);
@@ -65,7 +90,11 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   });
 
   it('shows a collection created through one hub on the other hub at once, and an access list changed by the CLI', async () => {
-    const user = await call(a, 'POST', '/admin/users', admin, { name: uniqueName('u'), role: 'user', collectionAccess: [] });
+    const user = await call(a, 'POST', '/admin/users', admin, {
+      name: uniqueName('u'),
+      role: 'user',
+      collectionAccess: [],
+    });
     expect(user.status).toBe(201);
     const secret = user.body.secret ?? user.body.token?.secret;
     for (const hub of [a, b]) {
@@ -75,57 +104,99 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     const created = await call(a, 'POST', '/collections', admin, { name: 'made-on-a' });
     expect(names(await call(b, 'GET', '/collections', admin))).toContain('made-on-a');
 
-    const update = await projectA.run('user', 'update', user.body.user.id, '--collection-access', created.body.id, '--json');
+    const update = await projectA.run(
+      'user',
+      'update',
+      user.body.user.id,
+      '--collection-access',
+      created.body.id,
+      '--json',
+    );
     expect(update.code, update.stderr).toBe(0);
-    for (const hub of [a, b]) expect(names(await call(hub, 'GET', '/collections', secret))).toEqual(['made-on-a']);
+    for (const hub of [a, b])
+      expect(names(await call(hub, 'GET', '/collections', secret))).toEqual(['made-on-a']);
 
     // Taken away again through hub B's admin API: hub A's next answer follows.
-    expect((await call(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, { collectionAccess: [] })).status).toBe(200);
+    expect(
+      (await call(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, { collectionAccess: [] }))
+        .status,
+    ).toBe(200);
     expect((await call(a, 'GET', '/collections', secret)).body).toEqual({ collections: [] });
   });
 
   it('lists a request saved through one hub on the other at once, and a renamed one', async () => {
-    const collection = (await call(a, 'POST', '/collections', admin, { name: uniqueName('c') })).body;
+    const collection = (await call(a, 'POST', '/collections', admin, { name: uniqueName('c') }))
+      .body;
     const path = `/collections/${collection.id}/requests`;
-    for (const hub of [a, b]) expect((await call(hub, 'GET', path, admin)).body).toEqual({ requests: [] });
-    const saved = (await call(b, 'POST', path, admin, { name: 'first', method: 'GET', url: 'https://example.test/' })).body;
-    expect((await call(a, 'GET', path, admin)).body.requests.map((r: { id: string }) => r.id)).toEqual([saved.id]);
-    const put = await call(a, 'PUT', `/requests/${saved.id}`, admin, { collectionId: collection.id, name: 'renamed' });
+    for (const hub of [a, b])
+      expect((await call(hub, 'GET', path, admin)).body).toEqual({ requests: [] });
+    const saved = (
+      await call(b, 'POST', path, admin, {
+        name: 'first',
+        method: 'GET',
+        url: 'https://example.test/',
+      })
+    ).body;
+    expect(
+      (await call(a, 'GET', path, admin)).body.requests.map((r: { id: string }) => r.id),
+    ).toEqual([saved.id]);
+    const put = await call(a, 'PUT', `/requests/${saved.id}`, admin, {
+      collectionId: collection.id,
+      name: 'renamed',
+    });
     expect(put.status).toBe(200);
-    expect((await call(b, 'GET', path, admin)).body.requests.map((r: { name: string }) => r.name)).toEqual(['renamed']);
+    expect(
+      (await call(b, 'GET', path, admin)).body.requests.map((r: { name: string }) => r.name),
+    ).toEqual(['renamed']);
   });
 
   it('refuses a token revoked by the CLI, and a user deleted by the CLI, on the next request to either hub', async () => {
-    const user = await call(b, 'POST', '/admin/users', admin, { name: uniqueName('v'), role: 'user' });
+    const user = await call(b, 'POST', '/admin/users', admin, {
+      name: uniqueName('v'),
+      role: 'user',
+    });
     const secret = user.body.secret ?? user.body.token?.secret;
-    for (const hub of [a, b]) expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(200);
+    for (const hub of [a, b])
+      expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(200);
     const revoked = await projectB.run('user', 'token', 'revoke', user.body.token.id, '--json');
     expect(revoked.code, revoked.stderr).toBe(0);
-    for (const hub of [a, b]) expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(401);
+    for (const hub of [a, b])
+      expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(401);
 
-    const second = await call(a, 'POST', `/admin/users/${user.body.user.id}/tokens`, admin, { name: 'second' });
+    const second = await call(a, 'POST', `/admin/users/${user.body.user.id}/tokens`, admin, {
+      name: 'second',
+    });
     expect(second.status).toBe(201);
     const next = second.body.secret;
-    for (const hub of [a, b]) expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(200);
+    for (const hub of [a, b])
+      expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(200);
     const deleted = await projectA.run('user', 'delete', user.body.user.id, '--json');
     expect(deleted.code, deleted.stderr).toBe(0);
-    for (const hub of [a, b]) expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(401);
+    for (const hub of [a, b])
+      expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(401);
   });
 
   it('answers 304 to a client that presents the ETag of an unchanged list, and 200 with the new list after a change', async () => {
     const first = await call(a, 'GET', '/collections', admin);
     expect(first.etag).toMatch(/^"[\w-]+"$/);
-    const again = await fetch(`${a.url}/collections`, { headers: { authorization: `Bearer ${admin}`, 'if-none-match': first.etag! } });
+    const again = await fetch(`${a.url}/collections`, {
+      headers: { authorization: `Bearer ${admin}`, 'if-none-match': first.etag! },
+    });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     // Equal bytes give equal ETags in every process.
     expect((await call(b, 'GET', '/collections', admin)).etag).toBe(first.etag);
     await call(b, 'POST', '/collections', admin, { name: uniqueName('etag') });
-    const changed = await fetch(`${a.url}/collections`, { headers: { authorization: `Bearer ${admin}`, 'if-none-match': first.etag! } });
+    const changed = await fetch(`${a.url}/collections`, {
+      headers: { authorization: `Bearer ${admin}`, 'if-none-match': first.etag! },
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(first.etag);
   });
 }
 
 describe('the read cache across two hub processes and the CLI (sqlite)', () => twoHubs('sqlite'));
-describe.runIf(driverAvailable('postgres') && requireService(REDIS_URL_VAR))('the read cache across two hub processes and the CLI (postgres, redis)', () => twoHubs('postgres'));
+describe.runIf(driverAvailable('postgres') && requireService(REDIS_URL_VAR))(
+  'the read cache across two hub processes and the CLI (postgres, redis)',
+  () => twoHubs('postgres'),
+);

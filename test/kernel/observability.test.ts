@@ -21,7 +21,11 @@ import { startTestHub, useTestDriver, useTestHub, withTestHub } from '../helpers
 import { closedPort } from '../helpers/net.ts';
 
 /** The migrations record as a declared table, so a test can forget one migration on any driver. */
-const migrationsRecord = defineTable({ name: 'hub_migrations', tenantScoped: false, columns: { id: col.id(), appliedAt: col.timestamp() } });
+const migrationsRecord = defineTable({
+  name: 'hub_migrations',
+  tenantScoped: false,
+  columns: { id: col.id(), appliedAt: col.timestamp() },
+});
 
 describe.each(httpDrivers())('probes on %s', (kind) => {
   const t = useTestHub(kind);
@@ -35,7 +39,10 @@ describe.each(httpDrivers())('probes on %s', (kind) => {
   it('GET /readyz answers 200 with every check ok when the database answers and the schema is current', async () => {
     const res = await t.request('GET', '/readyz', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', schema: 'ok', redis: 'not configured' } });
+    expect(res.body).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', schema: 'ok', redis: 'not configured' },
+    });
   });
 
   it('GET /health still answers as the spec has it', async () => {
@@ -53,7 +60,10 @@ describe.each(httpDrivers())('probes on %s', (kind) => {
     try {
       const res = await t.request('GET', '/readyz', { token: null });
       expect(res.status).toBe(503);
-      expect(res.body.checks).toMatchObject({ database: 'ok', schema: expect.stringContaining('1 pending migration') });
+      expect(res.body.checks).toMatchObject({
+        database: 'ok',
+        schema: expect.stringContaining('1 pending migration'),
+      });
       expect(res.body.error).toContain('schema');
     } finally {
       await record.insert(saved!);
@@ -67,15 +77,25 @@ describe('readiness on failing dependencies', () => {
 
   it('answers 503 naming redis when the configured Redis cannot be reached, and never throttles the probe', async () => {
     const port = await closedPort();
-    await withTestHub({ driver: db.driver, config: { redis: { host: '127.0.0.1', port, connectTimeoutMillis: 300, maxFailures: 1 } } }, async (t) => {
-      for (let i = 0; i < 3; i++) {
-        const res = await t.request('GET', '/readyz', { token: 'hbk_not-a-real-token-at-all' });
-        expect(res.status).toBe(503);
-        expect(res.body.checks).toMatchObject({ database: 'ok', schema: 'ok', redis: 'unreachable' });
-        expect(res.body.error).toMatch(/redis/);
-      }
-      expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
-    });
+    await withTestHub(
+      {
+        driver: db.driver,
+        config: { redis: { host: '127.0.0.1', port, connectTimeoutMillis: 300, maxFailures: 1 } },
+      },
+      async (t) => {
+        for (let i = 0; i < 3; i++) {
+          const res = await t.request('GET', '/readyz', { token: 'hbk_not-a-real-token-at-all' });
+          expect(res.status).toBe(503);
+          expect(res.body.checks).toMatchObject({
+            database: 'ok',
+            schema: 'ok',
+            redis: 'unreachable',
+          });
+          expect(res.body.error).toMatch(/redis/);
+        }
+        expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
+      },
+    );
   });
 
   it('answers 503 once shutdown has begun', async () => {
@@ -85,7 +105,10 @@ describe('readiness on failing dependencies', () => {
       const res = await t.request('GET', '/readyz', { token: null });
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toContain('application/json');
-      expect(res.body).toEqual({ error: expect.stringContaining('shutting down'), checks: { shutdown: 'in progress' } });
+      expect(res.body).toEqual({
+        error: expect.stringContaining('shutting down'),
+        checks: { shutdown: 'in progress' },
+      });
       expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);
     });
   });
@@ -130,13 +153,19 @@ describe.runIf(driverAvailable('postgres'))('readiness when PostgreSQL stops or 
     const database = await createTestDatabase('postgres');
     if (database.config.driver !== 'postgres') throw new Error('expected a postgres config');
     const proxy = await startProxy({ host: database.config.host, port: database.config.port });
-    const driver = await createDriver({ ...database.config, port: proxy.port, connectionTimeoutMillis: 1_000 });
+    const driver = await createDriver({
+      ...database.config,
+      port: proxy.port,
+      connectionTimeoutMillis: 1_000,
+    });
     const t = await startTestHub({ driver });
     try {
       expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
       // The pool's counts (PostgreSQL exposes them).
       const metrics = (await t.request('GET', '/metrics', { token: null })).text;
-      expect(Number(/^workspace_hub_db_pool_connections (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(
+        Number(/^workspace_hub_db_pool_connections (\d+)/m.exec(metrics)?.[1]),
+      ).toBeGreaterThan(0);
       expect(metrics).toMatch(/^workspace_hub_db_pool_in_use \d+/m);
       expect(metrics).toMatch(/^workspace_hub_db_pool_waiting 0/m);
 
@@ -181,9 +210,15 @@ describe('metrics', () => {
       const res = await t.request('GET', '/metrics', { token: null });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/plain');
-      expect(res.text).toMatch(/workspace_hub_http_requests_total\{method="GET",route="\/run-results\/:id",status="404"\} 1/);
-      expect(res.text).toMatch(/workspace_hub_http_requests_total\{method="GET",route="\(unmatched\)",status="404"\} 1/);
-      expect(res.text).toMatch(/workspace_hub_http_request_duration_seconds_bucket\{le="[0-9.]+",method="GET",route="\/run-results\/:id",status="404"\}/);
+      expect(res.text).toMatch(
+        /workspace_hub_http_requests_total\{method="GET",route="\/run-results\/:id",status="404"\} 1/,
+      );
+      expect(res.text).toMatch(
+        /workspace_hub_http_requests_total\{method="GET",route="\(unmatched\)",status="404"\} 1/,
+      );
+      expect(res.text).toMatch(
+        /workspace_hub_http_request_duration_seconds_bucket\{le="[0-9.]+",method="GET",route="\/run-results\/:id",status="404"\}/,
+      );
       expect(res.text).not.toContain('some-raw-id-123');
       expect(res.text).not.toContain('/no/such/path');
       // The runtime's process metrics and the plugins' own series.
@@ -196,13 +231,16 @@ describe('metrics', () => {
 
   it('reports the read cache: hits, misses, entries and bytes', async () => {
     await withTestHub({ driver: db.driver }, async (t) => {
-      const value = (text: string, name: string) => Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
+      const value = (text: string, name: string) =>
+        Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
       const before = (await t.request('GET', '/metrics', { token: null })).text;
       for (let i = 0; i < 3; i++) expect((await t.request('GET', '/collections')).status).toBe(200);
       const after = (await t.request('GET', '/metrics', { token: null })).text;
       // Three list reads: the first loads the list, the other two are answered from memory.
       expect(value(after, 'hits_total') - value(before, 'hits_total')).toBeGreaterThanOrEqual(2);
-      expect(value(after, 'misses_total') - value(before, 'misses_total')).toBeGreaterThanOrEqual(1);
+      expect(value(after, 'misses_total') - value(before, 'misses_total')).toBeGreaterThanOrEqual(
+        1,
+      );
       expect(value(after, 'entries')).toBeGreaterThan(0);
       expect(value(after, 'bytes')).toBeGreaterThan(0);
     });
@@ -210,13 +248,21 @@ describe('metrics', () => {
 
   it('reports the notice streams open on this instance', async () => {
     await withTestHub({ driver: db.driver }, async (t) => {
-      const streams = async () => Number(/^workspace_hub_notice_streams (\d+)$/m.exec((await t.request('GET', '/metrics', { token: null })).text)?.[1]);
+      const streams = async () =>
+        Number(
+          /^workspace_hub_notice_streams (\d+)$/m.exec(
+            (await t.request('GET', '/metrics', { token: null })).text,
+          )?.[1],
+        );
       const until = async (want: number) => {
-        for (let i = 0; i < 100 && (await streams()) !== want; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let i = 0; i < 100 && (await streams()) !== want; i++)
+          await new Promise((resolve) => setTimeout(resolve, 20));
         return streams();
       };
       expect(await streams()).toBe(0);
-      const res = await t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${t.adminToken}` } });
+      const res = await t.hub.app.request('/notices/stream', {
+        headers: { authorization: `Bearer ${t.adminToken}` },
+      });
       expect(res.status).toBe(200);
       const reader = res.body!.getReader();
       await reader.read();
@@ -227,13 +273,27 @@ describe('metrics', () => {
   });
 
   it('counts requests refused by the throttle', async () => {
-    await withTestHub({ driver: db.driver, config: { redis: { maxFailures: 2 } }, throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore() }, async (t) => {
-      for (let i = 0; i < 2; i++) expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(401);
-      expect((await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' })).status).toBe(429);
-      const res = await t.request('GET', '/metrics', { token: null });
-      expect(res.text).toMatch(/workspace_hub_throttle_blocked_requests_total 1/);
-      expect(res.text).toMatch(/route="\/auth\/session",status="429"\} 1/);
-    });
+    await withTestHub(
+      {
+        driver: db.driver,
+        config: { redis: { maxFailures: 2 } },
+        throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore(),
+      },
+      async (t) => {
+        for (let i = 0; i < 2; i++)
+          expect(
+            (await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' }))
+              .status,
+          ).toBe(401);
+        expect(
+          (await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-for-metrics' }))
+            .status,
+        ).toBe(429);
+        const res = await t.request('GET', '/metrics', { token: null });
+        expect(res.text).toMatch(/workspace_hub_throttle_blocked_requests_total 1/);
+        expect(res.text).toMatch(/route="\/auth\/session",status="429"\} 1/);
+      },
+    );
   });
 
   it('needs the configured bearer token when metrics.token is set, and answers 404 when disabled', async () => {
@@ -246,9 +306,12 @@ describe('metrics', () => {
       expect((await t.request('GET', '/metrics', { token: token + 'x' })).status).toBe(401);
       expect((await t.request('GET', '/metrics', { token })).status).toBe(200);
     });
-    await withTestHub({ driver: db.driver, config: { metrics: { enabled: false } } }, async (off) => {
-      expect((await off.request('GET', '/metrics', { token: null })).status).toBe(404);
-    });
+    await withTestHub(
+      { driver: db.driver, config: { metrics: { enabled: false } } },
+      async (off) => {
+        expect((await off.request('GET', '/metrics', { token: null })).status).toBe(404);
+      },
+    );
   });
 
   it('applies a changed metrics section on reload and reads the token from ${ENV}', async () => {
@@ -257,16 +320,39 @@ describe('metrics', () => {
     const env = { HUB_METRICS_TOKEN: 'from-the-environment-0123' };
     try {
       await writeFile(path, stringify({ logging: { level: 'silent' } }));
-      const sections = Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
-      const loaded = await loadConfig({ explicitPath: path, cwd: dir, env, pluginSections: sections });
-      const hub = await createHub({ config: loaded.config, configPath: path, env, plugins, driver: db.driver, migrate: true });
+      const sections = Object.fromEntries(
+        plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+      );
+      const loaded = await loadConfig({
+        explicitPath: path,
+        cwd: dir,
+        env,
+        pluginSections: sections,
+      });
+      const hub = await createHub({
+        config: loaded.config,
+        configPath: path,
+        env,
+        plugins,
+        driver: db.driver,
+        migrate: true,
+      });
       try {
         expect((await hub.app.request('/metrics')).status).toBe(200);
-        await writeFile(path, stringify({ logging: { level: 'silent' }, metrics: { token: '${HUB_METRICS_TOKEN}' } }));
+        await writeFile(
+          path,
+          stringify({ logging: { level: 'silent' }, metrics: { token: '${HUB_METRICS_TOKEN}' } }),
+        );
         const outcome = await hub.reload();
         expect(outcome.ok).toBe(true);
         expect((await hub.app.request('/metrics')).status).toBe(401);
-        expect((await hub.app.request('/metrics', { headers: { authorization: `Bearer ${env.HUB_METRICS_TOKEN}` } })).status).toBe(200);
+        expect(
+          (
+            await hub.app.request('/metrics', {
+              headers: { authorization: `Bearer ${env.HUB_METRICS_TOKEN}` },
+            })
+          ).status,
+        ).toBe(200);
       } finally {
         await hub.close();
       }
@@ -281,44 +367,69 @@ describe('access log', () => {
 
   const capture = (format: 'json' | 'pretty' = 'json') => {
     const lines: string[] = [];
-    return { lines, log: createLogger({ level: 'info', format, write: (line) => lines.push(line) }) };
+    return {
+      lines,
+      log: createLogger({ level: 'info', format, write: (line) => lines.push(line) }),
+    };
   };
 
   it('writes one JSON line per request with route template, status, duration, ids, and no query or token', async () => {
     const { lines, log } = capture();
-    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } }, async (t) => {
-      lines.length = 0;
-      const res = await t.request('GET', '/run-results/raw-id-77?secret=query-value', { headers: { 'x-request-id': 'req-abc-1' } });
-      expect(res.status).toBe(404);
-      const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
-      expect(entries).toHaveLength(1);
-      expect(entries[0]).toMatchObject({
-        level: 'info', method: 'GET', route: '/run-results/:id', status: 404, requestId: 'req-abc-1', tenant: '__default__', userId: t.adminId,
-      });
-      expect(typeof entries[0].durationMs).toBe('number');
-      const all = lines.join('\n');
-      expect(all).not.toContain('query-value');
-      expect(all).not.toContain('raw-id-77');
-      expect(all).not.toContain(t.adminToken);
-      expect(all).not.toContain(t.adminToken.slice(4, 20));
-    });
+    await withTestHub(
+      { driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } },
+      async (t) => {
+        lines.length = 0;
+        const res = await t.request('GET', '/run-results/raw-id-77?secret=query-value', {
+          headers: { 'x-request-id': 'req-abc-1' },
+        });
+        expect(res.status).toBe(404);
+        const entries = lines
+          .map((line) => JSON.parse(line))
+          .filter((entry) => entry.msg === 'request');
+        expect(entries).toHaveLength(1);
+        expect(entries[0]).toMatchObject({
+          level: 'info',
+          method: 'GET',
+          route: '/run-results/:id',
+          status: 404,
+          requestId: 'req-abc-1',
+          tenant: '__default__',
+          userId: t.adminId,
+        });
+        expect(typeof entries[0].durationMs).toBe('number');
+        const all = lines.join('\n');
+        expect(all).not.toContain('query-value');
+        expect(all).not.toContain('raw-id-77');
+        expect(all).not.toContain(t.adminToken);
+        expect(all).not.toContain(t.adminToken.slice(4, 20));
+      },
+    );
   });
 
   it('logs an unmatched path without its query, and no user for a request without a token', async () => {
     const { lines, log } = capture();
-    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } }, async (t) => {
-      lines.length = 0;
-      await t.request('GET', '/nowhere/at-all?token=abc', { token: null });
-      const [entry] = lines.map((line) => JSON.parse(line)).filter((e) => e.msg === 'request');
-      expect(entry).toMatchObject({ route: '(unmatched)', path: '/nowhere/at-all', status: 404 });
-      expect(entry.userId).toBeUndefined();
-      expect(lines.join('\n')).not.toContain('abc');
-    });
+    await withTestHub(
+      { driver: db.driver, log, config: { logging: { level: 'info', format: 'json' } } },
+      async (t) => {
+        lines.length = 0;
+        await t.request('GET', '/nowhere/at-all?token=abc', { token: null });
+        const [entry] = lines.map((line) => JSON.parse(line)).filter((e) => e.msg === 'request');
+        expect(entry).toMatchObject({ route: '(unmatched)', path: '/nowhere/at-all', status: 404 });
+        expect(entry.userId).toBeUndefined();
+        expect(lines.join('\n')).not.toContain('abc');
+      },
+    );
   });
 
   it('on a real Node server, logs the bytes sent once the response is finished', async () => {
     const { lines, log } = capture();
-    const config = validateConfig({ logging: { level: 'info', format: 'json' }, server: { port: 1 } }, Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema])), {});
+    const config = validateConfig(
+      { logging: { level: 'info', format: 'json' }, server: { port: 1 } },
+      Object.fromEntries(
+        plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+      ),
+      {},
+    );
     const hub = await createHub({ config, plugins, driver: db.driver, log, migrate: true });
     const running = await serveNode(hub, { host: '127.0.0.1', port: 0 });
     try {
@@ -326,7 +437,9 @@ describe('access log', () => {
       const body = await res.text();
       let entry: any;
       for (let i = 0; i < 50 && !entry; i++) {
-        entry = lines.map((line) => JSON.parse(line)).find((e) => e.msg === 'request' && e.route === '/healthz');
+        entry = lines
+          .map((line) => JSON.parse(line))
+          .find((e) => e.msg === 'request' && e.route === '/healthz');
         if (!entry) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(entry).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
@@ -340,11 +453,14 @@ describe('access log', () => {
 
   it('writes nothing per request with logging.accessLog: false', async () => {
     const { lines, log } = capture();
-    await withTestHub({ driver: db.driver, log, config: { logging: { level: 'info', accessLog: false } } }, async (t) => {
-      lines.length = 0;
-      await t.request('GET', '/auth/session');
-      await t.request('GET', '/health', { token: null });
-      expect(lines.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
-    });
+    await withTestHub(
+      { driver: db.driver, log, config: { logging: { level: 'info', accessLog: false } } },
+      async (t) => {
+        lines.length = 0;
+        await t.request('GET', '/auth/session');
+        await t.request('GET', '/health', { token: null });
+        expect(lines.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
+      },
+    );
   });
 });

@@ -45,7 +45,15 @@ describe('GET /openapi.json', () => {
   it('lists every mounted method and path, each with a written summary', () => {
     const mounted = mountedRoutes(t.hub.app.routes);
     // The route table is the hub's real one: the kernel's, public and protected plugin routes.
-    expect(mounted).toEqual(expect.arrayContaining(['GET /health', 'POST /admin/config/reload', 'GET /collections', 'GET /notices/stream', 'GET /docs']));
+    expect(mounted).toEqual(
+      expect.arrayContaining([
+        'GET /health',
+        'POST /admin/config/reload',
+        'GET /collections',
+        'GET /notices/stream',
+        'GET /docs',
+      ]),
+    );
     const missing = mounted.filter((route) => {
       const [method, path] = route.split(' ') as [string, string];
       return !doc.paths[template(path)]?.[method.toLowerCase()];
@@ -56,25 +64,45 @@ describe('GET /openapi.json', () => {
       return doc.paths[template(path)][method.toLowerCase()].summary.endsWith('(undocumented)');
     });
     expect(undocumented).toEqual([]);
-    const operations = Object.values(doc.paths).reduce((n: number, item: any) => n + Object.keys(item).length, 0);
+    const operations = Object.values(doc.paths).reduce(
+      (n: number, item: any) => n + Object.keys(item).length,
+      0,
+    );
     expect(operations).toBe(mounted.length);
   });
 
   it('has no docs for routes that are not mounted', () => {
     const mounted = new Set(mountedRoutes(t.hub.app.routes));
-    const documented = [...Object.keys(kernelRouteDocs), ...plugins.flatMap((p) => Object.keys(p.api ?? {}))];
+    const documented = [
+      ...Object.keys(kernelRouteDocs),
+      ...plugins.flatMap((p) => Object.keys(p.api ?? {})),
+    ];
     expect(documented.filter((key) => !mounted.has(key))).toEqual([]);
   });
 
   it('marks public routes as needing no token and the rest as needing the bearer token', () => {
-    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
-    for (const [path, method] of [['/health', 'get'], ['/join', 'get'], ['/auth/invitations/redeem', 'post'], ['/openapi.json', 'get'], ['/docs', 'get']]) {
+    expect(doc.components.securitySchemes.bearer).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    );
+    for (const [path, method] of [
+      ['/health', 'get'],
+      ['/join', 'get'],
+      ['/auth/invitations/redeem', 'post'],
+      ['/openapi.json', 'get'],
+      ['/docs', 'get'],
+    ]) {
       expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([]);
       expect(doc.paths[path][method].responses['401'], `${method} ${path}`).toBeUndefined();
     }
-    for (const [path, method] of [['/auth/session', 'get'], ['/collections/{id}', 'put'], ['/admin/users', 'post']]) {
+    for (const [path, method] of [
+      ['/auth/session', 'get'],
+      ['/collections/{id}', 'put'],
+      ['/admin/users', 'post'],
+    ]) {
       expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ bearer: [] }]);
-      expect(Object.keys(doc.paths[path][method].responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429', '503']));
+      expect(Object.keys(doc.paths[path][method].responses), `${method} ${path}`).toEqual(
+        expect.arrayContaining(['401', '429', '503']),
+      );
     }
     // Only /admin/* carries the admin check's 403 from the pipeline.
     expect(doc.paths['/admin/users'].get.responses['403']).toBeDefined();
@@ -82,38 +110,69 @@ describe('GET /openapi.json', () => {
   });
 
   it('describes every error as {"error": string} and offers the tenant header on every operation', () => {
-    expect(doc.components.schemas.Error).toEqual(expect.objectContaining({ required: ['error'], properties: { error: expect.objectContaining({ type: 'string' }) } }));
+    expect(doc.components.schemas.Error).toEqual(
+      expect.objectContaining({
+        required: ['error'],
+        properties: { error: expect.objectContaining({ type: 'string' }) },
+      }),
+    );
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
-        expect(operation.parameters, `${method} ${path}`).toContainEqual({ $ref: '#/components/parameters/Tenant' });
+        expect(operation.parameters, `${method} ${path}`).toContainEqual({
+          $ref: '#/components/parameters/Tenant',
+        });
         for (const [status, response] of Object.entries<any>(operation.responses)) {
-          if (Number(status) >= 400) expect(response.$ref, `${method} ${path} ${status}`).toBe(`#/components/responses/E${status}`);
+          if (Number(status) >= 400)
+            expect(response.$ref, `${method} ${path} ${status}`).toBe(
+              `#/components/responses/E${status}`,
+            );
         }
       }
     }
-    expect(doc.components.parameters.Tenant).toEqual(expect.objectContaining({ name: 'X-Hub-Tenant', in: 'header', required: false }));
+    expect(doc.components.parameters.Tenant).toEqual(
+      expect.objectContaining({ name: 'X-Hub-Tenant', in: 'header', required: false }),
+    );
     // Bodies can be too large or not JSON on every write.
-    expect(Object.keys(doc.paths['/collections'].post.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+    expect(Object.keys(doc.paths['/collections'].post.responses)).toEqual(
+      expect.arrayContaining(['400', '413', '415']),
+    );
   });
 
   it('takes request bodies and query parameters from the validating zod schemas', () => {
-    const createUser = doc.paths['/admin/users'].post.requestBody.content['application/json'].schema;
+    const createUser =
+      doc.paths['/admin/users'].post.requestBody.content['application/json'].schema;
     expect(createUser.required).toEqual(['name']);
-    expect(createUser.properties.role).toEqual(expect.objectContaining({ enum: ['user', 'admin'], default: 'user' }));
+    expect(createUser.properties.role).toEqual(
+      expect.objectContaining({ enum: ['user', 'admin'], default: 'user' }),
+    );
     expect(createUser.properties.llmMonthlyTokenLimit).toBeDefined();
     // jsonBody's NUL/depth guard is not what is described: the entity's own schema is.
-    const createCollection = doc.paths['/collections'].post.requestBody.content['application/json'].schema;
+    const createCollection =
+      doc.paths['/collections'].post.requestBody.content['application/json'].schema;
     expect(createCollection.properties.name).toEqual(expect.objectContaining({ type: 'string' }));
-    const feed = doc.paths['/notices'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
+    const feed = doc.paths['/notices'].get.parameters
+      .filter((p: any) => p.in === 'query')
+      .map((p: any) => p.name);
     expect(feed.length).toBeGreaterThan(0);
-    expect(doc.paths['/collections/{id}'].put.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path', required: true }));
+    expect(doc.paths['/collections/{id}'].put.parameters).toContainEqual(
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    );
   });
 
   it('documents response bodies with the schemas plugins declare', () => {
-    const session = doc.paths['/auth/session'].get.responses['200'].content['application/json'].schema;
-    expect(session.properties).toEqual(expect.objectContaining({ user: expect.anything(), token: expect.anything(), capabilities: expect.anything() }));
+    const session =
+      doc.paths['/auth/session'].get.responses['200'].content['application/json'].schema;
+    expect(session.properties).toEqual(
+      expect.objectContaining({
+        user: expect.anything(),
+        token: expect.anything(),
+        capabilities: expect.anything(),
+      }),
+    );
     expect(doc.paths['/admin/users'].post.responses['201']).toBeDefined();
-    expect(doc.paths['/collections/{id}'].delete.responses['204']).toEqual({ description: 'No content' });
+    expect(doc.paths['/collections/{id}'].delete.responses['204']).toEqual({
+      description: 'No content',
+    });
   });
 });
 
@@ -144,23 +203,38 @@ describe('GET /docs', () => {
     const bundle = await t.request('GET', '/docs/redoc.standalone.js', { token: null });
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/^text\/javascript/);
-    const installed = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    const installed = readFileSync(
+      createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'),
+      'utf8',
+    );
     expect(installed).toContain('https://cdn.redoc.ly/redoc/logo-mini.svg');
     expect(bundle.text).not.toContain('cdn.redoc.ly/redoc/logo-mini.svg');
-    expect(bundle.text.length).toBe(installed.length - 'https://cdn.redoc.ly/redoc/logo-mini.svg'.length + 'data:,'.length);
+    expect(bundle.text.length).toBe(
+      installed.length - 'https://cdn.redoc.ly/redoc/logo-mini.svg'.length + 'data:,'.length,
+    );
   });
 });
 
 describe('buildOpenApiDocument', () => {
   it('follows a schema change on a route without any other edit', () => {
-    const body = z.object({ colour: z.enum(['red', 'blue']), size: z.number().int().min(1).optional() });
-    const app = createPluginApp().post('/paint/:id', validate('json', body), (c) => c.json({ ok: true }));
+    const body = z.object({
+      colour: z.enum(['red', 'blue']),
+      size: z.number().int().min(1).optional(),
+    });
+    const app = createPluginApp().post('/paint/:id', validate('json', body), (c) =>
+      c.json({ ok: true }),
+    );
     const doc = buildOpenApiDocument(app, [], { title: 't', version: '1' });
     const operation = doc.paths['/paint/{id}'].post;
-    expect(operation.requestBody.content['application/json'].schema).toEqual(expect.objectContaining({
-      required: ['colour'],
-      properties: { colour: { type: 'string', enum: ['red', 'blue'] }, size: expect.objectContaining({ type: 'integer', minimum: 1 }) },
-    }));
+    expect(operation.requestBody.content['application/json'].schema).toEqual(
+      expect.objectContaining({
+        required: ['colour'],
+        properties: {
+          colour: { type: 'string', enum: ['red', 'blue'] },
+          size: expect.objectContaining({ type: 'integer', minimum: 1 }),
+        },
+      }),
+    );
     // Undocumented routes are still listed, and say so.
     expect(operation.summary).toBe('POST /paint/:id (undocumented)');
     // Mounted before any authenticating middleware: public.
@@ -169,7 +243,9 @@ describe('buildOpenApiDocument', () => {
 
   it('gives recursive schemas a named component so their references resolve', async () => {
     type Node = { name: string; children?: Node[] };
-    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node).optional() }));
+    const node: z.ZodType<Node> = z.lazy(() =>
+      z.object({ name: z.string(), children: z.array(node).optional() }),
+    );
     const app = createPluginApp().post('/tree', validate('json', node), (c) => c.json({}));
     const doc = buildOpenApiDocument(app, [], { title: 't', version: '1' });
     const result = await validateOpenApi(structuredClone(doc) as any);
@@ -180,18 +256,30 @@ describe('buildOpenApiDocument', () => {
   it('applies a described middleware to the routes registered after it that match its path', async () => {
     const app = createPluginApp();
     app.get('/open', (c) => c.json({}));
-    app.use('*', describeMiddleware(async (_c, next) => next(), { authenticates: true, errors: [401] }));
+    app.use(
+      '*',
+      describeMiddleware(async (_c, next) => next(), { authenticates: true, errors: [401] }),
+    );
     app.get('/mine', (c) => c.json({}));
-    app.use('/staff/*', describeMiddleware(async (_c, next) => next(), { errors: [403], note: 'Staff only.' }));
+    app.use(
+      '/staff/*',
+      describeMiddleware(async (_c, next) => next(), { errors: [403], note: 'Staff only.' }),
+    );
     app.get('/staff/list', (c) => c.json({}));
     app.get('/other', (c) => c.json({}));
-    const doc = buildOpenApiDocument(app, [{ tag: 'x', routes: { 'GET /other': { summary: 'Other', errors: [422] } } }], { title: 't', version: '1' });
+    const doc = buildOpenApiDocument(
+      app,
+      [{ tag: 'x', routes: { 'GET /other': { summary: 'Other', errors: [422] } } }],
+      { title: 't', version: '1' },
+    );
     expect(doc.paths['/open'].get.security).toEqual([]);
     expect(doc.paths['/mine'].get.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(doc.paths['/mine'].get.responses)).toContain('401');
     expect(Object.keys(doc.paths['/mine'].get.responses)).not.toContain('403');
     expect(doc.paths['/staff/list'].get.description).toBe('Staff only.');
-    expect(Object.keys(doc.paths['/staff/list'].get.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    expect(Object.keys(doc.paths['/staff/list'].get.responses)).toEqual(
+      expect.arrayContaining(['401', '403']),
+    );
     // A status without a stock description still gets a response component, so the ref resolves.
     expect(doc.components.responses.E422.description).toBe('Error 422');
     const result = await validateOpenApi(structuredClone(doc) as any);
@@ -199,9 +287,16 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('ignores plugins that are not mounted', () => {
-    const unused = definePlugin({ name: 'unused', api: { 'GET /nowhere': { summary: 'x' } }, setup: () => ({}) });
+    const unused = definePlugin({
+      name: 'unused',
+      api: { 'GET /nowhere': { summary: 'x' } },
+      setup: () => ({}),
+    });
     const app = createPluginApp();
-    const doc = buildOpenApiDocument(app, [{ tag: unused.name, routes: unused.api! }], { title: 't', version: '1' });
+    const doc = buildOpenApiDocument(app, [{ tag: unused.name, routes: unused.api! }], {
+      title: 't',
+      version: '1',
+    });
     expect(doc.paths).toEqual({});
   });
 });

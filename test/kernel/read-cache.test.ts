@@ -16,8 +16,15 @@ import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpe
 
 const notes = defineTable({ name: 'cache_notes', columns: { id: col.id(), text: col.string() } });
 const others = defineTable({ name: 'cache_others', columns: { id: col.id(), text: col.string() } });
-const marks = defineTable({ name: 'cache_marks', columns: { id: col.id(), text: col.string(), seen: col.int() }, untracked: ['seen'] });
-const migrations: Migration[] = [...kernelMigrations, { id: 'test/cache-notes', createTables: [notes, others, marks] }];
+const marks = defineTable({
+  name: 'cache_marks',
+  columns: { id: col.id(), text: col.string(), seen: col.int() },
+  untracked: ['seen'],
+});
+const migrations: Migration[] = [
+  ...kernelMigrations,
+  { id: 'test/cache-notes', createTables: [notes, others, marks] },
+];
 
 const open: { driver: StorageDriver }[] = [];
 const databases: TestDatabase[] = [];
@@ -26,7 +33,9 @@ afterEach(async () => {
   for (const database of databases.splice(0)) await database.drop();
 });
 
-async function database(kind: 'sqlite' | 'postgres' | 'mysql'): Promise<{ first: StorageDriver; second: () => Promise<StorageDriver> }> {
+async function database(
+  kind: 'sqlite' | 'postgres' | 'mysql',
+): Promise<{ first: StorageDriver; second: () => Promise<StorageDriver> }> {
   const db = await createTestDatabase(kind);
   databases.push(db);
   const connect = async () => {
@@ -90,7 +99,10 @@ for (const kind of kinds) {
       const { first, second } = await database(kind);
       const other = await second();
       const before = await ready(first);
-      await other.forTenant('__default__').table(notes).insert({ id: 'n3', text: 'from elsewhere' });
+      await other
+        .forTenant('__default__')
+        .table(notes)
+        .insert({ id: 'n3', text: 'from elsewhere' });
       await notified(() => first.changes!.stamp([notes.name]) !== before);
     });
 
@@ -132,10 +144,16 @@ for (const kind of kinds) {
       let loads = 0;
       const store = first.forTenant('__default__');
       const read = () =>
-        cache.read(store, 'notes', [notes], async () => {
-          loads++;
-          return (await first.forTenant('__default__').table(notes).find()).length;
-        }, () => 8);
+        cache.read(
+          store,
+          'notes',
+          [notes],
+          async () => {
+            loads++;
+            return (await first.forTenant('__default__').table(notes).find()).length;
+          },
+          () => 8,
+        );
       expect(await read()).toBe(0);
       expect(await read()).toBe(0);
       expect(loads).toBe(1);
@@ -154,11 +172,26 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
     const before = await ready(first);
     // Ends the listener's session from the server side, as a restart or a proxy would.
     const { default: pg } = await import('pg');
-    const config = databases.at(-1)!.config as { host: string; port: number; user: string; password: string; database: string };
-    const client = new pg.Client({ host: config.host, port: config.port, user: config.user, password: config.password, database: config.database });
+    const config = databases.at(-1)!.config as {
+      host: string;
+      port: number;
+      user: string;
+      password: string;
+      database: string;
+    };
+    const client = new pg.Client({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+    });
     await client.connect();
     try {
-      const killed = await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'workspace-hub changes' AND datname = $1`, [config.database]);
+      const killed = await client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'workspace-hub changes' AND datname = $1`,
+        [config.database],
+      );
       expect(killed.rowCount).toBeGreaterThan(0);
     } finally {
       await client.end();
@@ -176,7 +209,14 @@ describe.skipIf(!driverAvailable('mysql'))('the read cache without a change feed
     const cache = createReadCache(() => 1024 * 1024);
     let loads = 0;
     const store = first.forTenant('__default__');
-    for (let i = 0; i < 3; i++) await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
+    for (let i = 0; i < 3; i++)
+      await cache.read(
+        store,
+        'k',
+        [notes],
+        async () => ++loads,
+        () => 8,
+      );
     expect(loads).toBe(3);
   });
 });
@@ -200,13 +240,33 @@ describe('the read cache on its own', () => {
     await cache.read(store, 'e', [notes], value(5), () => 700);
     expect(cache.stats().bytes).toBeLessThanOrEqual(4000);
     let loadedB = false;
-    await cache.read(store, 'b', [notes], async () => ((loadedB = true), 2), () => 700);
+    await cache.read(
+      store,
+      'b',
+      [notes],
+      async () => ((loadedB = true), 2),
+      () => 700,
+    );
     expect(loadedB).toBe(true);
     let loadedE = false;
-    await cache.read(store, 'e', [notes], async () => ((loadedE = true), 5), () => 700);
+    await cache.read(
+      store,
+      'e',
+      [notes],
+      async () => ((loadedE = true), 5),
+      () => 700,
+    );
     expect(loadedE).toBe(false);
     await cache.read(store, 'huge', [notes], value(6), () => 1500);
-    expect(await cache.read(store, 'huge', [notes], async () => 7, () => 1500)).toBe(7);
+    expect(
+      await cache.read(
+        store,
+        'huge',
+        [notes],
+        async () => 7,
+        () => 1500,
+      ),
+    ).toBe(7);
   });
 
   it('shares one load among concurrent misses of a key, and reloads once the stamp moves', async () => {
@@ -218,7 +278,9 @@ describe('the read cache on its own', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return loads;
     };
-    const results = await Promise.all(Array.from({ length: 10 }, () => cache.read(store, 'k', [notes], load, () => 8)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => cache.read(store, 'k', [notes], load, () => 8)),
+    );
     expect(results).toEqual(Array(10).fill(1));
     expect(loads).toBe(1);
     move();
@@ -230,11 +292,29 @@ describe('the read cache on its own', () => {
     let budget = 0;
     const cache = createReadCache(() => budget);
     let loads = 0;
-    await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
-    await cache.read(store, 'k', [notes], async () => ++loads, () => 8);
+    await cache.read(
+      store,
+      'k',
+      [notes],
+      async () => ++loads,
+      () => 8,
+    );
+    await cache.read(
+      store,
+      'k',
+      [notes],
+      async () => ++loads,
+      () => 8,
+    );
     expect(loads).toBe(2);
     budget = 1 << 20;
-    await cache.read(store, 'miss', [notes], async () => null, () => null);
+    await cache.read(
+      store,
+      'miss',
+      [notes],
+      async () => null,
+      () => null,
+    );
     expect(cache.stats().entries).toBe(0);
   });
 });

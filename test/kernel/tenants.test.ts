@@ -8,7 +8,10 @@ import { useTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('tenants on %s', (kind) => {
   const single = useTestHub(kind, { plugins: [avatarsPlugin, accountsPlugin] });
-  const multi = useTestHub(single, { plugins: [avatarsPlugin, accountsPlugin], config: { multitenancy: { enabled: true } } });
+  const multi = useTestHub(single, {
+    plugins: [avatarsPlugin, accountsPlugin],
+    config: { multitenancy: { enabled: true } },
+  });
   beforeAll(async () => {
     await multi.hub.identity.tenants.create('acme', 'Acme Corp');
   });
@@ -45,7 +48,10 @@ describe.each(httpDrivers())('tenants on %s', (kind) => {
 
   it('reads the desktop client header X-Harbor-Tenant as an alias', async () => {
     const user = await multi.createUser({}, 'acme');
-    const res = await multi.request('GET', '/auth/session', { token: user.token, headers: { 'x-harbor-tenant': 'acme' } });
+    const res = await multi.request('GET', '/auth/session', {
+      token: user.token,
+      headers: { 'x-harbor-tenant': 'acme' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.tenantId).toBe('acme');
     expect(res.body.hub.name).toBe('Acme Corp');
@@ -54,7 +60,10 @@ describe.each(httpDrivers())('tenants on %s', (kind) => {
   it('keeps tokens and users inside their tenant', async () => {
     const inAcme = await multi.createUser({}, 'acme');
     expect((await multi.request('GET', '/auth/session', { token: inAcme.token })).status).toBe(401);
-    expect((await multi.request('GET', '/auth/session', { token: multi.adminToken, tenant: 'acme' })).status).toBe(401);
+    expect(
+      (await multi.request('GET', '/auth/session', { token: multi.adminToken, tenant: 'acme' }))
+        .status,
+    ).toBe(401);
     const list = await multi.request('GET', '/admin/users');
     expect(list.body.users.map((u: { id: string }) => u.id)).not.toContain(inAcme.id);
     expect((await multi.request('DELETE', `/admin/users/${inAcme.id}`)).status).toBe(404);
@@ -63,16 +72,25 @@ describe.each(httpDrivers())('tenants on %s', (kind) => {
   it('gives every tenant its own system account and deletes all of a tenant in one go', async () => {
     await multi.hub.identity.tenants.create('doomed', 'Doomed');
     const user = await multi.createUser({}, 'doomed');
-    const system = await single.driver.forTenant('doomed').table(usersTable).findOne({ system: true });
+    const system = await single.driver
+      .forTenant('doomed')
+      .table(usersTable)
+      .findOne({ system: true });
     expect(system).not.toBeNull();
     await multi.hub.identity.tenants.delete('doomed');
     multi.hub.tenants.invalidate('doomed');
     expect(await single.driver.forTenant('doomed').table(usersTable).count()).toBe(0);
-    expect((await multi.request('GET', '/auth/session', { token: user.token, tenant: 'doomed' })).status).toBe(404);
+    expect(
+      (await multi.request('GET', '/auth/session', { token: user.token, tenant: 'doomed' })).status,
+    ).toBe(404);
   });
 
   it('refuses to create or delete the reserved default tenant', async () => {
-    await expect(multi.hub.identity.tenants.create(DEFAULT_TENANT_ID, 'x')).rejects.toThrow(/reserved/);
-    await expect(multi.hub.identity.tenants.delete(DEFAULT_TENANT_ID)).rejects.toThrow(/cannot be deleted/);
+    await expect(multi.hub.identity.tenants.create(DEFAULT_TENANT_ID, 'x')).rejects.toThrow(
+      /reserved/,
+    );
+    await expect(multi.hub.identity.tenants.delete(DEFAULT_TENANT_ID)).rejects.toThrow(
+      /cannot be deleted/,
+    );
   });
 });

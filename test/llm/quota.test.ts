@@ -10,7 +10,13 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { llmUsageLogTable } from '../../plugins/llm-proxy/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
-import { answerWith, completion, llmSection, useProvider, userTurn } from '../helpers/llm-provider.ts';
+import {
+  answerWith,
+  completion,
+  llmSection,
+  useProvider,
+  userTurn,
+} from '../helpers/llm-provider.ts';
 
 useProvider();
 
@@ -29,36 +35,93 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
 
   it('adds up 20 concurrent steps of one user exactly and logs each without message content', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 }));
-    const results = await Promise.all(Array.from({ length: 20 }, () => t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn('secret question') })));
+    answerWith(
+      completion({ content: 'ok' }, { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 }),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.request('POST', '/llm/chat/step', {
+          token: user.token,
+          body: userTurn('secret question'),
+        }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const usage = await t.request('GET', '/llm/usage', { token: user.token });
     expect(usage.body).toEqual({ period: '2026-03', totalTokens: 140, limit: null });
-    const log = await t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId: user.id } });
+    const log = await t.driver
+      .forTenant(DEFAULT_TENANT_ID)
+      .table(llmUsageLogTable)
+      .find({ where: { userId: user.id } });
     expect(log).toHaveLength(20);
-    expect(log[0]).toMatchObject({ model: 'gpt-4o', provider: 'openai', totalTokens: 7, isNewTurn: true, hadToolCalls: false, messageCount: 1, streamed: false });
+    expect(log[0]).toMatchObject({
+      model: 'gpt-4o',
+      provider: 'openai',
+      totalTokens: 7,
+      isNewTurn: true,
+      hadToolCalls: false,
+      messageCount: 1,
+      streamed: false,
+    });
     expect(JSON.stringify(log)).not.toContain('secret question');
   });
 
   it('refuses a new turn with 402 once the month total reaches the limit, but runs a tool continuation', async () => {
-    const user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 10 });
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }));
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status).toBe(200);
-    const refused = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
-    expect([refused.status, refused.body.error]).toEqual([402, 'Monthly LLM token limit reached. Try again next month or contact your administrator.']);
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, body: toolContinuation })).status).toBe(200);
-    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({ period: '2026-03', totalTokens: 20, limit: 10 });
+    const user = await t.createUser({
+      llmAccess: true,
+      llmModels: ['*'],
+      llmMonthlyTokenLimit: 10,
+    });
+    answerWith(
+      completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }),
+    );
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
+    ).toBe(200);
+    const refused = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: userTurn(),
+    });
+    expect([refused.status, refused.body.error]).toEqual([
+      402,
+      'Monthly LLM token limit reached. Try again next month or contact your administrator.',
+    ]);
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, body: toolContinuation }))
+        .status,
+    ).toBe(200);
+    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({
+      period: '2026-03',
+      totalTokens: 20,
+      limit: 10,
+    });
     // A new UTC month starts from zero.
     clock.advance(60_000);
-    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({ period: '2026-04', totalTokens: 0, limit: 10 });
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status).toBe(200);
+    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({
+      period: '2026-04',
+      totalTokens: 0,
+      limit: 10,
+    });
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
+    ).toBe(200);
     clock.advance(-60_000);
   });
 
   it('lets concurrent new turns of a capped user overshoot the cap by at most one step', async () => {
-    const user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 25 });
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }));
-    const results = await Promise.all(Array.from({ length: 12 }, () => t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })));
+    const user = await t.createUser({
+      llmAccess: true,
+      llmModels: ['*'],
+      llmMonthlyTokenLimit: 25,
+    });
+    answerWith(
+      completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }),
+    );
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() }),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(3);
     expect(statuses.filter((s) => s === 402)).toHaveLength(9);
@@ -67,20 +130,35 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
 
   it('refuses every new turn of a user whose limit is 0', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 0 });
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status).toBe(402);
-    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({ period: '2026-03', totalTokens: 0, limit: 0 });
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
+    ).toBe(402);
+    expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({
+      period: '2026-03',
+      totalTokens: 0,
+      limit: 0,
+    });
   });
 
   it('rejects unknown model ids on POST and PUT /admin/users and warns about stale ones', async () => {
-    const bad = await t.request('POST', '/admin/users', { body: { name: uniqueName(), role: 'user', llmAccess: true, llmModels: ['gpt-4o', 'gpt-9'] } });
+    const bad = await t.request('POST', '/admin/users', {
+      body: { name: uniqueName(), role: 'user', llmAccess: true, llmModels: ['gpt-4o', 'gpt-9'] },
+    });
     expect([bad.status, bad.body.error]).toEqual([400, 'Unknown LLM model id: gpt-9.']);
-    const good = await t.request('POST', '/admin/users', { body: { name: uniqueName(), role: 'user', llmAccess: true, llmModels: ['local-model'] } });
+    const good = await t.request('POST', '/admin/users', {
+      body: { name: uniqueName(), role: 'user', llmAccess: true, llmModels: ['local-model'] },
+    });
     expect(good.status).toBe(201);
-    const put = await t.request('PUT', `/admin/users/${good.body.user.id}`, { body: { llmModels: ['gemini-1.5-pro'] } });
+    const put = await t.request('PUT', `/admin/users/${good.body.user.id}`, {
+      body: { llmModels: ['gemini-1.5-pro'] },
+    });
     expect([put.status, put.body.error]).toEqual([400, 'Unknown LLM model id: gemini-1.5-pro.']);
     // A model that stopped being offered shows up as a warning.
     const stale = await t.createUser({ name: uniqueName(), llmAccess: true, llmModels: ['*'] });
-    await t.driver.forTenant(DEFAULT_TENANT_ID).table(usersTable).update(stale.id, { llmModels: ['old-model'] });
+    await t.driver
+      .forTenant(DEFAULT_TENANT_ID)
+      .table(usersTable)
+      .update(stale.id, { llmModels: ['old-model'] });
     const list = await t.request('GET', '/admin/users');
     const entry = list.body.users.find((u: any) => u.id === stale.id);
     expect(entry.warnings).toEqual(['Unknown LLM model id "old-model".']);

@@ -7,7 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { EMBEDDED_DRIVER, httpDrivers } from '../helpers/drivers.ts';
 import { useUser } from '../helpers/fixtures.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { API_KEY, answerWith, completion, COMPLETIONS_URL, llmSection, received, server, useProvider, userTurn } from '../helpers/llm-provider.ts';
+import {
+  API_KEY,
+  answerWith,
+  completion,
+  COMPLETIONS_URL,
+  llmSection,
+  received,
+  server,
+  useProvider,
+  userTurn,
+} from '../helpers/llm-provider.ts';
 
 useProvider();
 
@@ -18,30 +28,59 @@ describe('LLM chat step', () => {
 
   it('answers a text step with content, an empty tool call list and the usage', async () => {
     answerWith(completion({ content: 'Hi there' }));
-    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: { ...userTurn(), systemPrompt: 'Be brief.' } });
+    const res = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: { ...userTurn(), systemPrompt: 'Be brief.' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ content: 'Hi there', toolCalls: [], usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 } });
+    expect(res.body).toEqual({
+      content: 'Hi there',
+      toolCalls: [],
+      usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 },
+    });
     expect(received[0]!.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(received[0]!.body.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }]);
+    expect(received[0]!.body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ]);
   });
 
   it('returns tool calls and sends tools and earlier tool traffic upstream in OpenAI format', async () => {
-    const call = { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } };
+    const call = {
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'lookup', arguments: '{"q":"x"}' },
+    };
     answerWith(completion({ content: null, tool_calls: [call] }));
-    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const tools = [
+      { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } },
+    ];
     const messages = [
       { role: 'user', content: 'Find x' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', name: 'lookup', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_0', name: 'lookup', arguments: '{}' }],
+      },
       { role: 'tool', tool_call_id: 'call_0', content: 'nothing' },
     ];
-    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: { model: 'local-model', messages, tools } });
+    const res = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: { model: 'local-model', messages, tools },
+    });
     expect(res.status).toBe(200);
     expect(res.body.content).toBe('');
     expect(res.body.toolCalls).toEqual([{ id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' }]);
     const sent = received[0]!.body;
     expect(sent.model).toBe('local-model');
     expect(sent.tools).toEqual(tools);
-    expect(sent.messages[1]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'lookup', arguments: '{}' } }] });
+    expect(sent.messages[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_0', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+      ],
+    });
     expect(sent.messages[2]).toEqual({ role: 'tool', content: 'nothing', tool_call_id: 'call_0' });
   });
 
@@ -56,20 +95,47 @@ describe('LLM chat step', () => {
 
   it('answers 503 on every user LLM route when the llm section is absent', async () => {
     const plain = await off.createUser({ llmAccess: true });
-    for (const [method, path] of [['GET', '/llm/models'], ['GET', '/llm/usage'], ['POST', '/llm/chat/step'], ['POST', '/llm/chat/stream']] as const) {
-      const res = await off.request(method, path, { token: plain.token, body: method === 'POST' ? userTurn() : undefined });
-      expect([path, res.status, res.body.error]).toEqual([path, 503, 'LLM support is not configured on this hub.']);
+    for (const [method, path] of [
+      ['GET', '/llm/models'],
+      ['GET', '/llm/usage'],
+      ['POST', '/llm/chat/step'],
+      ['POST', '/llm/chat/stream'],
+    ] as const) {
+      const res = await off.request(method, path, {
+        token: plain.token,
+        body: method === 'POST' ? userTurn() : undefined,
+      });
+      expect([path, res.status, res.body.error]).toEqual([
+        path,
+        503,
+        'LLM support is not configured on this hub.',
+      ]);
     }
   });
 
   it('refuses users without LLM access, models not offered and models not on the user list with 403', async () => {
     const noAccess = await t.createUser({ llmAccess: false, llmModels: ['*'] });
     expect((await t.request('GET', '/llm/models', { token: noAccess.token })).status).toBe(403);
-    expect((await t.request('POST', '/llm/chat/step', { token: noAccess.token, body: userTurn() })).status).toBe(403);
-    const notOffered = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn('hi', 'gemini-1.5-pro') });
-    expect([notOffered.status, notOffered.body.error]).toEqual([403, 'Model is not offered by this hub.']);
-    const notMine = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn('hi', 'gpt-4o-mini') });
-    expect([notMine.status, notMine.body.error]).toEqual([403, 'You are not allowed to use this model.']);
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: noAccess.token, body: userTurn() }))
+        .status,
+    ).toBe(403);
+    const notOffered = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: userTurn('hi', 'gemini-1.5-pro'),
+    });
+    expect([notOffered.status, notOffered.body.error]).toEqual([
+      403,
+      'Model is not offered by this hub.',
+    ]);
+    const notMine = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: userTurn('hi', 'gpt-4o-mini'),
+    });
+    expect([notMine.status, notMine.body.error]).toEqual([
+      403,
+      'You are not allowed to use this model.',
+    ]);
     expect((await t.request('GET', '/admin/llm/models', { token: user.token })).status).toBe(403);
     expect(received).toHaveLength(0);
   });
@@ -88,32 +154,50 @@ describe('LLM chat step', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toContain(field);
     }
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, rawBody: '{"model":' })).status).toBe(400);
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, rawBody: '{"model":' }))
+        .status,
+    ).toBe(400);
   });
 
   it('turns a provider error into a 502 that names the provider and never the key, and does not meter it', async () => {
-    answerWith({ error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' } }, 401);
+    answerWith(
+      {
+        error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' },
+      },
+      401,
+    );
     const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatch(/^The LLM provider \(openai\) answered 401/);
     expect(res.body.error).not.toContain(API_KEY);
     server.use(http.post(COMPLETIONS_URL, () => HttpResponse.error()));
     const down = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
-    expect([down.status, down.body.error]).toEqual([502, expect.stringMatching(/^Could not reach the LLM provider \(openai\)/)]);
+    expect([down.status, down.body.error]).toEqual([
+      502,
+      expect.stringMatching(/^Could not reach the LLM provider \(openai\)/),
+    ]);
     const usage = await t.request('GET', '/llm/usage', { token: user.token });
     const before = usage.body.totalTokens;
     answerWith({ not: 'a completion' });
     await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
-    expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(before);
+    expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(
+      before,
+    );
   });
 
   it('answers 502 when the provider does not answer within timeoutMs', async () => {
-    server.use(http.post(COMPLETIONS_URL, async () => {
-      await delay(5000);
-      return HttpResponse.json(completion({ content: 'late' }));
-    }));
+    server.use(
+      http.post(COMPLETIONS_URL, async () => {
+        await delay(5000);
+        return HttpResponse.json(completion({ content: 'late' }));
+      }),
+    );
     const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
-    expect([res.status, res.body.error]).toEqual([502, 'The LLM provider (openai) did not answer within 2 s.']);
+    expect([res.status, res.body.error]).toEqual([
+      502,
+      'The LLM provider (openai) did not answer within 2 s.',
+    ]);
   });
 });
 
@@ -135,6 +219,9 @@ describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s
 
   it('answers 503 to an admin token', async () => {
     const res = await off.request('GET', '/admin/llm/models');
-    expect([res.status, res.body]).toEqual([503, { error: 'LLM support is not configured on this hub.' }]);
+    expect([res.status, res.body]).toEqual([
+      503,
+      { error: 'LLM support is not configured on this hub.' },
+    ]);
   });
 });

@@ -9,7 +9,16 @@ import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useUser } from '../helpers/fixtures.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { eventually } from '../helpers/async.ts';
-import { chunk, COMPLETIONS_URL, openChatStream, llmSection, server, streamWith, useProvider, userTurn } from '../helpers/llm-provider.ts';
+import {
+  chunk,
+  COMPLETIONS_URL,
+  openChatStream,
+  llmSection,
+  server,
+  streamWith,
+  useProvider,
+  userTurn,
+} from '../helpers/llm-provider.ts';
 
 useProvider();
 
@@ -27,11 +36,21 @@ function heldProvider() {
       const encoder = new TextEncoder();
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
-          controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({ role: 'assistant', content: 'partial' }))}\n\n`));
+          controller.enqueue(
+            encoder.encode(
+              `data: ${JSON.stringify(chunk({ role: 'assistant', content: 'partial' }))}\n\n`,
+            ),
+          );
           void gate.then(() => {
             try {
-              controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({ content: ' rest' }))}\n\n`));
-              controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk({}, { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))}\n\n`));
+              controller.enqueue(
+                encoder.encode(`data: ${JSON.stringify(chunk({ content: ' rest' }))}\n\n`),
+              );
+              controller.enqueue(
+                encoder.encode(
+                  `data: ${JSON.stringify(chunk({}, { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))}\n\n`,
+                ),
+              );
               controller.enqueue(encoder.encode('data: [DONE]\n\n'));
               controller.close();
             } catch {
@@ -50,7 +69,11 @@ function heldProvider() {
 }
 
 /** Reads from `reader` until the decoded text contains `pattern`; returns all text so far. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, pattern: string, text = ''): Promise<string> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pattern: string,
+  text = '',
+): Promise<string> {
   const decoder = new TextDecoder();
   while (!text.includes(pattern)) {
     const { done, value } = await reader.read();
@@ -61,7 +84,10 @@ async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, patter
 }
 
 /** Reads to the end of the stream; returns all text. */
-async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, text = ''): Promise<string> {
+async function readToEnd(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  text = '',
+): Promise<string> {
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
@@ -70,8 +96,8 @@ async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, text =
   }
 }
 
-const framesOf = (text: string) => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
-
+const framesOf = (text: string) =>
+  [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
 
 describe('LLM chat stream: client cancels mid-stream', () => {
   const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
@@ -87,7 +113,8 @@ describe('LLM chat stream: client cancels mid-stream', () => {
   });
 
   const open = (body: unknown) => openChatStream(t, user.token, body);
-  const usage = async () => (await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens as number;
+  const usage = async () =>
+    (await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens as number;
 
   it('survives a reader cancelled while the provider is still streaming and keeps answering', async () => {
     const provider = heldProvider();
@@ -103,11 +130,20 @@ describe('LLM chat stream: client cancels mid-stream', () => {
 
     // The hub still answers a whole stream for the same capped user: that needs the turn lease the
     // cancelled step gave back, so the cancelled step has run to its end by now.
-    streamWith([chunk({ role: 'assistant', content: 'fine' }), chunk({}, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })]);
+    streamWith([
+      chunk({ role: 'assistant', content: 'fine' }),
+      chunk({}, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }),
+    ]);
     const next = await open({ ...userTurn(), turnId: 'cancel-2', stepIndex: 0 });
     expect(next.status).toBe(200);
-    expect(framesOf(await next.text()).map((f) => f.type)).toEqual(['step.start', 'delta.text', 'step.end']);
-    expect(await t.request('GET', '/llm/models', { token: user.token }).then((r) => r.status)).toBe(200);
+    expect(framesOf(await next.text()).map((f) => f.type)).toEqual([
+      'step.start',
+      'delta.text',
+      'step.end',
+    ]);
+    expect(await t.request('GET', '/llm/models', { token: user.token }).then((r) => r.status)).toBe(
+      200,
+    );
     // The cancelled step was not metered; the finished one was.
     expect(await usage()).toBe(before + 3);
     expect(rejections).not.toHaveBeenCalled();
@@ -135,7 +171,9 @@ describe('LLM chat stream: hub shutdown', () => {
       expect(frames[2].message).toBe('The hub is shutting down; try again shortly.');
       await eventually(() => provider.aborted);
       // Not metered.
-      expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(0);
+      expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(
+        0,
+      );
     } finally {
       provider.release();
     }

@@ -13,50 +13,100 @@ import { llmUsageLogTable } from '../../plugins/llm-proxy/tables.ts';
 import { monthTotal, recordStep } from '../../plugins/llm-proxy/usage.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { answerWith, chunk, completion, llmSection, streamWith, useProvider, userTurn } from '../helpers/llm-provider.ts';
+import {
+  answerWith,
+  chunk,
+  completion,
+  llmSection,
+  streamWith,
+  useProvider,
+  userTurn,
+} from '../helpers/llm-provider.ts';
 
 useProvider();
 
 describe('LLM usage integrity', () => {
   const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
 
-  const usage = async (token: string) => (await t.request('GET', '/llm/usage', { token })).body.totalTokens as number;
-  const logOf = (userId: string) => t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId } });
+  const usage = async (token: string) =>
+    (await t.request('GET', '/llm/usage', { token })).body.totalTokens as number;
+  const logOf = (userId: string) =>
+    t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId } });
 
   it('clamps negative and fractional provider usage instead of failing or lowering the total', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 }));
-    expect((await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status).toBe(200);
+    answerWith(
+      completion({ content: 'ok' }, { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 }),
+    );
+    expect(
+      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
+    ).toBe(200);
     expect(await usage(user.token)).toBe(7);
 
     // Negative counts become 0: the month total never goes down.
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: -50, completion_tokens: -1, total_tokens: -1000 }));
-    const negative = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    answerWith(
+      completion(
+        { content: 'ok' },
+        { prompt_tokens: -50, completion_tokens: -1, total_tokens: -1000 },
+      ),
+    );
+    const negative = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: userTurn(),
+    });
     expect(negative.status).toBe(200);
     expect(negative.body.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
     expect(await usage(user.token)).toBe(7);
 
     // Fractions round up, and the total is at least prompt + completion.
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 2.2, completion_tokens: 1.5, total_tokens: 0.5 }));
-    const fractional = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    answerWith(
+      completion(
+        { content: 'ok' },
+        { prompt_tokens: 2.2, completion_tokens: 1.5, total_tokens: 0.5 },
+      ),
+    );
+    const fractional = await t.request('POST', '/llm/chat/step', {
+      token: user.token,
+      body: userTurn(),
+    });
     expect(fractional.status).toBe(200);
     expect(fractional.body.usage).toEqual({ promptTokens: 3, completionTokens: 2, totalTokens: 5 });
     expect(await usage(user.token)).toBe(12);
-    expect((await logOf(user.id)).map((row) => row.totalTokens).sort((a, b) => a - b)).toEqual([0, 5, 7]);
+    expect((await logOf(user.id)).map((row) => row.totalTokens).sort((a, b) => a - b)).toEqual([
+      0, 5, 7,
+    ]);
   });
 
   it('caps huge provider usage at Number.MAX_SAFE_INTEGER, also on a stream', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    answerWith(completion({ content: 'ok' }, { prompt_tokens: 1e30, completion_tokens: 1, total_tokens: 1e300 }));
+    answerWith(
+      completion(
+        { content: 'ok' },
+        { prompt_tokens: 1e30, completion_tokens: 1, total_tokens: 1e300 },
+      ),
+    );
     const huge = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
     expect(huge.status).toBe(200);
-    expect(huge.body.usage).toEqual({ promptTokens: Number.MAX_SAFE_INTEGER, completionTokens: 1, totalTokens: Number.MAX_SAFE_INTEGER });
+    expect(huge.body.usage).toEqual({
+      promptTokens: Number.MAX_SAFE_INTEGER,
+      completionTokens: 1,
+      totalTokens: Number.MAX_SAFE_INTEGER,
+    });
 
     const other = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    streamWith([chunk({ role: 'assistant', content: 'x' }), chunk({}, { prompt_tokens: -3, completion_tokens: 0.5, total_tokens: 1e300 })]);
-    const res = await t.request('POST', '/llm/chat/stream', { token: other.token, body: { ...userTurn(), turnId: 'huge', stepIndex: 0 } });
+    streamWith([
+      chunk({ role: 'assistant', content: 'x' }),
+      chunk({}, { prompt_tokens: -3, completion_tokens: 0.5, total_tokens: 1e300 }),
+    ]);
+    const res = await t.request('POST', '/llm/chat/stream', {
+      token: other.token,
+      body: { ...userTurn(), turnId: 'huge', stepIndex: 0 },
+    });
     const frames = [...res.text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
-    expect(frames.at(-1)).toMatchObject({ type: 'step.end', usage: { promptTokens: 0, completionTokens: 1, totalTokens: Number.MAX_SAFE_INTEGER } });
+    expect(frames.at(-1)).toMatchObject({
+      type: 'step.end',
+      usage: { promptTokens: 0, completionTokens: 1, totalTokens: Number.MAX_SAFE_INTEGER },
+    });
     expect(await usage(other.token)).toBe(Number.MAX_SAFE_INTEGER);
   });
 
@@ -77,7 +127,9 @@ describe('LLM usage integrity', () => {
     await recordStep(store, systemClock, record);
     expect((await monthTotal(store, systemClock, user.id)).totalTokens).toBe(5);
 
-    await expect(recordStep(withFailingLogInsert(store), systemClock, record)).rejects.toThrow('log insert failed');
+    await expect(recordStep(withFailingLogInsert(store), systemClock, record)).rejects.toThrow(
+      'log insert failed',
+    );
     expect((await monthTotal(store, systemClock, user.id)).totalTokens).toBe(5);
     expect(await logOf(user.id)).toHaveLength(1);
   });

@@ -17,13 +17,26 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
     const deviceId = crypto.randomUUID();
     const res = await h.t.request('POST', '/devices', {
       token: user.token,
-      body: { deviceId: deviceId.toUpperCase(), label: '  Work laptop ', publicKeyMaterial: '  pk-material\n', keyFormat: 'mls-key-package' },
+      body: {
+        deviceId: deviceId.toUpperCase(),
+        label: '  Work laptop ',
+        publicKeyMaterial: '  pk-material\n',
+        keyFormat: 'mls-key-package',
+      },
     });
     expect(res.status).toBe(201);
     const fingerprint = sha256('pk-material');
     expect(res.body.device).toEqual({
-      id: expect.any(String), userId: user.id, deviceId, label: 'Work laptop', keyFormat: 'mls-key-package',
-      fingerprint, fingerprintPrefix: fingerprint.slice(0, 8), createdAt: expect.any(String), lastSeenAt: null, revokedAt: null,
+      id: expect.any(String),
+      userId: user.id,
+      deviceId,
+      label: 'Work laptop',
+      keyFormat: 'mls-key-package',
+      fingerprint,
+      fingerprintPrefix: fingerprint.slice(0, 8),
+      createdAt: expect.any(String),
+      lastSeenAt: null,
+      revokedAt: null,
     });
     const defaulted = await h.enroll(user.token);
     expect(defaulted.keyFormat).toBe('identity-v1');
@@ -50,7 +63,9 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
   it('gives exactly one 201 and one 409 for two concurrent enrollments of the same device', async () => {
     const user = await h.user();
     const body = { deviceId: crypto.randomUUID(), label: 'Phone', publicKeyMaterial: 'pk' };
-    const results = await Promise.all([0, 1].map(() => h.t.request('POST', '/devices', { token: user.token, body })));
+    const results = await Promise.all(
+      [0, 1].map(() => h.t.request('POST', '/devices', { token: user.token, body })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
   });
 
@@ -59,7 +74,9 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
     const first = await h.enroll(user.token);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await h.enroll(user.token);
-    expect((await h.t.request('DELETE', `/devices/${first.id}`, { token: user.token })).status).toBe(204);
+    expect(
+      (await h.t.request('DELETE', `/devices/${first.id}`, { token: user.token })).status,
+    ).toBe(204);
     const res = await h.t.request('GET', '/devices', { token: user.token });
     expect(res.status).toBe(200);
     expect(res.body.devices.map((d: any) => d.id)).toEqual([second.id, first.id]);
@@ -73,7 +90,9 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
     const foreign = await h.t.request('DELETE', `/devices/${device.id}`, { token: b.token });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('Device not found');
-    expect((await h.t.request('DELETE', `/devices/${device.id}`, { token: a.token })).status).toBe(204);
+    expect((await h.t.request('DELETE', `/devices/${device.id}`, { token: a.token })).status).toBe(
+      204,
+    );
     const twice = await h.t.request('DELETE', `/devices/${device.id}`, { token: a.token });
     expect(twice.status).toBe(404);
     expect(twice.body.error).toBe('Device not found');
@@ -88,26 +107,58 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
     const user = await h.user();
     const old = await h.enroll(user.token);
     await h.t.request('DELETE', `/devices/${old.id}`, { token: user.token });
-    const fresh = await h.enroll(user.token, { deviceId: old.deviceId, publicKeyMaterial: 'new-key', label: 'Rebuilt' });
-    expect(fresh).toMatchObject({ deviceId: old.deviceId, label: 'Rebuilt', fingerprint: sha256('new-key'), revokedAt: null });
+    const fresh = await h.enroll(user.token, {
+      deviceId: old.deviceId,
+      publicKeyMaterial: 'new-key',
+      label: 'Rebuilt',
+    });
+    expect(fresh).toMatchObject({
+      deviceId: old.deviceId,
+      label: 'Rebuilt',
+      fingerprint: sha256('new-key'),
+      revokedAt: null,
+    });
     expect(fresh.id).not.toBe(old.id);
     const list = await h.t.request('GET', '/devices', { token: user.token });
     expect(list.body.devices.map((d: any) => d.id)).toEqual([fresh.id]);
-    const again = await h.t.request('POST', '/devices', { token: user.token, body: { deviceId: old.deviceId, label: 'x', publicKeyMaterial: 'y' } });
+    const again = await h.t.request('POST', '/devices', {
+      token: user.token,
+      body: { deviceId: old.deviceId, label: 'x', publicKeyMaterial: 'y' },
+    });
     expect(again.status).toBe(409);
   });
 
   it.each([
     ['a missing device id', { deviceId: undefined }, /^deviceId: /],
     ['a non-object body', [1, 2], /^Request body: /],
-    ['a device id that is not a UUID', { deviceId: 'laptop' }, /^deviceId: must be a UUID v4 value$/],
-    ['a UUID of another version', { deviceId: '6f1c1f5e-2b0a-1c4e-9d55-3f1f7a2b9c10' }, /^deviceId: must be a UUID v4 value$/],
+    [
+      'a device id that is not a UUID',
+      { deviceId: 'laptop' },
+      /^deviceId: must be a UUID v4 value$/,
+    ],
+    [
+      'a UUID of another version',
+      { deviceId: '6f1c1f5e-2b0a-1c4e-9d55-3f1f7a2b9c10' },
+      /^deviceId: must be a UUID v4 value$/,
+    ],
     ['a device id of the wrong type', { deviceId: 42 }, /^deviceId: /],
     ['a blank label', { label: '   ' }, /^label: must not be empty$/],
-    ['a label over 128 characters', { label: 'é'.repeat(129) }, /^label: must be at most 128 characters$/],
+    [
+      'a label over 128 characters',
+      { label: 'é'.repeat(129) },
+      /^label: must be at most 128 characters$/,
+    ],
     ['a missing key', { publicKeyMaterial: undefined }, /^publicKeyMaterial: /],
-    ['key material over 65536 characters', { publicKeyMaterial: 'k'.repeat(65_537) }, /^publicKeyMaterial: must be at most 65536 characters$/],
-    ['an unknown key format', { keyFormat: 'rsa' }, /^keyFormat: must be one of identity-v1, mls-key-package$/],
+    [
+      'key material over 65536 characters',
+      { publicKeyMaterial: 'k'.repeat(65_537) },
+      /^publicKeyMaterial: must be at most 65536 characters$/,
+    ],
+    [
+      'an unknown key format',
+      { keyFormat: 'rsa' },
+      /^keyFormat: must be one of identity-v1, mls-key-package$/,
+    ],
     ['a NUL character', { label: 'a\u0000b' }, /^label: must not contain NUL characters$/],
   ])('answers 400 naming the field for %s', async (_name, patch, message) => {
     const base = { deviceId: crypto.randomUUID(), label: 'Laptop', publicKeyMaterial: 'key' };
@@ -165,8 +216,16 @@ describe.each(httpDrivers())('device enrollment on %s', (driver) => {
 
     it('refuse user-role tokens with 403', async () => {
       const user = await h.user();
-      expect((await h.t.request('GET', '/admin/device-keys', { token: user.token })).status).toBe(403);
-      expect((await h.t.request('DELETE', `/admin/device-keys/${crypto.randomUUID()}`, { token: user.token })).status).toBe(403);
+      expect((await h.t.request('GET', '/admin/device-keys', { token: user.token })).status).toBe(
+        403,
+      );
+      expect(
+        (
+          await h.t.request('DELETE', `/admin/device-keys/${crypto.randomUUID()}`, {
+            token: user.token,
+          })
+        ).status,
+      ).toBe(403);
     });
   });
 });

@@ -14,9 +14,22 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/admin/device-keys'],
   ['GET', `/admin/users/${uuid}/devices`],
   ['DELETE', `/admin/device-keys/${uuid}`],
-  ['POST', '/discussion-mls/commits', { mlsGroupId: 'thread:collection:x', epoch: 0, ciphertext: 'c', senderDeviceId: uuid }],
+  [
+    'POST',
+    '/discussion-mls/commits',
+    { mlsGroupId: 'thread:collection:x', epoch: 0, ciphertext: 'c', senderDeviceId: uuid },
+  ],
   ['GET', '/discussion-mls/commits?mlsGroupId=thread:collection:x'],
-  ['POST', '/discussion-mls/welcomes', { mlsGroupId: 'thread:collection:x', recipientDeviceId: uuid, ciphertext: 'c', ratchetTree: 't' }],
+  [
+    'POST',
+    '/discussion-mls/welcomes',
+    {
+      mlsGroupId: 'thread:collection:x',
+      recipientDeviceId: uuid,
+      ciphertext: 'c',
+      ratchetTree: 't',
+    },
+  ],
   ['GET', '/discussion-mls/welcomes?mlsGroupId=thread:collection:x'],
   ['GET', '/discussion-mls/group-state/thread:collection:x'],
 ];
@@ -24,11 +37,14 @@ const ROUTES: [string, string, unknown?][] = [
 describe.each(httpDrivers())('device and relay routes on a hub without E2EE on %s', (driver) => {
   const h = useMlsHub(driver, false);
 
-  it.each(ROUTES)('%s %s answers 404 with the device-enrollment message', async (method, path, body) => {
-    const res = await h.t.request(method, path, body === undefined ? {} : { body });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: E2EE_OFF });
-  });
+  it.each(ROUTES)(
+    '%s %s answers 404 with the device-enrollment message',
+    async (method, path, body) => {
+      const res = await h.t.request(method, path, body === undefined ? {} : { body });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: E2EE_OFF });
+    },
+  );
 
   it('answers 404 before validating a malformed body', async () => {
     const res = await h.t.request('POST', '/devices', { rawBody: '[1,2' });

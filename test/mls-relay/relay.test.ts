@@ -9,7 +9,11 @@ import { useMlsHub } from './setup.ts';
 describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   const h = useMlsHub(driver);
   const state = (group: string, token?: string) =>
-    h.t.request('GET', `/discussion-mls/group-state/${encodeURIComponent(group)}`, token ? { token } : {});
+    h.t.request(
+      'GET',
+      `/discussion-mls/group-state/${encodeURIComponent(group)}`,
+      token ? { token } : {},
+    );
   const epochs = async (query: string) => {
     const res = await h.t.request('GET', `/discussion-mls/commits?${query}`);
     expect(res.status, res.text).toBe(200);
@@ -19,30 +23,63 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   it('stores a commit, creates the group state and marks the sender device as seen', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    const res = await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId.toUpperCase() });
+    const res = await h.commit({
+      mlsGroupId: group,
+      epoch: 0,
+      senderDeviceId: device.deviceId.toUpperCase(),
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(String), mlsGroupId: group, epoch: 0, ciphertext: 'Y2lwaGVy', senderDeviceId: device.deviceId, createdAt: expect.any(String),
+      id: expect.any(String),
+      mlsGroupId: group,
+      epoch: 0,
+      ciphertext: 'Y2lwaGVy',
+      senderDeviceId: device.deviceId,
+      createdAt: expect.any(String),
     });
     const st = await state(group);
     expect(st.status).toBe(200);
-    expect(st.body).toEqual({ mlsGroupId: group, currentEpoch: 0, createdAt: res.body.createdAt, updatedAt: res.body.createdAt });
+    expect(st.body).toEqual({
+      mlsGroupId: group,
+      currentEpoch: 0,
+      createdAt: res.body.createdAt,
+      updatedAt: res.body.createdAt,
+    });
     const mine = await h.t.request('GET', '/devices');
-    expect(mine.body.devices.find((d: any) => d.id === device.id).lastSeenAt).toBe(res.body.createdAt);
+    expect(mine.body.devices.find((d: any) => d.id === device.id).lastSeenAt).toBe(
+      res.body.createdAt,
+    );
   });
 
   it('moves the group state forward only', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    for (const epoch of [2, 7, 4]) expect((await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })).status).toBe(201);
+    for (const epoch of [2, 7, 4])
+      expect(
+        (await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })).status,
+      ).toBe(201);
     expect((await state(group)).body.currentEpoch).toBe(7);
   });
 
   it('answers 409 for a second commit of the same epoch, and keeps the first', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    expect((await h.commit({ mlsGroupId: group, epoch: 3, senderDeviceId: device.deviceId, ciphertext: 'first' })).status).toBe(201);
-    const dup = await h.commit({ mlsGroupId: group, epoch: 3, senderDeviceId: device.deviceId, ciphertext: 'second' });
+    expect(
+      (
+        await h.commit({
+          mlsGroupId: group,
+          epoch: 3,
+          senderDeviceId: device.deviceId,
+          ciphertext: 'first',
+        })
+      ).status,
+    ).toBe(201);
+    const dup = await h.commit({
+      mlsGroupId: group,
+      epoch: 3,
+      senderDeviceId: device.deviceId,
+      ciphertext: 'second',
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toBe('A commit for epoch 3 of this MLS group already exists.');
     const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}`);
@@ -52,7 +89,9 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   it('gives exactly one 201 and one 409 for two concurrent commits of the same epoch', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    const results = await Promise.all([0, 1].map(() => h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId })));
+    const results = await Promise.all(
+      [0, 1].map(() => h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     expect((await state(group)).body.currentEpoch).toBe(0);
   });
@@ -60,7 +99,11 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   it('accepts concurrent first commits of different epochs and keeps the highest', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    const results = await Promise.all([1, 5, 3, 2].map((epoch) => h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })));
+    const results = await Promise.all(
+      [1, 5, 3, 2].map((epoch) =>
+        h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect((await state(group)).body.currentEpoch).toBe(5);
   });
@@ -68,17 +111,39 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
   it('pages commits in ascending epoch order after a cursor', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    for (const epoch of [4, 0, 2, 1, 3]) await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
-    expect(await epochs(`mlsGroupId=${group}`)).toEqual({ epochs: [0, 1, 2, 3, 4], nextCursor: undefined });
-    expect(await epochs(`mlsGroupId=${group}&limit=2`)).toEqual({ epochs: [0, 1], nextCursor: '1' });
-    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=1`)).toEqual({ epochs: [2, 3], nextCursor: '3' });
-    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=3`)).toEqual({ epochs: [4], nextCursor: undefined });
-    expect(await epochs(`mlsGroupId=${group}&cursor=4`)).toEqual({ epochs: [], nextCursor: undefined });
+    for (const epoch of [4, 0, 2, 1, 3])
+      await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
+    expect(await epochs(`mlsGroupId=${group}`)).toEqual({
+      epochs: [0, 1, 2, 3, 4],
+      nextCursor: undefined,
+    });
+    expect(await epochs(`mlsGroupId=${group}&limit=2`)).toEqual({
+      epochs: [0, 1],
+      nextCursor: '1',
+    });
+    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=1`)).toEqual({
+      epochs: [2, 3],
+      nextCursor: '3',
+    });
+    expect(await epochs(`mlsGroupId=${group}&limit=2&cursor=3`)).toEqual({
+      epochs: [4],
+      nextCursor: undefined,
+    });
+    expect(await epochs(`mlsGroupId=${group}&cursor=4`)).toEqual({
+      epochs: [],
+      nextCursor: undefined,
+    });
   });
 
   it.each([
-    ['cursor=abc', /^cursor: /], ['cursor=-1', /^cursor: /], ['cursor=1.5', /^cursor: /], ['cursor=99999999999999999', /^cursor: /],
-    ['limit=0', /^limit: /], ['limit=101', /^limit: /], ['limit=ten', /^limit: /], ['limit=1&limit=2', /^limit: /],
+    ['cursor=abc', /^cursor: /],
+    ['cursor=-1', /^cursor: /],
+    ['cursor=1.5', /^cursor: /],
+    ['cursor=99999999999999999', /^cursor: /],
+    ['limit=0', /^limit: /],
+    ['limit=101', /^limit: /],
+    ['limit=ten', /^limit: /],
+    ['limit=1&limit=2', /^limit: /],
     ['limit=0x10', /^limit: /],
   ])('answers 400 for a commit list with %s', async (query, message) => {
     const group = await h.group();
@@ -92,17 +157,37 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const [r1, r2] = [crypto.randomUUID(), crypto.randomUUID()];
     const ids: string[] = [];
     for (const recipient of [r1, r2, r1]) {
-      const res = await h.t.request('POST', '/discussion-mls/welcomes', { body: { mlsGroupId: group, recipientDeviceId: recipient, ciphertext: 'w', ratchetTree: 'tree' } });
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', {
+        body: {
+          mlsGroupId: group,
+          recipientDeviceId: recipient,
+          ciphertext: 'w',
+          ratchetTree: 'tree',
+        },
+      });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(String), mlsGroupId: group, recipientDeviceId: recipient, ciphertext: 'w', ratchetTree: 'tree', createdAt: expect.any(String) });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        mlsGroupId: group,
+        recipientDeviceId: recipient,
+        ciphertext: 'w',
+        ratchetTree: 'tree',
+        createdAt: expect.any(String),
+      });
       ids.push(res.body.id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const all = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}`);
     expect(all.body.welcomes.map((w: any) => w.id)).toEqual(ids);
-    const one = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=${r1.toUpperCase()}`);
+    const one = await h.t.request(
+      'GET',
+      `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=${r1.toUpperCase()}`,
+    );
     expect(one.body.welcomes.map((w: any) => w.id)).toEqual([ids[0], ids[2]]);
-    const bad = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=nope`);
+    const bad = await h.t.request(
+      'GET',
+      `/discussion-mls/welcomes?mlsGroupId=${group}&recipientDeviceId=nope`,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^recipientDeviceId: /);
   });
@@ -112,26 +197,59 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const col = await h.collection();
     const canonical = `thread:collection:${col.id}`;
     const upper = `THREAD:COLLECTION:${col.id}`;
-    const first = await h.commit({ mlsGroupId: canonical, epoch: 1, senderDeviceId: device.deviceId, ciphertext: 'first' });
+    const first = await h.commit({
+      mlsGroupId: canonical,
+      epoch: 1,
+      senderDeviceId: device.deviceId,
+      ciphertext: 'first',
+    });
     expect(first.status).toBe(201);
-    const dup = await h.commit({ mlsGroupId: upper, epoch: 1, senderDeviceId: device.deviceId, ciphertext: 'second' });
+    const dup = await h.commit({
+      mlsGroupId: upper,
+      epoch: 1,
+      senderDeviceId: device.deviceId,
+      ciphertext: 'second',
+    });
     expect(dup.status).toBe(409);
-    const next = await h.commit({ mlsGroupId: ` Thread:Collection:${col.id} `, epoch: 2, senderDeviceId: device.deviceId });
+    const next = await h.commit({
+      mlsGroupId: ` Thread:Collection:${col.id} `,
+      epoch: 2,
+      senderDeviceId: device.deviceId,
+    });
     expect(next.status).toBe(201);
     expect(next.body.mlsGroupId).toBe(canonical);
     for (const spelling of [canonical, upper]) {
-      const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(spelling)}`);
-      expect(list.body.commits.map((c: any) => [c.mlsGroupId, c.epoch, c.ciphertext])).toEqual([[canonical, 1, 'first'], [canonical, 2, 'Y2lwaGVy']]);
-      expect((await state(spelling)).body).toMatchObject({ mlsGroupId: canonical, currentEpoch: 2 });
+      const list = await h.t.request(
+        'GET',
+        `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(spelling)}`,
+      );
+      expect(list.body.commits.map((c: any) => [c.mlsGroupId, c.epoch, c.ciphertext])).toEqual([
+        [canonical, 1, 'first'],
+        [canonical, 2, 'Y2lwaGVy'],
+      ]);
+      expect((await state(spelling)).body).toMatchObject({
+        mlsGroupId: canonical,
+        currentEpoch: 2,
+      });
     }
     const run = await h.t.request('POST', '/run-results', {
-      body: { payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] } },
+      body: {
+        payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] },
+      },
     });
     const welcome = await h.t.request('POST', '/discussion-mls/welcomes', {
-      body: { mlsGroupId: `THREAD:RUNRESULT:${run.body.id}`, recipientDeviceId: device.deviceId, ciphertext: 'w', ratchetTree: 't' },
+      body: {
+        mlsGroupId: `THREAD:RUNRESULT:${run.body.id}`,
+        recipientDeviceId: device.deviceId,
+        ciphertext: 'w',
+        ratchetTree: 't',
+      },
     });
     expect(welcome.body.mlsGroupId).toBe(`thread:runResult:${run.body.id}`);
-    const welcomes = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=thread:runresult:${run.body.id}`);
+    const welcomes = await h.t.request(
+      'GET',
+      `/discussion-mls/welcomes?mlsGroupId=thread:runresult:${run.body.id}`,
+    );
     expect(welcomes.body.welcomes.map((w: any) => w.id)).toEqual([welcome.body.id]);
   });
 
@@ -139,14 +257,24 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const group = await h.group();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await h.t.request('POST', '/discussion-mls/welcomes', { body: { mlsGroupId: group, recipientDeviceId: crypto.randomUUID(), ciphertext: 'w', ratchetTree: 't' } });
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', {
+        body: {
+          mlsGroupId: group,
+          recipientDeviceId: crypto.randomUUID(),
+          ciphertext: 'w',
+          ratchetTree: 't',
+        },
+      });
       ids.push(res.body.id);
     }
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const res = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res = await h.t.request(
+        'GET',
+        `/discussion-mls/welcomes?mlsGroupId=${group}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status, res.text).toBe(200);
       expect(res.body.welcomes.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.welcomes.map((w: any) => w.id));
@@ -158,8 +286,16 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const all = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}`);
     expect(all.body.welcomes.map((w: any) => w.id)).toEqual(seen);
     expect(all.body.nextCursor).toBeUndefined();
-    for (const [query, message] of [['limit=0', /^limit: /], ['limit=101', /^limit: /], ['limit=0x10', /^limit: /], ['cursor=%%%', /^cursor: /],
-      [`cursor=${Buffer.from('2026-01-01T00:00:00.000Z|a\u0000b').toString('base64url')}`, /^cursor: /]] as const) {
+    for (const [query, message] of [
+      ['limit=0', /^limit: /],
+      ['limit=101', /^limit: /],
+      ['limit=0x10', /^limit: /],
+      ['cursor=%%%', /^cursor: /],
+      [
+        `cursor=${Buffer.from('2026-01-01T00:00:00.000Z|a\u0000b').toString('base64url')}`,
+        /^cursor: /,
+      ],
+    ] as const) {
       const res = await h.t.request('GET', `/discussion-mls/welcomes?mlsGroupId=${group}&${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error).toMatch(message);
@@ -192,23 +328,52 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const device = await h.enroll(user.token);
     const req = await h.request(col.id);
     const run = await h.t.request('POST', '/run-results', {
-      token: user.token, body: { payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] } },
+      token: user.token,
+      body: {
+        payload: { harborclientExport: 'request-run-results', results: [{ status: 'passed' }] },
+      },
     });
-    for (const group of [`thread:collection:${col.id}`, `thread:request:${req.id}`, `THREAD:RUNRESULT:${run.body.id}`]) {
-      expect((await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId }, user.token)).status).toBe(201);
+    for (const group of [
+      `thread:collection:${col.id}`,
+      `thread:request:${req.id}`,
+      `THREAD:RUNRESULT:${run.body.id}`,
+    ]) {
+      expect(
+        (
+          await h.commit(
+            { mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId },
+            user.token,
+          )
+        ).status,
+      ).toBe(201);
       expect((await state(group, user.token)).status).toBe(200);
     }
   });
 
   describe('checks in front of every relay route', () => {
-    const routes = (group: string, deviceId: string) => [
-      ['POST', '/discussion-mls/commits', { mlsGroupId: group, epoch: 0, ciphertext: 'c', senderDeviceId: deviceId }],
-      ['GET', `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(group)}`],
-      ['POST', '/discussion-mls/welcomes', { mlsGroupId: group, recipientDeviceId: deviceId, ciphertext: 'c', ratchetTree: 't' }],
-      ['GET', `/discussion-mls/welcomes?mlsGroupId=${encodeURIComponent(group)}`],
-      ['GET', `/discussion-mls/group-state/${encodeURIComponent(group)}`],
-    ] as const;
-    const expectAll = async (group: string, token: string, deviceId: string, status: number, error: string) => {
+    const routes = (group: string, deviceId: string) =>
+      [
+        [
+          'POST',
+          '/discussion-mls/commits',
+          { mlsGroupId: group, epoch: 0, ciphertext: 'c', senderDeviceId: deviceId },
+        ],
+        ['GET', `/discussion-mls/commits?mlsGroupId=${encodeURIComponent(group)}`],
+        [
+          'POST',
+          '/discussion-mls/welcomes',
+          { mlsGroupId: group, recipientDeviceId: deviceId, ciphertext: 'c', ratchetTree: 't' },
+        ],
+        ['GET', `/discussion-mls/welcomes?mlsGroupId=${encodeURIComponent(group)}`],
+        ['GET', `/discussion-mls/group-state/${encodeURIComponent(group)}`],
+      ] as const;
+    const expectAll = async (
+      group: string,
+      token: string,
+      deviceId: string,
+      status: number,
+      error: string,
+    ) => {
       for (const [method, path, body] of routes(group, deviceId)) {
         const res = await h.t.request(method, path, { token, ...(body ? { body } : {}) });
         expect([method, path, res.status, res.body?.error]).toEqual([method, path, status, error]);
@@ -224,7 +389,10 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
 
     it('answer 404 Discussion target not found for unknown and impossible targets', async () => {
       const device = await h.enroll();
-      for (const group of [`thread:folder:${crypto.randomUUID()}`, `thread:request:${'r'.repeat(200)}`]) {
+      for (const group of [
+        `thread:folder:${crypto.randomUUID()}`,
+        `thread:request:${'r'.repeat(200)}`,
+      ]) {
         await expectAll(group, h.t.adminToken, device.deviceId, 404, 'Discussion target not found');
       }
     });
@@ -239,17 +407,35 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
 
   it.each([
     ['a missing group id', { mlsGroupId: undefined }, /^mlsGroupId: /],
-    ['a group id over 255 characters', { mlsGroupId: `thread:collection:${'x'.repeat(250)}` }, /^mlsGroupId: must be at most 255 characters$/],
+    [
+      'a group id over 255 characters',
+      { mlsGroupId: `thread:collection:${'x'.repeat(250)}` },
+      /^mlsGroupId: must be at most 255 characters$/,
+    ],
     ['a negative epoch', { epoch: -1 }, /^epoch: /],
     ['a fractional epoch', { epoch: 1.5 }, /^epoch: /],
     ['an epoch given as a string', { epoch: '1' }, /^epoch: /],
     ['an epoch beyond exact integers', { epoch: 2 ** 60 }, /^epoch: /],
     ['an empty ciphertext', { ciphertext: '' }, /^ciphertext: must not be empty$/],
-    ['a ciphertext over 262144 characters', { ciphertext: 'c'.repeat(262_145) }, /^ciphertext: must be at most 262144 characters$/],
-    ['a sender device id that is not a UUID v4', { senderDeviceId: 'phone' }, /^senderDeviceId: must be a UUID v4 value$/],
+    [
+      'a ciphertext over 262144 characters',
+      { ciphertext: 'c'.repeat(262_145) },
+      /^ciphertext: must be at most 262144 characters$/,
+    ],
+    [
+      'a sender device id that is not a UUID v4',
+      { senderDeviceId: 'phone' },
+      /^senderDeviceId: must be a UUID v4 value$/,
+    ],
   ])('answers 400 naming the field for a commit with %s', async (_name, patch, message) => {
     const group = await h.group();
-    const body = { mlsGroupId: group, epoch: 0, ciphertext: 'c', senderDeviceId: crypto.randomUUID(), ...patch };
+    const body = {
+      mlsGroupId: group,
+      epoch: 0,
+      ciphertext: 'c',
+      senderDeviceId: crypto.randomUUID(),
+      ...patch,
+    };
     const res = await h.t.request('POST', '/discussion-mls/commits', { body });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
@@ -257,7 +443,12 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
 
   it('answers 400 naming the field for malformed welcomes and non-object bodies', async () => {
     const group = await h.group();
-    const base = { mlsGroupId: group, recipientDeviceId: crypto.randomUUID(), ciphertext: 'c', ratchetTree: 't' };
+    const base = {
+      mlsGroupId: group,
+      recipientDeviceId: crypto.randomUUID(),
+      ciphertext: 'c',
+      ratchetTree: 't',
+    };
     const cases: [unknown, RegExp][] = [
       [{ ...base, ratchetTree: undefined }, /^ratchetTree: /],
       [{ ...base, ratchetTree: '   ' }, /^ratchetTree: must not be empty$/],
@@ -266,7 +457,9 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
       [null, /^Request body: /],
     ];
     for (const [body, message] of cases) {
-      const res = await h.t.request('POST', '/discussion-mls/welcomes', { rawBody: JSON.stringify(body) });
+      const res = await h.t.request('POST', '/discussion-mls/welcomes', {
+        rawBody: JSON.stringify(body),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toMatch(message);
     }

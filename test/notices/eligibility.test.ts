@@ -34,7 +34,8 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     };
     return { owner, collection, request, member, path: `/requests/${request.id}/discussions` };
   }
-  const userName = async (id: string) => (await f.t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).get(id))!.name;
+  const userName = async (id: string) =>
+    (await f.t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(usersTable).get(id))!.name;
 
   it('notifies mentions, the creator and watchers of other threads of a new thread, never the actor', async () => {
     const s = await scene();
@@ -60,16 +61,32 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
 
   it('notifies thread subscribers and the parent author of a reply, but not the creator or other threads', async () => {
     const s = await scene();
-    const [author, follower, otherThread, replier] = [await s.member(), await s.member(), await s.member(), await s.member()];
+    const [author, follower, otherThread, replier] = [
+      await s.member(),
+      await s.member(),
+      await s.member(),
+      await s.member(),
+    ];
     await f.comment(s.path, 'other thread', otherThread.token);
     const root = await f.comment(s.path, 'root', author.token);
-    expect((await f.t.request('POST', `/discussion-threads/${root.id}/subscribe`, { token: follower.token })).status).toBe(200);
+    expect(
+      (
+        await f.t.request('POST', `/discussion-threads/${root.id}/subscribe`, {
+          token: follower.token,
+        })
+      ).status,
+    ).toBe(200);
     await f.t.request('POST', '/notices/read-all', { token: s.owner.token });
     const ownerBefore = (await f.notices(s.owner.token)).notices.length;
 
     await f.reply(root.id, 'a reply', replier.token);
     const kinds = await kindsOf(f, { author, follower, otherThread, replier });
-    expect(kinds).toEqual({ author: ['discussion.reply'], follower: ['discussion.reply'], otherThread: ['discussion.comment'], replier: [] });
+    expect(kinds).toEqual({
+      author: ['discussion.reply'],
+      follower: ['discussion.reply'],
+      otherThread: ['discussion.comment'],
+      replier: [],
+    });
     expect((await f.notices(s.owner.token)).notices).toHaveLength(ownerBefore);
   });
 
@@ -77,7 +94,9 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     const s = await scene();
     const [author, replier] = [await s.member(), await s.member()];
     const root = await f.comment(s.path, 'root', author.token);
-    await f.t.request('POST', `/discussion-threads/${root.id}/unsubscribe`, { token: author.token });
+    await f.t.request('POST', `/discussion-threads/${root.id}/unsubscribe`, {
+      token: author.token,
+    });
     await f.reply(root.id, 'still here?', replier.token);
     expect(await kindsOf(f, { author })).toEqual({ author: ['discussion.reply'] });
   });
@@ -90,27 +109,52 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     const otherRoot = crypto.randomUUID();
     for (const userId of [outsider.id, system.id, 'deleted-user-id']) {
       await store.table(subscriptionsTable).insert({
-        id: subscriptionId(userId, otherRoot), userId, rootCommentId: otherRoot,
-        entityType: 'request', entityId: s.request.id, createdAt: new Date().toISOString(),
+        id: subscriptionId(userId, otherRoot),
+        userId,
+        rootCommentId: otherRoot,
+        entityType: 'request',
+        entityId: s.request.id,
+        createdAt: new Date().toISOString(),
       });
     }
     const actor = await s.member();
-    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: s.request.id, mentionedUserIds: [outsider.id] });
-    expect(await kindsOf(f, { outsider, owner: s.owner })).toEqual({ outsider: [], owner: ['discussion.comment'] });
-    expect(await store.table((await import('../../plugins/notices/tables.ts')).noticesTable).count({ recipientUserId: { in: [system.id, 'deleted-user-id'] } })).toBe(0);
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'request',
+      entityId: s.request.id,
+      mentionedUserIds: [outsider.id],
+    });
+    expect(await kindsOf(f, { outsider, owner: s.owner })).toEqual({
+      outsider: [],
+      owner: ['discussion.comment'],
+    });
+    expect(
+      await store
+        .table((await import('../../plugins/notices/tables.ts')).noticesTable)
+        .count({ recipientUserId: { in: [system.id, 'deleted-user-id'] } }),
+    ).toBe(0);
   });
 
-  it('honours each user\'s level: mentions only, or nothing at all', async () => {
+  it("honours each user's level: mentions only, or nothing at all", async () => {
     const s = await scene();
     const [quiet, silent, actor] = [await s.member(), await s.member(), await s.member()];
-    await f.t.request('PUT', '/me/notification-settings', { token: quiet.token, body: { level: 'mentions' } });
-    await f.t.request('PUT', '/me/notification-settings', { token: silent.token, body: { level: 'none' } });
+    await f.t.request('PUT', '/me/notification-settings', {
+      token: quiet.token,
+      body: { level: 'mentions' },
+    });
+    await f.t.request('PUT', '/me/notification-settings', {
+      token: silent.token,
+      body: { level: 'none' },
+    });
     await f.comment(s.path, 'watching', quiet.token);
     await f.comment(s.path, 'watching too', silent.token);
     await f.comment(s.path, 'no mentions here', actor.token);
     expect(await kindsOf(f, { quiet, silent })).toEqual({ quiet: [], silent: [] });
     await f.comment(s.path, `@${quiet.name} and @${silent.name}`, actor.token);
-    expect(await kindsOf(f, { quiet, silent })).toEqual({ quiet: ['discussion.mention'], silent: [] });
+    expect(await kindsOf(f, { quiet, silent })).toEqual({
+      quiet: ['discussion.mention'],
+      silent: [],
+    });
   });
 
   it('stores the full notice record with actor, target ids and a cut preview', async () => {
@@ -121,11 +165,28 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     const reply = await f.reply(root.id, long, actor.token);
     const [notice] = (await f.notices(watcher.token)).notices;
     expect(notice).toMatchObject({
-      eventType: 'discussion.reply', entityType: 'request', entityId: s.request.id, requestId: s.request.id,
-      collectionId: s.collection.id, folderId: null, runResultId: null,
-      discussionThreadId: root.id, discussionCommentId: reply.id, readAt: null,
-      actor: { id: actor.id, name: actor.name, avatar: { initials: expect.any(String), color: expect.any(String) } },
-      displayMetadata: { actorName: actor.name, targetLabel: s.request.name, method: 'POST', requestName: s.request.name, previewText: `${'x'.repeat(117)}...` },
+      eventType: 'discussion.reply',
+      entityType: 'request',
+      entityId: s.request.id,
+      requestId: s.request.id,
+      collectionId: s.collection.id,
+      folderId: null,
+      runResultId: null,
+      discussionThreadId: root.id,
+      discussionCommentId: reply.id,
+      readAt: null,
+      actor: {
+        id: actor.id,
+        name: actor.name,
+        avatar: { initials: expect.any(String), color: expect.any(String) },
+      },
+      displayMetadata: {
+        actorName: actor.name,
+        targetLabel: s.request.name,
+        method: 'POST',
+        requestName: s.request.name,
+        previewText: `${'x'.repeat(117)}...`,
+      },
     });
     expect(Date.parse(notice.createdAt)).not.toBeNaN();
   });
@@ -135,14 +196,31 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     const [watcher, actor] = [await s.member(), await s.member()];
     await f.comment(s.path, 'watching', watcher.token);
     await f.comment(`/collections/${s.collection.id}/discussions`, 'watching', watcher.token);
-    await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: s.collection.id, comment: plain('y'.repeat(120)) });
-    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: s.request.id, comment: plain(null) });
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'collection',
+      entityId: s.collection.id,
+      comment: plain('y'.repeat(120)),
+    });
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'request',
+      entityId: s.request.id,
+      comment: plain(null),
+    });
     // Both may carry the same millisecond, so they are told apart by target, not by position.
-    const notices = (await f.notices(watcher.token)).notices as { entityType: string; displayMetadata: Record<string, unknown> }[];
+    const notices = (await f.notices(watcher.token)).notices as {
+      entityType: string;
+      displayMetadata: Record<string, unknown>;
+    }[];
     const whole = notices.find((n) => n.entityType === 'collection')!;
     const encrypted = notices.find((n) => n.entityType === 'request')!;
     expect(notices).toHaveLength(2);
-    expect(whole.displayMetadata).toEqual({ actorName: actor.name, targetLabel: s.collection.name, previewText: 'y'.repeat(120) });
+    expect(whole.displayMetadata).toEqual({
+      actorName: actor.name,
+      targetLabel: s.collection.name,
+      previewText: 'y'.repeat(120),
+    });
     expect(encrypted.displayMetadata.previewText).toBeUndefined();
     expect('previewText' in encrypted.displayMetadata).toBe(false);
   });

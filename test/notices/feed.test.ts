@@ -20,7 +20,12 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   async function mention(recipient: Account, collectionId: string, count: number) {
     const actor = await f.user({ collectionAccess: ['*'] });
     for (let i = 0; i < count; i++) {
-      await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: collectionId, mentionedUserIds: [recipient.id] });
+      await f.publish({
+        actorUserId: actor.id,
+        entityType: 'collection',
+        entityId: collectionId,
+        mentionedUserIds: [recipient.id],
+      });
     }
   }
   async function pages(token: string, limit: number) {
@@ -60,7 +65,9 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
       await mention(reader, revoked.id, 3);
       await mention(reader, kept.id, 1);
     }
-    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: [kept.id] } });
+    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, {
+      body: { collectionAccess: [kept.id] },
+    });
     expect(res.status, res.text).toBe(200);
     const result = await pages(reader.token, 3);
     expect(result.map((page) => page.length)).toEqual([3, 1]);
@@ -80,7 +87,10 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
 
   it.each([
     ['a NUL in the id', '2026-03-01T10:00:00.000Z|a\u0000b'],
-    ['bytes that are not UTF-8 in the id', Buffer.concat([Buffer.from('2026-03-01T10:00:00.000Z|a'), Buffer.from([0xff, 0xfe])])],
+    [
+      'bytes that are not UTF-8 in the id',
+      Buffer.concat([Buffer.from('2026-03-01T10:00:00.000Z|a'), Buffer.from([0xff, 0xfe])]),
+    ],
     ['an empty id', '2026-03-01T10:00:00.000Z|'],
     ['an impossible date', '2026-02-30T10:00:00.000Z|a'],
   ])('rejects a cursor with %s with 400 naming cursor, never a storage error', async (_, text) => {
@@ -104,10 +114,21 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const base = Date.parse(readable.createdAt);
     for (let i = 1; i <= hidden; i++) {
       await store.table(noticesTable).insert({
-        id: `hidden-${reader.id}-${String(i).padStart(4, '0')}`, recipientUserId: reader.id, eventType: 'mention',
-        entityType: 'collection', entityId: `gone-${i}`, requestId: null, collectionId: `gone-${i}`, folderId: null,
-        runResultId: null, discussionThreadId: null, discussionCommentId: null, actorUserId: null,
-        displayMetadata: { actorName: 'x', targetLabel: 'gone' }, createdAt: new Date(base + i).toISOString(), readAt: null,
+        id: `hidden-${reader.id}-${String(i).padStart(4, '0')}`,
+        recipientUserId: reader.id,
+        eventType: 'mention',
+        entityType: 'collection',
+        entityId: `gone-${i}`,
+        requestId: null,
+        collectionId: `gone-${i}`,
+        folderId: null,
+        runResultId: null,
+        discussionThreadId: null,
+        discussionCommentId: null,
+        actorUserId: null,
+        displayMetadata: { actorName: 'x', targetLabel: 'gone' },
+        createdAt: new Date(base + i).toISOString(),
+        readAt: null,
       });
     }
     const first = await f.notices(reader.token, '?limit=1');
@@ -127,33 +148,47 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect(requests).toBe(2);
   });
 
-  it.each(['0', '101', 'ten', '0x10', '1e1', ' 5'])('rejects limit=%s with 400 naming limit', async (limit) => {
-    const res = await f.t.request('GET', `/notices?limit=${limit}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/^limit: /);
-  });
+  it.each(['0', '101', 'ten', '0x10', '1e1', ' 5'])(
+    'rejects limit=%s with 400 naming limit',
+    async (limit) => {
+      const res = await f.t.request('GET', `/notices?limit=${limit}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^limit: /);
+    },
+  );
 
-  it('counts unread notices, marks one or all as read, and hides other users\' notices', async () => {
+  it("counts unread notices, marks one or all as read, and hides other users' notices", async () => {
     const owner = await f.user({ collectionAccess: ['*'] });
     const collection = await f.collection(owner.token);
     const reader = await f.user({ collectionAccess: [collection.id] });
     await mention(reader, collection.id, 3);
-    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    const count = async () =>
+      (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
     expect(await count()).toEqual({ count: 3 });
 
     const [first] = (await f.notices(reader.token)).notices;
-    expect((await f.t.request('POST', `/notices/${first.id}/read`, { token: owner.token })).body).toEqual({ error: 'Notice not found' });
-    expect((await f.t.request('POST', '/notices/missing/read', { token: reader.token })).status).toBe(404);
+    expect(
+      (await f.t.request('POST', `/notices/${first.id}/read`, { token: owner.token })).body,
+    ).toEqual({ error: 'Notice not found' });
+    expect(
+      (await f.t.request('POST', '/notices/missing/read', { token: reader.token })).status,
+    ).toBe(404);
     clock.advance(5);
     const read = await f.t.request('POST', `/notices/${first.id}/read`, { token: reader.token });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: first.id, readAt: clock.iso() });
     clock.advance(5);
-    expect((await f.t.request('POST', `/notices/${first.id}/read`, { token: reader.token })).body.readAt).toBe(read.body.readAt);
+    expect(
+      (await f.t.request('POST', `/notices/${first.id}/read`, { token: reader.token })).body.readAt,
+    ).toBe(read.body.readAt);
     expect(await count()).toEqual({ count: 2 });
 
-    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({ count: 2 });
-    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({ count: 0 });
+    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({
+      count: 2,
+    });
+    expect((await f.t.request('POST', '/notices/read-all', { token: reader.token })).body).toEqual({
+      count: 0,
+    });
     expect(await count()).toEqual({ count: 0 });
   });
 
@@ -163,9 +198,12 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const reader = await f.user({ collectionAccess: [kept.id, revoked.id] });
     await mention(reader, kept.id, 2);
     await mention(reader, revoked.id, 3);
-    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    const count = async () =>
+      (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
     expect(await count()).toEqual({ count: 5 });
-    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: [kept.id] } });
+    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, {
+      body: { collectionAccess: [kept.id] },
+    });
     expect(res.status, res.text).toBe(200);
     expect(await count()).toEqual({ count: 2 });
     expect((await f.notices(reader.token)).notices).toHaveLength(2);
@@ -178,11 +216,17 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const user = await f.user();
     const get = () => f.t.request('GET', '/me/notification-settings', { token: user.token });
     expect((await get()).body).toEqual({ level: 'all', updatedAt: '1970-01-01T00:00:00.000Z' });
-    const put = await f.t.request('PUT', '/me/notification-settings', { token: user.token, body: { level: 'mentions' } });
+    const put = await f.t.request('PUT', '/me/notification-settings', {
+      token: user.token,
+      body: { level: 'mentions' },
+    });
     expect(put.body).toEqual({ level: 'mentions', updatedAt: clock.iso() });
     expect((await get()).body).toEqual(put.body);
     for (const body of [{ level: 'loud' }, {}, { level: 3 }]) {
-      const bad = await f.t.request('PUT', '/me/notification-settings', { token: user.token, body });
+      const bad = await f.t.request('PUT', '/me/notification-settings', {
+        token: user.token,
+        body,
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error).toMatch(/^level: /);
     }
@@ -194,23 +238,43 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const request = await f.request(collection.id, { method: 'POST' }, owner.token);
     const reader = await f.user({ collectionAccess: [collection.id] });
     const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: request.id, mentionedUserIds: [reader.id] });
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'request',
+      entityId: request.id,
+      mentionedUserIds: [reader.id],
+    });
     await mention(reader, collection.id, 1);
-    expect((await f.t.request('DELETE', `/requests/${request.id}`, { token: owner.token })).status).toBe(204);
+    expect(
+      (await f.t.request('DELETE', `/requests/${request.id}`, { token: owner.token })).status,
+    ).toBe(204);
     const left = (await f.notices(reader.token)).notices;
     expect(left.map((n) => n.entityType)).toEqual(['collection']);
-    expect((await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
+    expect(
+      (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body,
+    ).toEqual({ count: 1 });
   });
 
   it('removes the feed, settings and thread subscriptions of a deleted account', async () => {
     const collection = await f.collection();
     const reader = await f.user({ collectionAccess: [collection.id] });
     await mention(reader, collection.id, 2);
-    await f.t.request('PUT', '/me/notification-settings', { token: reader.token, body: { level: 'mentions' } });
+    await f.t.request('PUT', '/me/notification-settings', {
+      token: reader.token,
+      body: { level: 'mentions' },
+    });
     const store = f.t.hub.driver().forTenant('__default__');
-    const { noticesTable, notificationSettingsTable } = await import('../../plugins/notices/tables.ts');
+    const { noticesTable, notificationSettingsTable } =
+      await import('../../plugins/notices/tables.ts');
     const { subscriptionsTable } = await import('../../plugins/discussions/tables.ts');
-    await store.table(subscriptionsTable).insert({ id: `${reader.id}:root`, userId: reader.id, rootCommentId: 'root', entityType: 'collection', entityId: collection.id, createdAt: clock.iso() });
+    await store.table(subscriptionsTable).insert({
+      id: `${reader.id}:root`,
+      userId: reader.id,
+      rootCommentId: 'root',
+      entityType: 'collection',
+      entityId: collection.id,
+      createdAt: clock.iso(),
+    });
     expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(2);
     expect((await f.t.request('DELETE', `/admin/users/${reader.id}`)).status).toBe(204);
     expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(0);
@@ -225,13 +289,23 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const reader = await f.user({ collectionAccess: ['*'] });
     await mention(reader, gone.id, 1);
     const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({ actorUserId: actor.id, entityType: 'request', entityId: request.id, mentionedUserIds: [reader.id] });
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'request',
+      entityId: request.id,
+      mentionedUserIds: [reader.id],
+    });
     const store = f.t.hub.driver().forTenant('__default__');
     const { noticesTable } = await import('../../plugins/notices/tables.ts');
     const { deleteNoticesOfRemoved } = await import('../../plugins/notices/cleanup.ts');
-    const event = { tenantId: '__default__', removed: { collection: [gone.id], request: [request.id] } };
+    const event = {
+      tenantId: '__default__',
+      removed: { collection: [gone.id], request: [request.id] },
+    };
     // The first delete (the collection's notices) succeeds, the second (the request's) fails.
-    await expect(deleteNoticesOfRemoved(failingDeletes(store, 2), event)).rejects.toThrow('failed on purpose');
+    await expect(deleteNoticesOfRemoved(failingDeletes(store, 2), event)).rejects.toThrow(
+      'failed on purpose',
+    );
     expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(2);
     await deleteNoticesOfRemoved(store, event);
     expect(await store.table(noticesTable).count({ recipientUserId: reader.id })).toBe(0);
@@ -249,16 +323,30 @@ describe.each(httpDrivers())('notice unread count across tenants (%s)', (kind) =
     const collection = await f.collection();
     const reader = await f.user({ collectionAccess: [collection.id] });
     const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({ actorUserId: actor.id, entityType: 'collection', entityId: collection.id, mentionedUserIds: [reader.id] });
-    const count = async () => (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
+    await f.publish({
+      actorUserId: actor.id,
+      entityType: 'collection',
+      entityId: collection.id,
+      mentionedUserIds: [reader.id],
+    });
+    const count = async () =>
+      (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
     expect(await count()).toEqual({ count: 1 });
     // A row in another tenant that names this reader and this collection: only tenant scoping
     // keeps it out of the count (the access filter alone would let it through).
     const tenant = `t${crypto.randomUUID().slice(0, 8)}`;
     await f.t.hub.identity.tenants.create(tenant, 'Other');
     const [mine] = (await f.notices(reader.token)).notices;
-    const row = await f.t.hub.driver().forTenant(DEFAULT_TENANT_ID).table(noticesTable).get(mine.id);
-    await f.t.hub.driver().forTenant(tenant).table(noticesTable).insert({ ...row!, id: crypto.randomUUID() });
+    const row = await f.t.hub
+      .driver()
+      .forTenant(DEFAULT_TENANT_ID)
+      .table(noticesTable)
+      .get(mine.id);
+    await f.t.hub
+      .driver()
+      .forTenant(tenant)
+      .table(noticesTable)
+      .insert({ ...row!, id: crypto.randomUUID() });
     expect(await count()).toEqual({ count: 1 });
   });
 });

@@ -15,7 +15,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, useTestHub, type TestHub } from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
-import { PG_URL_VAR, redisSection as sharedRedisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
+import {
+  PG_URL_VAR,
+  redisSection as sharedRedisSection,
+  REDIS_URL_VAR,
+  requireService,
+} from '../helpers/services.ts';
 import { eventually } from '../helpers/async.ts';
 import { sseReader } from '../helpers/sse.ts';
 import { pluginsWith } from './setup.ts';
@@ -25,7 +30,8 @@ const pgUrl = requireService(PG_URL_VAR);
 const prefix = `hubtest:${randomUUID().slice(0, 8)}:`;
 
 /** The `redis` section for a test hub, under this run's key prefix. */
-const redisSection = (overrides: Record<string, unknown> = {}) => sharedRedisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides });
+const redisSection = (overrides: Record<string, unknown> = {}) =>
+  sharedRedisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides });
 
 const openStream = (t: TestHub, token: string) =>
   t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}` } });
@@ -54,7 +60,12 @@ describe.runIf(redisUrl && pgUrl)('notice fan-out across two hubs over Redis (po
     for (let i = 0; i < 2; i++) drivers.push(await createDriver(database.config));
     const plugins = await pluginsWith({});
     a = await startTestHub({ driver: drivers[0]!, plugins, config: { redis: redisSection() } });
-    b = await startTestHub({ driver: drivers[1]!, plugins, config: { redis: redisSection() }, migrate: false });
+    b = await startTestHub({
+      driver: drivers[1]!,
+      plugins,
+      config: { redis: redisSection() },
+      migrate: false,
+    });
     const { host, port } = redisSection();
     admin = new Redis({ host, port, lazyConnect: true });
     await admin.connect();
@@ -69,7 +80,12 @@ describe.runIf(redisUrl && pgUrl)('notice fan-out across two hubs over Redis (po
 
   it('delivers a notice created through hub A to a stream on hub B', async () => {
     const owner = await a.createUser({ collectionAccess: ['*'] });
-    const collection = (await a.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
+    const collection = (
+      await a.request('POST', '/collections', {
+        token: owner.token,
+        body: { name: uniqueName('c') },
+      })
+    ).body;
     const readerName = uniqueName('reader');
     const reader = await a.createUser({ name: readerName, collectionAccess: [collection.id] });
     const stream = await readyStream(b, reader.token);
@@ -81,16 +97,29 @@ describe.runIf(redisUrl && pgUrl)('notice fan-out across two hubs over Redis (po
     await listener.subscribe(noticeChannel({ keyPrefix: prefix }));
     listener.on('message', (_channel, message) => channelMessages.push(message));
 
-    const res = await a.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `hi @${readerName}` } });
+    const res = await a.request('POST', `/collections/${collection.id}/discussions`, {
+      token: owner.token,
+      body: { body: `hi @${readerName}` },
+    });
     expect(res.status, res.text).toBe(200);
     await stream.until('notice.created');
     const [notice] = (await b.request('GET', '/notices', { token: reader.token })).body.notices;
-    expect(stream.frames()).toEqual([{ v: 1, type: 'notice.created', noticeId: notice.id, unreadCount: 1 }]);
-    expect(notice).toMatchObject({ eventType: 'discussion.mention', discussionCommentId: res.body.id });
+    expect(stream.frames()).toEqual([
+      { v: 1, type: 'notice.created', noticeId: notice.id, unreadCount: 1 },
+    ]);
+    expect(notice).toMatchObject({
+      eventType: 'discussion.mention',
+      discussionCommentId: res.body.id,
+    });
 
     await eventually(() => channelMessages.length === 1);
     expect(JSON.parse(channelMessages[0]!)).toEqual({
-      v: 1, type: 'notice.created', tenantId: '__default__', recipientUserId: reader.id, noticeId: notice.id, unreadCount: 1,
+      v: 1,
+      type: 'notice.created',
+      tenantId: '__default__',
+      recipientUserId: reader.id,
+      noticeId: notice.id,
+      unreadCount: 1,
     });
     await stream.cancel();
     await listener.quit();
@@ -113,9 +142,19 @@ describe.runIf(redisUrl)('notices while Redis is unreachable', () => {
     expect(stream.status).toBe(503);
     expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
 
-    const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } })).body;
-    const res = await t.request('POST', `/collections/${collection.id}/discussions`, { token: owner.token, body: { body: `@${readerName} ping` } });
+    const collection = (
+      await t.request('POST', '/collections', {
+        token: owner.token,
+        body: { name: uniqueName('c') },
+      })
+    ).body;
+    const res = await t.request('POST', `/collections/${collection.id}/discussions`, {
+      token: owner.token,
+      body: { body: `@${readerName} ping` },
+    });
     expect(res.status, res.text).toBe(200);
-    expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual({ count: 1 });
+    expect((await t.request('GET', '/notices/unread-count', { token: reader.token })).body).toEqual(
+      { count: 1 },
+    );
   });
 });

@@ -15,24 +15,37 @@ import { fixtures } from '../helpers/fixtures.ts';
 import { useTestHub, type TestHubOptions } from '../helpers/hub.ts';
 
 /** Every registered plugin, with the notices plugin swapped for one built with these options. */
-export async function pluginsWith(options: Parameters<typeof createNoticesPlugin>[0]): Promise<PluginDefinition<any>[]> {
+export async function pluginsWith(
+  options: Parameters<typeof createNoticesPlugin>[0],
+): Promise<PluginDefinition<any>[]> {
   const { plugins } = await import('../../plugins/index.ts');
   return [...plugins.filter((p) => p.name !== 'notices'), createNoticesPlugin(options)];
 }
 
-type PublishedEvent = Partial<DiscussionCommentCreatedEvent> & { actorUserId: string; entityType: TargetType; entityId: string };
+type PublishedEvent = Partial<DiscussionCommentCreatedEvent> & {
+  actorUserId: string;
+  entityType: TargetType;
+  entityId: string;
+};
 
 /** Starts one hub on `kind` for the enclosing describe block; read it inside tests only. */
 export function useNoticesHub(kind: DriverKind, extra: TestHubOptions = {}) {
   const registry = createStreamRegistry();
-  const f = fixtures(useTestHub(kind, async () => ({ plugins: await pluginsWith({ heartbeatMs: 100, registry }), ...extra })));
+  const f = fixtures(
+    useTestHub(kind, async () => ({
+      plugins: await pluginsWith({ heartbeatMs: 100, registry }),
+      ...extra,
+    })),
+  );
   const { t } = f;
   return {
     ...f,
     registry,
     /** Starts a thread over HTTP and returns the comment. */
-    comment: (path: string, body: string, token: string): Promise<{ id: string }> => f.create(path, { body }, token),
-    reply: (commentId: string, body: string, token: string): Promise<{ id: string }> => f.create(`/discussion-comments/${commentId}/replies`, { body }, token),
+    comment: (path: string, body: string, token: string): Promise<{ id: string }> =>
+      f.create(path, { body }, token),
+    reply: (commentId: string, body: string, token: string): Promise<{ id: string }> =>
+      f.create(`/discussion-comments/${commentId}/replies`, { body }, token),
     async notices(token: string, query = ''): Promise<{ notices: any[]; nextCursor?: string }> {
       const res = await t.request('GET', `/notices${query}`, { token });
       expect(res.status, res.text).toBe(200);

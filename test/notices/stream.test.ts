@@ -13,7 +13,9 @@ import { sseReader } from '../helpers/sse.ts';
 import { pluginsWith, useNoticesHub } from './setup.ts';
 
 const openStream = (t: TestHub, token: string) =>
-  t.hub.app.request('/notices/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+  t.hub.app.request('/notices/stream', {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+  });
 
 describe.each(httpDrivers())('notice stream (%s)', (kind) => {
   const f = useNoticesHub(kind);
@@ -23,7 +25,12 @@ describe.each(httpDrivers())('notice stream (%s)', (kind) => {
     const collection = await f.collection(owner.token);
     const reader = await f.user({ collectionAccess: [collection.id] });
     const mention = (userId = reader.id) =>
-      f.publish({ actorUserId: owner.id, entityType: 'collection', entityId: collection.id, mentionedUserIds: [userId] });
+      f.publish({
+        actorUserId: owner.id,
+        entityType: 'collection',
+        entityId: collection.id,
+        mentionedUserIds: [userId],
+      });
     return { owner, collection, reader, mention };
   }
 
@@ -55,7 +62,9 @@ describe.each(httpDrivers())('notice stream (%s)', (kind) => {
       { v: 1, type: 'notice.created', noticeId: ids[0], unreadCount: 1 },
       { v: 1, type: 'notice.created', noticeId: ids[1], unreadCount: 2 },
     ]);
-    expect(mine.text).toMatch(/data: \{"v":1,"type":"notice.created","noticeId":"[^"]+","unreadCount":2\}\n\n/);
+    expect(mine.text).toMatch(
+      /data: \{"v":1,"type":"notice.created","noticeId":"[^"]+","unreadCount":2\}\n\n/,
+    );
     expect(theirs.frames()).toEqual([]);
     await Promise.all([mine.cancel(), theirs.cancel()]);
   });
@@ -63,7 +72,9 @@ describe.each(httpDrivers())('notice stream (%s)', (kind) => {
   it('releases the registration when the client disconnects', async () => {
     const { reader, mention } = await scene();
     const before = f.registry.size();
-    const streams = await Promise.all([1, 2, 3].map(async () => sseReader(await openStream(f.t, reader.token))));
+    const streams = await Promise.all(
+      [1, 2, 3].map(async () => sseReader(await openStream(f.t, reader.token))),
+    );
     for (const sse of streams) await sse.until(': connected');
     expect(f.registry.size()).toBe(before + 3);
     await streams[0]!.cancel();
@@ -86,7 +97,9 @@ describe.each(httpDrivers())('notice stream shutdown (%s)', (kind) => {
 
   it('writes ": shutdown" and ends every stream when the hub closes, without waiting for clients', async () => {
     const user = await t.createUser({});
-    const streams = await Promise.all([user.token, t.adminToken].map(async (token) => sseReader(await openStream(t, token))));
+    const streams = await Promise.all(
+      [user.token, t.adminToken].map(async (token) => sseReader(await openStream(t, token))),
+    );
     for (const sse of streams) await sse.until(': connected');
     expect(registry.size()).toBe(2);
 
@@ -109,15 +122,23 @@ describe('notice stream over a real socket (@hono/node-server)', () => {
   const registry = createStreamRegistry();
   // A drain deadline longer than the test's own timeout: stop() must not wait for it.
   const config = { server: { shutdownTimeoutMs: 3_600_000 } };
-  const t = useTestHub(EMBEDDED_DRIVER, async () => ({ plugins: await pluginsWith({ registry }), config }));
+  const t = useTestHub(EMBEDDED_DRIVER, async () => ({
+    plugins: await pluginsWith({ registry }),
+    config,
+  }));
 
   it('streams frames, releases a dropped client, and ends with ": shutdown" when the server stops', async () => {
     const running = await serveNode(t.hub, { host: '127.0.0.1', port: 0 });
     try {
       const owner = await t.createUser({ collectionAccess: ['*'] });
-      const collection = (await t.request('POST', '/collections', { token: owner.token, body: { name: 'socket' } })).body;
+      const collection = (
+        await t.request('POST', '/collections', { token: owner.token, body: { name: 'socket' } })
+      ).body;
       const connect = (signal?: AbortSignal) =>
-        fetch(`${running.url}/notices/stream`, { headers: { authorization: `Bearer ${owner.token}` }, ...(signal ? { signal } : {}) });
+        fetch(`${running.url}/notices/stream`, {
+          headers: { authorization: `Bearer ${owner.token}` },
+          ...(signal ? { signal } : {}),
+        });
 
       const dropped = new AbortController();
       const first = sseReader(await connect(dropped.signal));
@@ -129,9 +150,14 @@ describe('notice stream over a real socket (@hono/node-server)', () => {
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       const sse = sseReader(res);
       await sse.until(': connected');
-      const folder = await t.request('POST', `/collections/${collection.id}/folders`, { token: owner.token, body: { name: 'f' } });
+      const folder = await t.request('POST', `/collections/${collection.id}/folders`, {
+        token: owner.token,
+        body: { name: 'f' },
+      });
       // The creator hears about a new thread on their folder.
-      const comment = await t.request('POST', `/folders/${folder.body.id}/discussions`, { body: { body: 'socket test' } });
+      const comment = await t.request('POST', `/folders/${folder.body.id}/discussions`, {
+        body: { body: 'socket test' },
+      });
       expect(comment.status, comment.text).toBe(200);
       await sse.until('"unreadCount":1');
 

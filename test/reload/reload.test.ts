@@ -15,12 +15,14 @@ import { useTestHub } from '../helpers/hub.ts';
 import { llmSection } from '../helpers/llm-provider.ts';
 
 const BASE = { logging: { level: 'silent' }, server: { host: '127.0.0.1', port: 8788 } };
-const statuses = (body: { sections: { section: string; status: string }[] }) => Object.fromEntries(body.sections.map((s) => [s.section, s.status]));
+const statuses = (body: { sections: { section: string; status: string }[] }) =>
+  Object.fromEntries(body.sections.map((s) => [s.section, s.status]));
 
 describe('config reload', () => {
   let dir: string;
   let file: string;
-  const write = (config: Record<string, unknown>) => writeFile(file, stringify({ ...BASE, ...config }));
+  const write = (config: Record<string, unknown>) =>
+    writeFile(file, stringify({ ...BASE, ...config }));
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'hub-reload-'));
@@ -37,7 +39,12 @@ describe('config reload', () => {
   it('reports every known section as unchanged when the file did not change', async () => {
     const res = await reload();
     expect(res.status).toBe(200);
-    expect(res.body.sections).toEqual(['db', 'redis', 'llm', 'plugins', 'collaboration', 'server'].map((section) => ({ section, status: 'unchanged' })));
+    expect(res.body.sections).toEqual(
+      ['db', 'redis', 'llm', 'plugins', 'collaboration', 'server'].map((section) => ({
+        section,
+        status: 'unchanged',
+      })),
+    );
   });
 
   it('answers 400 with fatalError for an invalid file and changes nothing', async () => {
@@ -65,9 +72,16 @@ describe('config reload', () => {
   it('applies the llm and plugins sections live and turns them off again', async () => {
     await write({ llm: llmSection(), plugins: { catalogs: ['https://c.example/catalog.json'] } });
     const res = await reload();
-    expect(statuses(res.body)).toMatchObject({ llm: 'reloaded', plugins: 'reloaded', db: 'unchanged', server: 'unchanged' });
+    expect(statuses(res.body)).toMatchObject({
+      llm: 'reloaded',
+      plugins: 'reloaded',
+      db: 'unchanged',
+      server: 'unchanged',
+    });
     expect((await t.request('GET', '/admin/llm/models')).status).toBe(200);
-    expect((await t.request('GET', '/plugins/sources')).body.catalogs).toEqual(['https://c.example/catalog.json']);
+    expect((await t.request('GET', '/plugins/sources')).body.catalogs).toEqual([
+      'https://c.example/catalog.json',
+    ]);
     await write({});
     expect(statuses((await reload()).body)).toMatchObject({ llm: 'reloaded', plugins: 'reloaded' });
     expect((await t.request('GET', '/admin/llm/models')).status).toBe(503);
@@ -77,20 +91,33 @@ describe('config reload', () => {
     await write({ server: { host: '0.0.0.0', port: 9999, trustProxy: true } });
     const res = await reload();
     const server = res.body.sections.find((s: any) => s.section === 'server');
-    expect(server).toEqual({ section: 'server', status: 'restart-required', error: expect.stringContaining('restart') });
-    expect(t.hub.config().server).toMatchObject({ host: '127.0.0.1', port: 8788, trustProxy: true });
+    expect(server).toEqual({
+      section: 'server',
+      status: 'restart-required',
+      error: expect.stringContaining('restart'),
+    });
+    expect(t.hub.config().server).toMatchObject({
+      host: '127.0.0.1',
+      port: 8788,
+      trustProxy: true,
+    });
     await write({});
     await reload();
   });
 
   it('is for admins only', async () => {
     const user = await t.createUser({});
-    expect((await t.request('POST', '/admin/config/reload', { token: user.token })).status).toBe(403);
+    expect((await t.request('POST', '/admin/config/reload', { token: user.token })).status).toBe(
+      403,
+    );
   });
 
   it('reloads on SIGHUP through the running server', async () => {
     let calls = 0;
-    const running = { reload: async () => void (calls += 1), stop: async () => {} } as unknown as RunningServer;
+    const running = {
+      reload: async () => void (calls += 1),
+      stop: async () => {},
+    } as unknown as RunningServer;
     const dispose = handleSignals(running, silentLogger, () => {});
     try {
       process.emit('SIGHUP');

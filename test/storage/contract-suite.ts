@@ -54,7 +54,11 @@ export interface OpenedDriver {
 }
 
 /** Registers the whole contract for one driver. `serialWriters` is true where one writer at a time exists (SQLite). */
-export function defineStorageContract(name: string, open: () => Promise<OpenedDriver>, options: { serialWriters?: boolean } = {}): void {
+export function defineStorageContract(
+  name: string,
+  open: () => Promise<OpenedDriver>,
+  options: { serialWriters?: boolean } = {},
+): void {
   describe(`storage contract on ${name}`, () => {
     let opened: OpenedDriver;
     let a: Store;
@@ -80,11 +84,18 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         await opened.driver.applyMigration(step);
         expect(runs).toBe(1);
         const applied = await opened.driver.appliedMigrations();
-        expect(applied.indexOf('contract/0001')).toBeLessThan(applied.indexOf('contract/0002-data'));
+        expect(applied.indexOf('contract/0001')).toBeLessThan(
+          applied.indexOf('contract/0002-data'),
+        );
       });
 
       it('treats creating an existing table and adding an existing column as no-ops', async () => {
-        await opened.driver.applyMigration({ id: 'contract/0003-again', createTables: [things], addColumns: [{ table: things, columns: ['note'] }], addIndexes: [things] });
+        await opened.driver.applyMigration({
+          id: 'contract/0003-again',
+          createTables: [things],
+          addColumns: [{ table: things, columns: ['note'] }],
+          addIndexes: [things],
+        });
         const row = await a.table(things).insert(thing());
         expect(await a.table(things).get(row.id)).toEqual(row);
       });
@@ -93,8 +104,13 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
     describe('rows', () => {
       it('round-trips every column kind, with millisecond timestamps', async () => {
         const row = thing({
-          note: 'ünïcødé ✓ 𝄞 '.repeat(2000), score: -42, active: false, data: { nested: [1, 'two', { three: null }], quote: "it's" },
-          at: '2026-03-04T05:06:07.089Z', seenAt: '2026-12-31T23:59:59.999Z', rank: 2 ** 40,
+          note: 'ünïcødé ✓ 𝄞 '.repeat(2000),
+          score: -42,
+          active: false,
+          data: { nested: [1, 'two', { three: null }], quote: "it's" },
+          at: '2026-03-04T05:06:07.089Z',
+          seenAt: '2026-12-31T23:59:59.999Z',
+          rank: 2 ** 40,
         });
         await a.table(things).insert(row);
         expect(await a.table(things).get(row.id)).toEqual(row);
@@ -110,8 +126,12 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
 
       it('refuses a duplicate id or unique key with a unique StorageError', async () => {
         const row = await a.table(things).insert(thing());
-        await expect(a.table(things).insert({ ...thing(), id: row.id })).rejects.toMatchObject({ code: 'unique' });
-        await expect(a.table(things).insert(thing({ name: row.name }))).rejects.toSatisfy((e) => e instanceof StorageError && e.code === 'unique');
+        await expect(a.table(things).insert({ ...thing(), id: row.id })).rejects.toMatchObject({
+          code: 'unique',
+        });
+        await expect(a.table(things).insert(thing({ name: row.name }))).rejects.toSatisfy(
+          (e) => e instanceof StorageError && e.code === 'unique',
+        );
       });
 
       it('inserts many rows at once, all or none', async () => {
@@ -120,28 +140,45 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         expect((await a.table(things).getMany(rows.map((row) => row.id))).length).toBe(230);
         expect(await a.table(things).insertMany([])).toEqual([]);
         // A duplicate in the last chunk: nothing of the call lands, also not the earlier chunks.
-        const batch = [...Array.from({ length: 150 }, () => thing()), { ...thing(), id: rows[0]!.id }];
+        const batch = [
+          ...Array.from({ length: 150 }, () => thing()),
+          { ...thing(), id: rows[0]!.id },
+        ];
         await expect(a.table(things).insertMany(batch)).rejects.toMatchObject({ code: 'unique' });
         expect(await a.table(things).getMany(batch.slice(0, 150).map((row) => row.id))).toEqual([]);
         const inside = [thing(), thing()];
-        await expect(a.transaction(async (tx) => {
-          await tx.table(things).insertMany(inside);
-          throw new Error('roll back');
-        })).rejects.toThrow('roll back');
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.table(things).insertMany(inside);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
         expect(await a.table(things).getMany(inside.map((row) => row.id))).toEqual([]);
       });
 
       it('updates some columns and returns the whole row', async () => {
         const row = await a.table(things).insert(thing());
-        const updated = await a.table(things).update(row.id, { rank: -1, data: { changed: true }, seenAt: '2026-01-02T03:04:05.006Z' });
-        expect(updated).toEqual({ ...row, rank: -1, data: { changed: true }, seenAt: '2026-01-02T03:04:05.006Z' });
+        const updated = await a.table(things).update(row.id, {
+          rank: -1,
+          data: { changed: true },
+          seenAt: '2026-01-02T03:04:05.006Z',
+        });
+        expect(updated).toEqual({
+          ...row,
+          rank: -1,
+          data: { changed: true },
+          seenAt: '2026-01-02T03:04:05.006Z',
+        });
       });
 
       it('updates only when the row also matches the given conditions', async () => {
         const row = await a.table(things).insert(thing({ rank: 3 }));
         expect(await a.table(things).update(row.id, { rank: 4 }, { rank: 99 })).toBeNull();
         expect(await a.table(things).get(row.id)).toEqual(row);
-        expect(await a.table(things).update(row.id, { rank: 4 }, { rank: 3, note: null })).toEqual({ ...row, rank: 4 });
+        expect(await a.table(things).update(row.id, { rank: 4 }, { rank: 3, note: null })).toEqual({
+          ...row,
+          rank: 4,
+        });
         expect(await a.table(things).update(row.id, {}, { rank: 5 })).toBeNull();
         expect(await a.table(things).update(row.id, {}, { rank: 4 })).toEqual({ ...row, rank: 4 });
       });
@@ -157,14 +194,19 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         const existing = await a.table(things).insert(thing());
         const other = thing();
         await a.transaction(async (tx) => {
-          await expect(tx.table(things).put(thing({ name: existing.name }))).rejects.toMatchObject({ code: 'unique' });
+          await expect(tx.table(things).put(thing({ name: existing.name }))).rejects.toMatchObject({
+            code: 'unique',
+          });
           await tx.table(things).insert(other);
         });
         expect(await a.table(things).get(other.id)).toEqual(other);
       });
 
       it('refuses a NUL character in a value and finds nothing by one', async () => {
-        await expect(a.table(things).insert(thing({ name: 'a\u0000b' }))).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining('name') });
+        await expect(a.table(things).insert(thing({ name: 'a\u0000b' }))).rejects.toMatchObject({
+          code: 'invalid',
+          message: expect.stringContaining('name'),
+        });
         expect(await a.table(things).get('x\u0000')).toBeNull();
         expect(await a.table(things).getMany(['x\u0000'])).toEqual([]);
       });
@@ -175,8 +217,18 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
       let rows: Thing[];
       beforeAll(async () => {
         rows = [];
-        for (const [rank, score] of [[1, 10], [2, null], [2, 30], [3, 40], [5, 50]] as const) {
-          rows.push(await a.table(things).insert(thing({ rank, score, note: family, at: '2026-05-05T05:05:05.555Z' })));
+        for (const [rank, score] of [
+          [1, 10],
+          [2, null],
+          [2, 30],
+          [3, 40],
+          [5, 50],
+        ] as const) {
+          rows.push(
+            await a
+              .table(things)
+              .insert(thing({ rank, score, note: family, at: '2026-05-05T05:05:05.555Z' })),
+          );
         }
       });
       const mine = { note: family };
@@ -184,30 +236,46 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
 
       it('filters with equality, null, in, ne and ranges', async () => {
         expect(await a.table(things).count({ ...mine, rank: 2 })).toBe(2);
-        expect(ids(await a.table(things).find({ where: { ...mine, score: null } }))).toEqual([rows[1]!.id]);
+        expect(ids(await a.table(things).find({ where: { ...mine, score: null } }))).toEqual([
+          rows[1]!.id,
+        ]);
         expect(await a.table(things).count({ ...mine, rank: { in: [1, 5] } })).toBe(2);
         expect(await a.table(things).count({ ...mine, rank: { in: [] } })).toBe(0);
         expect(await a.table(things).count({ ...mine, rank: { ne: 2 } })).toBe(3);
         expect(await a.table(things).count({ ...mine, score: { ne: null } })).toBe(4);
         expect(await a.table(things).count({ ...mine, rank: { gt: 2 } })).toBe(2);
-        expect(await a.table(things).count({ ...mine, rank: { gte: 2, } })).toBe(4);
+        expect(await a.table(things).count({ ...mine, rank: { gte: 2 } })).toBe(4);
         expect(await a.table(things).count({ ...mine, rank: { lt: 2 } })).toBe(1);
         expect(await a.table(things).count({ ...mine, rank: { lte: 3 } })).toBe(4);
       });
 
       it('orders by several columns and limits', async () => {
-        const found = await a.table(things).find({ where: mine, orderBy: [['rank', 'desc'], ['id', 'asc']], limit: 3 });
-        const expected = [...rows].sort((x, y) => y.rank - x.rank || (x.id < y.id ? -1 : 1)).slice(0, 3);
+        const found = await a.table(things).find({
+          where: mine,
+          orderBy: [
+            ['rank', 'desc'],
+            ['id', 'asc'],
+          ],
+          limit: 3,
+        });
+        const expected = [...rows]
+          .sort((x, y) => y.rank - x.rank || (x.id < y.id ? -1 : 1))
+          .slice(0, 3);
         expect(ids(found)).toEqual(ids(expected));
       });
 
       it('pages with a keyset cursor without gaps or repeats when sort values tie', async () => {
         for (const direction of ['asc', 'desc'] as const) {
-          const orderBy = [['at', direction], ['id', direction]] as const;
+          const orderBy = [
+            ['at', direction],
+            ['id', direction],
+          ] as const;
           const seen: string[] = [];
           let after: Partial<Thing> | undefined;
           for (;;) {
-            const page = await a.table(things).find({ where: mine, orderBy, limit: 2, ...(after ? { after } : {}) });
+            const page = await a
+              .table(things)
+              .find({ where: mine, orderBy, limit: 2, ...(after ? { after } : {}) });
             seen.push(...ids(page));
             if (page.length < 2) break;
             const last = page[page.length - 1]!;
@@ -241,7 +309,9 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
 
       it('never lets put take over another tenant row with the same id', async () => {
         const row = await a.table(things).insert(thing());
-        await expect(b.table(things).put({ ...thing(), id: row.id })).rejects.toMatchObject({ code: 'unique' });
+        await expect(b.table(things).put({ ...thing(), id: row.id })).rejects.toMatchObject({
+          code: 'unique',
+        });
         expect(await a.table(things).get(row.id)).toEqual(row);
       });
     });
@@ -251,7 +321,11 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
         const id = `c-${Math.random().toString(36).slice(2, 8)}`;
         expect(await a.table(counters).increment(id, { hits: 1 })).toBeNull();
         const init = { id, hits: 0, bytes: 0 };
-        await Promise.all(Array.from({ length: 20 }, () => a.table(counters).increment(id, { hits: 1, bytes: 10 }, init)));
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            a.table(counters).increment(id, { hits: 1, bytes: 10 }, init),
+          ),
+        );
         expect(await a.table(counters).get(id)).toEqual({ id, hits: 20, bytes: 200 });
         expect(await b.table(counters).get(id)).toBeNull();
       });
@@ -270,21 +344,25 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
       it('rolls back every write when the function throws', async () => {
         const [x, y] = [thing(), thing()];
         const existing = await a.table(things).insert(thing());
-        await expect(a.transaction(async (tx) => {
-          await tx.table(things).insert(x);
-          await tx.table(things).update(existing.id, { rank: 999 });
-          await tx.table(things).insert({ ...y, name: x.name });
-        })).rejects.toMatchObject({ code: 'unique' });
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.table(things).insert(x);
+            await tx.table(things).update(existing.id, { rank: 999 });
+            await tx.table(things).insert({ ...y, name: x.name });
+          }),
+        ).rejects.toMatchObject({ code: 'unique' });
         expect(await a.table(things).get(x.id)).toBeNull();
         expect((await a.table(things).get(existing.id))!.rank).toBe(existing.rank);
       });
 
       it('joins an outer transaction from a nested call', async () => {
         const x = thing();
-        await expect(a.transaction(async (tx) => {
-          await tx.transaction(async (inner) => void (await inner.table(things).insert(x)));
-          throw new Error('abort');
-        })).rejects.toThrow('abort');
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.transaction(async (inner) => void (await inner.table(things).insert(x)));
+            throw new Error('abort');
+          }),
+        ).rejects.toThrow('abort');
         expect(await a.table(things).get(x.id)).toBeNull();
       });
 
@@ -316,33 +394,39 @@ export function defineStorageContract(name: string, open: () => Promise<OpenedDr
           release();
         }
         await Promise.all([first, second]);
-        expect(events.filter((e) => e !== 'released')).toEqual(['first writes', 'second read rank 1']);
+        expect(events.filter((e) => e !== 'released')).toEqual([
+          'first writes',
+          'second read rank 1',
+        ]);
         expect((await a.table(things).get(row.id))!.rank).toBe(2);
       });
 
       // One writer (SQLite) runs transactions one after another, so it can never deadlock.
-      if (!options.serialWriters) it('runs a transaction again when it loses a deadlock, so both land', async () => {
-        const x = await a.table(things).insert(thing({ rank: 0 }));
-        const y = await a.table(things).insert(thing({ rank: 0 }));
-        let arrived = 0;
-        let bothHold!: () => void;
-        const barrier = new Promise<void>((resolve) => (bothHold = resolve));
-        const attempts = { one: 0, two: 0 };
-        const crossing = (key: 'one' | 'two', firstId: string, secondId: string) =>
-          a.transaction(async (tx) => {
-            attempts[key] += 1;
-            await tx.table(things).getForUpdate(firstId);
-            if (attempts[key] === 1) {
-              if (++arrived === 2) bothHold();
-              await barrier;
-            }
-            const other = await tx.table(things).getForUpdate(secondId);
-            await tx.table(things).update(secondId, { rank: other!.rank + 1 });
-          });
-        await Promise.all([crossing('one', x.id, y.id), crossing('two', y.id, x.id)]);
-        expect(attempts.one + attempts.two).toBe(3);
-        expect((await a.table(things).get(x.id))!.rank + (await a.table(things).get(y.id))!.rank).toBe(2);
-      });
+      if (!options.serialWriters)
+        it('runs a transaction again when it loses a deadlock, so both land', async () => {
+          const x = await a.table(things).insert(thing({ rank: 0 }));
+          const y = await a.table(things).insert(thing({ rank: 0 }));
+          let arrived = 0;
+          let bothHold!: () => void;
+          const barrier = new Promise<void>((resolve) => (bothHold = resolve));
+          const attempts = { one: 0, two: 0 };
+          const crossing = (key: 'one' | 'two', firstId: string, secondId: string) =>
+            a.transaction(async (tx) => {
+              attempts[key] += 1;
+              await tx.table(things).getForUpdate(firstId);
+              if (attempts[key] === 1) {
+                if (++arrived === 2) bothHold();
+                await barrier;
+              }
+              const other = await tx.table(things).getForUpdate(secondId);
+              await tx.table(things).update(secondId, { rank: other!.rank + 1 });
+            });
+          await Promise.all([crossing('one', x.id, y.id), crossing('two', y.id, x.id)]);
+          expect(attempts.one + attempts.two).toBe(3);
+          expect(
+            (await a.table(things).get(x.id))!.rank + (await a.table(things).get(y.id))!.rank,
+          ).toBe(2);
+        });
     });
   });
 }

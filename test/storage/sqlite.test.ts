@@ -37,7 +37,10 @@ class OtherProcess {
         try { db.exec(line); console.log('done'); } catch (e) { console.log('error ' + e.code); }
       });
       rl.on('close', () => { db.close(); process.exit(0); });`;
-    this.child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawn(process.execPath, ['-e', script], {
+      cwd: process.cwd(),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     this.lines = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
   }
 
@@ -89,13 +92,16 @@ describe('the SQLite driver with another process on the same file', () => {
       expect(landed).toBe(false);
       expect(await other.exec('COMMIT')).toBe('done');
       await insert;
-      expect(await driver.forTenant('t').table(notes).get('waited')).toMatchObject({ body: 'x', n: 1 });
+      expect(await driver.forTenant('t').table(notes).get('waited')).toMatchObject({
+        body: 'x',
+        n: 1,
+      });
     } finally {
       await other.end();
     }
   }, 30_000);
 
-  it('keeps the event loop turning while a write waits for another process\'s lock', async () => {
+  it("keeps the event loop turning while a write waits for another process's lock", async () => {
     const other = new OtherProcess(path);
     try {
       expect(await other.next()).toBe('ready');
@@ -149,14 +155,21 @@ describe('the SQLite driver with another process on the same file', () => {
     try {
       expect(await other.next()).toBe('ready');
       expect(await driver.forTenant('t').table(notes).get('from-other')).toBeNull();
-      expect(await other.exec("INSERT INTO lite_notes (id, tenant_id, body, n) VALUES ('from-other', 't', 'hi', 7)")).toBe('done');
-      expect(await driver.forTenant('t').table(notes).get('from-other')).toMatchObject({ body: 'hi', n: 7 });
+      expect(
+        await other.exec(
+          "INSERT INTO lite_notes (id, tenant_id, body, n) VALUES ('from-other', 't', 'hi', 7)",
+        ),
+      ).toBe('done');
+      expect(await driver.forTenant('t').table(notes).get('from-other')).toMatchObject({
+        body: 'hi',
+        n: 7,
+      });
     } finally {
       await other.end();
     }
   }, 30_000);
 
-  it('commits transactions again after a lone write gave up on another process\'s lock', async () => {
+  it("commits transactions again after a lone write gave up on another process's lock", async () => {
     const store = driver.forTenant('t');
     await store.table(notes).insert({ id: 'gave-up', body: 'before', n: 0 });
     const other = new OtherProcess(path);
@@ -164,7 +177,10 @@ describe('the SQLite driver with another process on the same file', () => {
       expect(await other.next()).toBe('ready');
       expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
       // A write outside a transaction (as recording a token's use is) meets the lock until it gives up.
-      const error = await store.table(notes).update('gave-up', { n: 1 }).catch((caught: unknown) => caught);
+      const error = await store
+        .table(notes)
+        .update('gave-up', { n: 1 })
+        .catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'unavailable' });
       expect(await other.exec('COMMIT')).toBe('done');
     } finally {
@@ -219,7 +235,11 @@ describe('the SQLite driver with another process on the same file', () => {
   it('maps a write on a closed database to unavailable, not to a raw error', async () => {
     const other = await createDriver(database.config);
     await other.close();
-    const error = await other.forTenant('t').table(notes).insert({ id: 'closed', body: '', n: 0 }).catch((caught: unknown) => caught);
+    const error = await other
+      .forTenant('t')
+      .table(notes)
+      .insert({ id: 'closed', body: '', n: 0 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).code).toBe('unavailable');
   });

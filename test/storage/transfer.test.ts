@@ -15,21 +15,40 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { silentLogger } from '../../kernel/log.ts';
 import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import { exportHub, ImportFormatError, importHub, ImportRefusedError } from '../../kernel/storage/transfer.ts';
+import {
+  exportHub,
+  ImportFormatError,
+  importHub,
+  ImportRefusedError,
+} from '../../kernel/storage/transfer.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { llmUsageTable } from '../../plugins/llm-proxy/tables.ts';
 import { deviceKeysTable } from '../../plugins/mls-relay/tables.ts';
 import { plugins } from '../../plugins/index.ts';
-import { allDrivers, openTestDriver, type DriverKind, type TestDriver } from '../helpers/drivers.ts';
+import {
+  allDrivers,
+  openTestDriver,
+  type DriverKind,
+  type TestDriver,
+} from '../helpers/drivers.ts';
 import { startTestHub, uniqueName, type TestHub } from '../helpers/hub.ts';
 
 const CONFIG = { logging: { level: 'silent' }, multitenancy: { enabled: true } };
 const tables = collectTables(plugins);
-const sections = Object.fromEntries(plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]));
+const sections = Object.fromEntries(
+  plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+);
 
 /** A hub on `driver` as `start` would open it (no test admin added), migrating when asked. */
 async function openHub(driver: StorageDriver): Promise<Hub> {
-  return createHub({ config: validateConfig(CONFIG, sections, {}), plugins, driver, throttle: createMemoryThrottleStore(), log: silentLogger, migrate: true });
+  return createHub({
+    config: validateConfig(CONFIG, sections, {}),
+    plugins,
+    driver,
+    throttle: createMemoryThrottleStore(),
+    log: silentLogger,
+    migrate: true,
+  });
 }
 
 /** What `workspace-hub migrate` leaves: the schema, the default tenant and its system account. */
@@ -43,7 +62,10 @@ async function migrated(kind: DriverKind): Promise<TestDriver> {
 async function snapshot(driver: StorageDriver): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
-    const rows = (await driver.unscoped().table(table as Table).find({})) as { id: string }[];
+    const rows = (await driver
+      .unscoped()
+      .table(table as Table)
+      .find({})) as { id: string }[];
     out[table.name] = rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
   return out;
@@ -51,7 +73,13 @@ async function snapshot(driver: StorageDriver): Promise<Record<string, unknown[]
 
 async function exportToText(driver: StorageDriver, tenantId?: string): Promise<string> {
   const chunks: string[] = [];
-  await exportHub({ driver, tables, hubVersion: 'test', tenantId, write: async (chunk) => void chunks.push(chunk) });
+  await exportHub({
+    driver,
+    tables,
+    hubVersion: 'test',
+    tenantId,
+    write: async (chunk) => void chunks.push(chunk),
+  });
   return chunks.join('');
 }
 
@@ -63,7 +91,10 @@ async function importText(driver: StorageDriver, text: string, batchSize?: numbe
     return await importHub({
       driver,
       tables,
-      lines: createInterface({ input: createReadStream(join(dir, 'hub.json')), crlfDelay: Infinity }),
+      lines: createInterface({
+        input: createReadStream(join(dir, 'hub.json')),
+        crlfDelay: Infinity,
+      }),
       ...(batchSize ? { batchSize } : {}),
       reprovision: async () => (await openHub(driver)).close(),
     });
@@ -82,45 +113,100 @@ interface Fixture {
 
 /** Fills a hub through the API (and the two tables whose writers need outside services directly). */
 async function populate(t: TestHub): Promise<Fixture> {
-  const ok = async (method: string, path: string, body?: unknown, token?: string, tenant?: string) => {
-    const res = await t.request(method, path, { ...(body === undefined ? {} : { body }), ...(token ? { token } : {}), ...(tenant ? { tenant } : {}) });
+  const ok = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    tenant?: string,
+  ) => {
+    const res = await t.request(method, path, {
+      ...(body === undefined ? {} : { body }),
+      ...(token ? { token } : {}),
+      ...(tenant ? { tenant } : {}),
+    });
     expect([200, 201], `${method} ${path}: ${res.status} ${res.text}`).toContain(res.status);
     return res.body;
   };
-  const user = await t.createUser({ name: uniqueName('bob'), role: 'user', collectionAccess: ['*'] });
+  const user = await t.createUser({
+    name: uniqueName('bob'),
+    role: 'user',
+    collectionAccess: ['*'],
+  });
   const collection = await ok('POST', '/collections', { name: 'Payments API' });
   const folder = await ok('POST', `/collections/${collection.id}/folders`, { name: 'Refunds' });
-  const request = await ok('POST', `/collections/${collection.id}/requests`, { name: 'Create refund', folderId: folder.id });
+  const request = await ok('POST', `/collections/${collection.id}/requests`, {
+    name: 'Create refund',
+    folderId: folder.id,
+  });
   await ok('POST', `/collections/${collection.id}/requests`, { name: 'List refunds ✓ ünïcode' });
   await ok('POST', '/environments', { name: 'staging' });
-  const comment = await ok('POST', `/requests/${request.id}/discussions`, { body: 'first comment' });
-  await ok('POST', `/discussion-comments/${comment.id}/replies`, { body: 'a reply from bob' }, user.token);
+  const comment = await ok('POST', `/requests/${request.id}/discussions`, {
+    body: 'first comment',
+  });
+  await ok(
+    'POST',
+    `/discussion-comments/${comment.id}/replies`,
+    { body: 'a reply from bob' },
+    user.token,
+  );
   await ok('POST', `/requests/${request.id}/discussions`, { body: 'another thread' }, user.token);
   await ok('PUT', '/auth/profile/avatar', {
-    imageDataUrl: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    imageDataUrl:
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   });
   await ok('POST', '/admin/invited-users', { name: uniqueName('carol'), role: 'user' });
   const now = new Date().toISOString();
   const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
   await store.table(deviceKeysTable).insert({
-    id: crypto.randomUUID(), userId: user.id, deviceId: crypto.randomUUID(), label: 'laptop', keyFormat: 'mls-v1', publicKeyMaterial: 'key',
-    fingerprint: 'a'.repeat(64), createdAt: now, lastSeenAt: null, revokedAt: null,
+    id: crypto.randomUUID(),
+    userId: user.id,
+    deviceId: crypto.randomUUID(),
+    label: 'laptop',
+    keyFormat: 'mls-v1',
+    publicKeyMaterial: 'key',
+    fingerprint: 'a'.repeat(64),
+    createdAt: now,
+    lastSeenAt: null,
+    revokedAt: null,
   });
   await store.table(llmUsageTable).insert({
-    id: `${user.id}:2026-11`, userId: user.id, period: '2026-11', promptTokens: 120, completionTokens: 30, totalTokens: 150, steps: 2, turnLeaseUntil: null, updatedAt: now,
+    id: `${user.id}:2026-11`,
+    userId: user.id,
+    period: '2026-11',
+    promptTokens: 120,
+    completionTokens: 30,
+    totalTokens: 150,
+    steps: 2,
+    turnLeaseUntil: null,
+    updatedAt: now,
   });
   await t.hub.identity.tenants.create('acme', 'Acme Corp');
-  const other = await t.createUser({ name: uniqueName('ann'), role: 'user', collectionAccess: ['*'] }, 'acme');
+  const other = await t.createUser(
+    { name: uniqueName('ann'), role: 'user', collectionAccess: ['*'] },
+    'acme',
+  );
   await ok('POST', '/collections', { name: 'Acme collection' }, other.token, 'acme');
-  return { adminToken: t.adminToken, userToken: user.token, collectionId: collection.id, requestId: request.id, otherTenantToken: other.token };
+  return {
+    adminToken: t.adminToken,
+    userToken: user.token,
+    collectionId: collection.id,
+    requestId: request.id,
+    otherTenantToken: other.token,
+  };
 }
 
 /** What the API shows, read with the source's tokens (the same secrets must keep working). */
 async function listings(hub: Hub, f: Fixture): Promise<Record<string, unknown>> {
   const get = async (path: string, token: string, tenant?: string) => {
-    const res = await hub.app.request(path, { headers: { authorization: `Bearer ${token}`, ...(tenant ? { 'x-hub-tenant': tenant } : {}) } });
+    const res = await hub.app.request(path, {
+      headers: { authorization: `Bearer ${token}`, ...(tenant ? { 'x-hub-tenant': tenant } : {}) },
+    });
     const text = await res.text();
-    return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text.length };
+    return {
+      status: res.status,
+      body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text.length,
+    };
   };
   return {
     session: await get('/auth/session', f.adminToken),
@@ -139,7 +225,10 @@ async function listings(hub: Hub, f: Fixture): Promise<Record<string, unknown>> 
 
 const kinds = allDrivers();
 /** embedded → PostgreSQL → MySQL → Firestore → embedded (as configured); one driver: onto itself. */
-const hops: [DriverKind, DriverKind][] = kinds.length === 1 ? [[kinds[0]!, kinds[0]!]] : kinds.map((kind, i) => [kind, kinds[(i + 1) % kinds.length]!]);
+const hops: [DriverKind, DriverKind][] =
+  kinds.length === 1
+    ? [[kinds[0]!, kinds[0]!]]
+    : kinds.map((kind, i) => [kind, kinds[(i + 1) % kinds.length]!]);
 
 describe('export and import between drivers', () => {
   const opened: TestDriver[] = [];
@@ -161,43 +250,69 @@ describe('export and import between drivers', () => {
 
   it('the populated hub has rows in every table a feature writes to', async () => {
     const rows = await snapshot(current);
-    for (const name of ['tenants', 'users', 'api_tokens', 'user_invitations', 'collections', 'environments', 'folders', 'requests', 'discussion_comments', 'discussion_thread_subscriptions', 'notices', 'avatars', 'device_keys', 'llm_usage']) {
+    for (const name of [
+      'tenants',
+      'users',
+      'api_tokens',
+      'user_invitations',
+      'collections',
+      'environments',
+      'folders',
+      'requests',
+      'discussion_comments',
+      'discussion_thread_subscriptions',
+      'notices',
+      'avatars',
+      'device_keys',
+      'llm_usage',
+    ]) {
       expect(rows[name]?.length, name).toBeGreaterThan(0);
     }
   });
 
-  it.each(hops)('%s → %s keeps every row, id and timestamp, and the same tokens see the same listings', async (from, to) => {
-    const before = await snapshot(current);
-    const text = await exportToText(current);
-    const header = JSON.parse(text.split('\n')[0]!.replace(/,"tables":\[$/, '}'));
-    expect(header).toMatchObject({ format: 'workspace-hub-export', version: 1, tenant: null });
-    JSON.parse(text); // one valid JSON document
+  it.each(hops)(
+    '%s → %s keeps every row, id and timestamp, and the same tokens see the same listings',
+    async (from, to) => {
+      const before = await snapshot(current);
+      const text = await exportToText(current);
+      const header = JSON.parse(text.split('\n')[0]!.replace(/,"tables":\[$/, '}'));
+      expect(header).toMatchObject({ format: 'workspace-hub-export', version: 1, tenant: null });
+      JSON.parse(text); // one valid JSON document
 
-    const target = await migrated(to);
-    opened.push(target);
-    // Small batches, so a hop runs many transactions rather than one.
-    const result = await importText(target.driver, text, 7);
-    expect(result.rowCount).toBe(Object.values(before).reduce((sum, rows) => sum + rows.length, 0));
-    expect(await snapshot(target.driver)).toEqual(before);
+      const target = await migrated(to);
+      opened.push(target);
+      // Small batches, so a hop runs many transactions rather than one.
+      const result = await importText(target.driver, text, 7);
+      expect(result.rowCount).toBe(
+        Object.values(before).reduce((sum, rows) => sum + rows.length, 0),
+      );
+      expect(await snapshot(target.driver)).toEqual(before);
 
-    const fromHub = await openHub(current);
-    const toHub = await openHub(target.driver);
-    try {
-      const expected = await listings(fromHub, fixture);
-      expect((expected.session as { status: number }).status).toBe(200);
-      expect(((expected.discussions as { body: { comments?: unknown[] } }).body.comments ?? []).length).toBeGreaterThan(0);
-      expect(await listings(toHub, fixture)).toEqual(expected);
-    } finally {
-      await fromHub.close();
-      await toHub.close();
-    }
-    current = target.driver;
-    expect(from).not.toBe(undefined);
-  }, 180_000);
+      const fromHub = await openHub(current);
+      const toHub = await openHub(target.driver);
+      try {
+        const expected = await listings(fromHub, fixture);
+        expect((expected.session as { status: number }).status).toBe(200);
+        expect(
+          ((expected.discussions as { body: { comments?: unknown[] } }).body.comments ?? []).length,
+        ).toBeGreaterThan(0);
+        expect(await listings(toHub, fixture)).toEqual(expected);
+      } finally {
+        await fromHub.close();
+        await toHub.close();
+      }
+      current = target.driver;
+      expect(from).not.toBe(undefined);
+    },
+    180_000,
+  );
 
   it('exports one tenant alone with --tenant semantics: its tenant row and rows only', async () => {
     const text = await exportToText(current, 'acme');
-    const doc = JSON.parse(text) as { tenant: string; tables: { table: string; rows: { id: string; tenantId?: string }[] }[] };
+    const doc = JSON.parse(text) as {
+      tenant: string;
+      tables: { table: string; rows: { id: string; tenantId?: string }[] }[];
+    };
     expect(doc.tenant).toBe('acme');
     const byName = Object.fromEntries(doc.tables.map((t) => [t.table, t.rows]));
     expect(byName.tenants!.map((row) => row.id)).toEqual(['acme']);
@@ -215,7 +330,9 @@ describe('export and import between drivers', () => {
     const before = await snapshot(busy.driver);
     const error = await importText(busy.driver, text).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportRefusedError);
-    expect((error as Error).message).toMatch(/already holds data \(users: 1 row\(s\) besides the system accounts, api_tokens: 1 row\(s\)\)/);
+    expect((error as Error).message).toMatch(
+      /already holds data \(users: 1 row\(s\) besides the system accounts, api_tokens: 1 row\(s\)\)/,
+    );
     expect(await snapshot(busy.driver)).toEqual(before);
   });
 
@@ -231,11 +348,15 @@ describe('export and import between drivers', () => {
     expect((error as Error).message).toContain('ends early');
     const after = await snapshot(target.driver);
     // Same shape as after migrate: the default tenant and one system account, nothing else.
-    expect(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v.length]))).toEqual(Object.fromEntries(Object.entries(fresh).map(([k, v]) => [k, v.length])));
+    expect(Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v.length]))).toEqual(
+      Object.fromEntries(Object.entries(fresh).map(([k, v]) => [k, v.length])),
+    );
     expect((after.users as { system: boolean }[]).every((user) => user.system)).toBe(true);
     // And the operator can run the import again.
     await importText(target.driver, text);
-    expect((await snapshot(target.driver)).collections).toEqual((await snapshot(current)).collections);
+    expect((await snapshot(target.driver)).collections).toEqual(
+      (await snapshot(current)).collections,
+    );
   }, 120_000);
 
   it('refuses a file that is not an export', async () => {

@@ -8,7 +8,11 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../kernel/log.ts';
 import { redisSchema, type RedisConfig } from '../../kernel/redis/config.ts';
-import { ThrottleUnavailableError, type ThrottlePolicy, type ThrottleStore } from '../../kernel/throttle/contract.ts';
+import {
+  ThrottleUnavailableError,
+  type ThrottlePolicy,
+  type ThrottleStore,
+} from '../../kernel/throttle/contract.ts';
 import { createRedisThrottleStore } from '../../kernel/throttle/redis.ts';
 import { closedPort } from '../helpers/net.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
@@ -19,14 +23,20 @@ const policy: ThrottlePolicy = { maxFailures: 3, windowSeconds: 60, blockSeconds
 
 /** The `redis` section for the test server (or any other host/port), with this run's key prefix. */
 function testConfig(overrides: Partial<Record<keyof RedisConfig, unknown>> = {}): RedisConfig {
-  return redisSchema.parse(redisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides }));
+  return redisSchema.parse(
+    redisSection({ keyPrefix: prefix, connectTimeoutMillis: 500, ...overrides }),
+  );
 }
 
 /** Expects every store operation to fail closed, and quickly. */
 async function expectUnavailable(store: ThrottleStore, withinMillis: number): Promise<void> {
   const started = Date.now();
-  await expect(store.blockedFor('203.0.113.7:none')).rejects.toBeInstanceOf(ThrottleUnavailableError);
-  await expect(store.recordFailure('203.0.113.7:none', policy)).rejects.toBeInstanceOf(ThrottleUnavailableError);
+  await expect(store.blockedFor('203.0.113.7:none')).rejects.toBeInstanceOf(
+    ThrottleUnavailableError,
+  );
+  await expect(store.recordFailure('203.0.113.7:none', policy)).rejects.toBeInstanceOf(
+    ThrottleUnavailableError,
+  );
   await expect(store.reset('203.0.113.7:none')).rejects.toBeInstanceOf(ThrottleUnavailableError);
   await expect(store.ping()).rejects.toBeInstanceOf(ThrottleUnavailableError);
   expect(Date.now() - started).toBeLessThan(withinMillis);
@@ -35,7 +45,10 @@ async function expectUnavailable(store: ThrottleStore, withinMillis: number): Pr
 describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
   let admin: Redis;
   const open: ThrottleStore[] = [];
-  const store = (config = testConfig(), options: Parameters<typeof createRedisThrottleStore>[1] = {}) => {
+  const store = (
+    config = testConfig(),
+    options: Parameters<typeof createRedisThrottleStore>[1] = {},
+  ) => {
     const created = createRedisThrottleStore(config, options);
     open.push(created);
     return created;
@@ -114,9 +127,13 @@ describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
     const s = store();
     const key = uniqueKey();
     for (let i = 0; i < 4; i++) await s.recordFailure(key, policy);
-    expect(await admin.exists(`${prefix}throttle:fail:${key}`, `${prefix}throttle:block:${key}`)).toBe(2);
+    expect(
+      await admin.exists(`${prefix}throttle:fail:${key}`, `${prefix}throttle:block:${key}`),
+    ).toBe(2);
     await s.reset(key);
-    expect(await admin.exists(`${prefix}throttle:fail:${key}`, `${prefix}throttle:block:${key}`)).toBe(0);
+    expect(
+      await admin.exists(`${prefix}throttle:fail:${key}`, `${prefix}throttle:block:${key}`),
+    ).toBe(0);
   });
 
   it('fails closed within a second when nothing listens on the Redis port', async () => {
@@ -164,7 +181,14 @@ describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
     expect(lines.filter((line) => line.includes('"level":"error"'))).toHaveLength(1);
 
     await proxy.start(port);
-    await waitUntil(async () => s.ping().then(() => true, () => false), 5_000);
+    await waitUntil(
+      async () =>
+        s.ping().then(
+          () => true,
+          () => false,
+        ),
+      5_000,
+    );
     expect(await s.recordFailure(key, policy)).toBe(0);
     expect(await s.recordFailure(key, policy)).toBe(900);
     expect(lines.some((line) => line.includes('reachable again'))).toBe(true);
@@ -174,7 +198,10 @@ describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
   it('never writes the password into the log', async () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'debug', format: 'json', write: (line) => lines.push(line) });
-    const s = store(testConfig({ host: '127.0.0.1', port: await closedPort(), password: 'pw-8f3a-never-logged' }), { log });
+    const s = store(
+      testConfig({ host: '127.0.0.1', port: await closedPort(), password: 'pw-8f3a-never-logged' }),
+      { log },
+    );
     await expect(s.ping()).rejects.toBeInstanceOf(ThrottleUnavailableError);
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join('\n')).not.toContain('pw-8f3a-never-logged');

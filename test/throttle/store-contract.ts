@@ -13,7 +13,10 @@ export function uniqueKey(): string {
   return `203.0.113.7:${randomUUID().replaceAll('-', '')}`;
 }
 
-export function describeThrottleStoreContract(name: string, create: () => ThrottleStore | Promise<ThrottleStore>): void {
+export function describeThrottleStoreContract(
+  name: string,
+  create: () => ThrottleStore | Promise<ThrottleStore>,
+): void {
   describe(`${name} store contract`, () => {
     const open: ThrottleStore[] = [];
     const store = async () => {
@@ -94,7 +97,9 @@ export function describeThrottleStoreContract(name: string, create: () => Thrott
       const s = await store();
       const key = uniqueKey();
       const wide: ThrottlePolicy = { ...policy, maxFailures: 51 };
-      const results = await Promise.all(Array.from({ length: 50 }, () => s.recordFailure(key, wide)));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => s.recordFailure(key, wide)),
+      );
       expect(results.every((r) => r === 0)).toBe(true);
       expect(await s.recordFailure(key, wide)).toBe(120);
     });
@@ -102,7 +107,9 @@ export function describeThrottleStoreContract(name: string, create: () => Thrott
     it('blocks exactly once when concurrent failures cross the limit together', async () => {
       const s = await store();
       const key = uniqueKey();
-      const results = await Promise.all(Array.from({ length: 50 }, () => s.recordFailure(key, { ...policy, maxFailures: 50 })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => s.recordFailure(key, { ...policy, maxFailures: 50 })),
+      );
       expect(results.filter((r) => r === 120)).toHaveLength(1);
     });
 

@@ -37,7 +37,8 @@ export function docId(id: string): string {
 }
 
 export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'): unknown {
-  if (hasNul(value)) throw new StorageError('invalid', `${column}: must not contain the NUL character.`);
+  if (hasNul(value))
+    throw new StorageError('invalid', `${column}: must not contain the NUL character.`);
   // JSON is kept as text: Firestore maps refuse nested arrays and some keys that JSON allows.
   if (spec.kind === 'json') return JSON.stringify(value ?? null);
   if (value === null || value === undefined) return null;
@@ -57,12 +58,14 @@ export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'):
 }
 
 export function decodeValue(spec: ColumnSpec, value: unknown): unknown {
-  if (value === null || value === undefined) return spec.kind === 'json' ? null : value ?? null;
+  if (value === null || value === undefined) return spec.kind === 'json' ? null : (value ?? null);
   switch (spec.kind) {
     case 'json':
       return typeof value === 'string' ? JSON.parse(value) : value;
     case 'timestamp':
-      return value instanceof Timestamp ? new Date(value.toMillis()).toISOString() : new Date(String(value)).toISOString();
+      return value instanceof Timestamp
+        ? new Date(value.toMillis()).toISOString()
+        : new Date(String(value)).toISOString();
     case 'int':
       return Number(value);
     default:

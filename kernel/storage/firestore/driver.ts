@@ -42,15 +42,33 @@ function addedDefault(spec: ColumnSpec): unknown {
 
 async function recordTable(db: Firestore, table: Table): Promise<void> {
   const name = collectionName(table.name);
-  if (RESERVED.has(name)) throw new Error(`Table "${table.name}" would use the reserved Firestore collection "${name}"`);
-  const columns = Object.fromEntries(Object.entries(table.columns).map(([column, spec]) => [column, `${spec.kind}${spec.nullable ? '?' : ''}`]));
-  await db.collection(COLLECTIONS).doc(name).set({
-    table: table.name, collection: name, tenantScoped: table.tenantScoped, columns,
-    indexes: table.indexes.map((list) => list.join(',')), unique: table.unique.map((list) => list.join(',')), updatedAt: Timestamp.now(),
-  });
+  if (RESERVED.has(name))
+    throw new Error(`Table "${table.name}" would use the reserved Firestore collection "${name}"`);
+  const columns = Object.fromEntries(
+    Object.entries(table.columns).map(([column, spec]) => [
+      column,
+      `${spec.kind}${spec.nullable ? '?' : ''}`,
+    ]),
+  );
+  await db
+    .collection(COLLECTIONS)
+    .doc(name)
+    .set({
+      table: table.name,
+      collection: name,
+      tenantScoped: table.tenantScoped,
+      columns,
+      indexes: table.indexes.map((list) => list.join(',')),
+      unique: table.unique.map((list) => list.join(',')),
+      updatedAt: Timestamp.now(),
+    });
 }
 
-async function backfillColumns(db: Firestore, table: Table, columns: readonly string[]): Promise<void> {
+async function backfillColumns(
+  db: Firestore,
+  table: Table,
+  columns: readonly string[],
+): Promise<void> {
   const collection = db.collection(codecFor(table).collection);
   let last: DocumentData | undefined;
   for (;;) {
@@ -60,7 +78,11 @@ async function backfillColumns(db: Firestore, table: Table, columns: readonly st
     if (snap.empty) return;
     const batch = db.batch();
     for (const doc of snap.docs) {
-      const missing = Object.fromEntries(columns.filter((c) => doc.get(c) === undefined).map((c) => [c, addedDefault(table.columns[c]!)]));
+      const missing = Object.fromEntries(
+        columns
+          .filter((c) => doc.get(c) === undefined)
+          .map((c) => [c, addedDefault(table.columns[c]!)]),
+      );
       if (Object.keys(missing).length > 0) batch.update(doc.ref, missing);
     }
     await batch.commit();
@@ -72,7 +94,7 @@ async function backfillColumns(db: Firestore, table: Table, columns: readonly st
 async function withMigrationLease<R>(db: Firestore, fn: () => Promise<R>): Promise<R> {
   const ref = db.collection(LOCKS).doc('migrate');
   const holder = crypto.randomUUID();
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     const taken = await db.runTransaction(async (tx) => {
       const snap = await tx.get(ref);
       const expires = snap.exists ? (snap.get('expiresAt') as Timestamp).toMillis() : 0;
@@ -81,7 +103,8 @@ async function withMigrationLease<R>(db: Firestore, fn: () => Promise<R>): Promi
       return true;
     });
     if (taken) break;
-    if (Date.now() - started > LEASE_MS) throw new Error('Timed out waiting for another process to finish migrating');
+    if (Date.now() - started > LEASE_MS)
+      throw new Error('Timed out waiting for another process to finish migrating');
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   try {
@@ -100,8 +123,15 @@ export interface FirestoreDriverOptions {
   timeoutMillis?: number;
 }
 
-export function createFirestoreDriver(db: Firestore, options: FirestoreDriverOptions = {}): StorageDriver {
-  const ctx: FirestoreContext = { db, locks: createLockManager(), gate: createGate(options.timeoutMillis) };
+export function createFirestoreDriver(
+  db: Firestore,
+  options: FirestoreDriverOptions = {},
+): StorageDriver {
+  const ctx: FirestoreContext = {
+    db,
+    locks: createLockManager(),
+    gate: createGate(options.timeoutMillis),
+  };
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -121,7 +151,10 @@ export function createFirestoreDriver(db: Firestore, options: FirestoreDriverOpt
     appliedMigrations: () =>
       guard(async () => {
         const snap = await db.collection(MIGRATIONS).get();
-        const rows = snap.docs.map((doc) => ({ id: String(doc.get('id')), at: (doc.get('appliedAt') as Timestamp).toMillis() }));
+        const rows = snap.docs.map((doc) => ({
+          id: String(doc.get('id')),
+          at: (doc.get('appliedAt') as Timestamp).toMillis(),
+        }));
         return rows.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1)).map((row) => row.id);
       }),
     applyMigration: (migration: Migration) =>

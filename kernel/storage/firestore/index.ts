@@ -25,5 +25,7 @@ export function openFirestore(config: FirestoreDbConfig): StorageDriver {
     // for a GCE metadata server (and warning that there is none) before the first call.
     ...(process.env.FIRESTORE_EMULATOR_HOST ? { universeDomain: 'googleapis.com' } : {}),
   });
-  return createFirestoreDriver(db, { timeoutMillis: config.timeoutMillis ?? DEFAULT_FIRESTORE_TIMEOUT_MS });
+  return createFirestoreDriver(db, {
+    timeoutMillis: config.timeoutMillis ?? DEFAULT_FIRESTORE_TIMEOUT_MS,
+  });
 }

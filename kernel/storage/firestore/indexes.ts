@@ -27,7 +27,10 @@ export function compositeIndexes(tables: readonly Table[]): CompositeIndex[] {
         const index: CompositeIndex = {
           collectionGroup: collectionName(table.name),
           queryScope: 'COLLECTION',
-          fields: fields.map((fieldPath, i) => ({ fieldPath, order: lastDescending && i === fields.length - 1 ? 'DESCENDING' : 'ASCENDING' })),
+          fields: fields.map((fieldPath, i) => ({
+            fieldPath,
+            order: lastDescending && i === fields.length - 1 ? 'DESCENDING' : 'ASCENDING',
+          })),
         };
         seen.set(JSON.stringify(index), index);
       }
@@ -45,17 +48,27 @@ export function indexFile(tables: readonly Table[]): string {
  * One `gcloud firestore indexes composite create` command per index; with `projectId` each names
  * the project, so the commands never land in whatever project gcloud happens to default to.
  */
-export function indexCommands(tables: readonly Table[], databaseId = '(default)', projectId?: string): string[] {
+export function indexCommands(
+  tables: readonly Table[],
+  databaseId = '(default)',
+  projectId?: string,
+): string[] {
   const project = projectId ? ` --project='${projectId}'` : '';
   return compositeIndexes(tables).map((index) => {
-    const fields = index.fields.map((f) => `--field-config=field-path=${f.fieldPath},order=${f.order.toLowerCase()}`).join(' ');
+    const fields = index.fields
+      .map((f) => `--field-config=field-path=${f.fieldPath},order=${f.order.toLowerCase()}`)
+      .join(' ');
     return `gcloud firestore indexes composite create${project} --database='${databaseId}' --collection-group=${index.collectionGroup} --query-scope=collection ${fields}`;
   });
 }
 
 /** The tables a list of migrations creates or indexes. */
-export function tablesOf(migrations: readonly { createTables?: readonly Table[]; addIndexes?: readonly Table[] }[]): Table[] {
+export function tablesOf(
+  migrations: readonly { createTables?: readonly Table[]; addIndexes?: readonly Table[] }[],
+): Table[] {
   const byName = new Map<string, Table>();
-  for (const m of migrations) for (const table of [...(m.createTables ?? []), ...(m.addIndexes ?? [])]) byName.set(table.name, table);
+  for (const m of migrations)
+    for (const table of [...(m.createTables ?? []), ...(m.addIndexes ?? [])])
+      byName.set(table.name, table);
   return [...byName.values()];
 }

@@ -46,7 +46,8 @@ export function createLockManager(): LockManager {
     return false;
   };
 
-  const conflict = (why: string) => new StorageError('conflict', `The write conflicted with a concurrent transaction (${why})`);
+  const conflict = (why: string) =>
+    new StorageError('conflict', `The write conflicted with a concurrent transaction (${why})`);
 
   return {
     owner: () => ({ held: new Set(), waitingFor: null }),

@@ -19,16 +19,22 @@ interface Plan {
 }
 
 function operatorOf(value: unknown): [string, unknown] | null {
-  if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value)) return null;
+  if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value))
+    return null;
   const keys = Object.keys(value);
   if (keys.length !== 1 || !(keys[0] === 'in' || keys[0]! in OPERATORS)) return null;
   return [keys[0]!, (value as Row)[keys[0]!]];
 }
 
 /** The filters of a `where`, or null when it can match nothing (a NUL value, an empty `in`). */
-function plan(codec: DocCodec, tenantId: string | null, where: Where<any> | undefined): Plan | null {
+function plan(
+  codec: DocCodec,
+  tenantId: string | null,
+  where: Where<any> | undefined,
+): Plan | null {
   const out: Plan = { filters: [], ins: [] };
-  if (tenantId !== null && codec.table.tenantScoped) out.filters.push([TENANT_FIELD, '==', tenantId]);
+  if (tenantId !== null && codec.table.tenantScoped)
+    out.filters.push([TENANT_FIELD, '==', tenantId]);
   for (const [name, value] of Object.entries(where ?? {})) {
     if (value === undefined) continue;
     if (name === TENANT_FIELD && tenantId === null) {
@@ -52,7 +58,11 @@ function plan(codec: DocCodec, tenantId: string | null, where: Where<any> | unde
       if (key !== 'ne') throw new TypeError(`"${key}: null" is not a valid condition on ${name}`);
       out.filters.push([name, '!=', null]);
     } else {
-      out.filters.push([name, OPERATORS[key as keyof typeof OPERATORS], codec.encode(name, operand)]);
+      out.filters.push([
+        name,
+        OPERATORS[key as keyof typeof OPERATORS],
+        codec.encode(name, operand),
+      ]);
     }
   }
   return out;
@@ -69,7 +79,12 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
  * Firestore allows); an empty list when nothing can match. Each carries orderBy, cursor and limit,
  * so merging them is a sort and a cut.
  */
-export function buildQueries(base: Query, codec: DocCodec, tenantId: string | null, options: FindOptions<any>): Query[] {
+export function buildQueries(
+  base: Query,
+  codec: DocCodec,
+  tenantId: string | null,
+  options: FindOptions<any>,
+): Query[] {
   const parts = plan(codec, tenantId, options.where);
   if (!parts) return [];
   let query = base;
@@ -79,16 +94,23 @@ export function buildQueries(base: Query, codec: DocCodec, tenantId: string | nu
   let variants: Query[] = [query];
   parts.ins.forEach(([field, values], index) => {
     const groups = chunks(values, index === 0 ? IN_LIMIT : 1);
-    variants = variants.flatMap((q) => groups.map((group) => (group.length === 1 ? q.where(field, '==', group[0]) : q.where(field, 'in', group))));
+    variants = variants.flatMap((q) =>
+      groups.map((group) =>
+        group.length === 1 ? q.where(field, '==', group[0]) : q.where(field, 'in', group),
+      ),
+    );
   });
   const order = options.orderBy ?? [];
   return variants.map((q) => {
     for (const [column, direction] of order) q = q.orderBy(column, direction);
     if (options.after && order.length > 0) {
-      q = q.startAfter(...order.map(([column]) => {
-        if (!(column in options.after!)) throw new TypeError(`Cursor has no value for "${column}"`);
-        return codec.encode(column, options.after![column]);
-      }));
+      q = q.startAfter(
+        ...order.map(([column]) => {
+          if (!(column in options.after!))
+            throw new TypeError(`Cursor has no value for "${column}"`);
+          return codec.encode(column, options.after![column]);
+        }),
+      );
     }
     return options.limit === undefined ? q : q.limit(options.limit);
   });
@@ -104,7 +126,11 @@ export function compareValues(a: unknown, b: unknown): number {
       const x = a.charCodeAt(i);
       const y = b.charCodeAt(i);
       // Surrogates (astral code points) sort after U+E000–U+FFFF, as their code points do.
-      if (x !== y) return (x >= 0xd800 ? (x >= 0xe000 ? x - 0x800 : x + 0x2000) : x) - (y >= 0xd800 ? (y >= 0xe000 ? y - 0x800 : y + 0x2000) : y);
+      if (x !== y)
+        return (
+          (x >= 0xd800 ? (x >= 0xe000 ? x - 0x800 : x + 0x2000) : x) -
+          (y >= 0xd800 ? (y >= 0xe000 ? y - 0x800 : y + 0x2000) : y)
+        );
     }
     return a.length - b.length;
   }
@@ -118,35 +144,65 @@ function comparable(codec: DocCodec, column: string, value: unknown): unknown {
 }
 
 /** Whether a decoded row (with `tenantId`) satisfies the tenant binding and `where`, like SQL would. */
-export function matchesWhere(codec: DocCodec, row: Row, tenantId: string | null, where: Where<any> | undefined): boolean {
+export function matchesWhere(
+  codec: DocCodec,
+  row: Row,
+  tenantId: string | null,
+  where: Where<any> | undefined,
+): boolean {
   if (tenantId !== null && codec.table.tenantScoped && row[TENANT_FIELD] !== tenantId) return false;
   for (const [name, value] of Object.entries(where ?? {})) {
     if (value === undefined) continue;
     const actual = comparable(codec, name, row[name]);
     const op = operatorOf(value);
     if (!op) {
-      if (value === null ? actual !== null : actual === null || compareValues(actual, comparable(codec, name, value)) !== 0) return false;
+      if (
+        value === null
+          ? actual !== null
+          : actual === null || compareValues(actual, comparable(codec, name, value)) !== 0
+      )
+        return false;
       continue;
     }
     const [key, operand] = op;
     if (actual === null) return false;
     if (key === 'in') {
-      if (!(operand as unknown[]).some((item) => compareValues(actual, comparable(codec, name, item)) === 0)) return false;
+      if (
+        !(operand as unknown[]).some(
+          (item) => compareValues(actual, comparable(codec, name, item)) === 0,
+        )
+      )
+        return false;
       continue;
     }
     if (operand === null) continue;
     const c = compareValues(actual, comparable(codec, name, operand));
-    const ok = key === 'ne' ? c !== 0 : key === 'gt' ? c > 0 : key === 'gte' ? c >= 0 : key === 'lt' ? c < 0 : c <= 0;
+    const ok =
+      key === 'ne'
+        ? c !== 0
+        : key === 'gt'
+          ? c > 0
+          : key === 'gte'
+            ? c >= 0
+            : key === 'lt'
+              ? c < 0
+              : c <= 0;
     if (!ok) return false;
   }
   return true;
 }
 
 /** Sorts rows the way the Firestore query would: by `orderBy`, then by document id. */
-export function compareRows(codec: DocCodec, orderBy: OrderBy<any> | undefined): (a: Row, b: Row) => number {
+export function compareRows(
+  codec: DocCodec,
+  orderBy: OrderBy<any> | undefined,
+): (a: Row, b: Row) => number {
   return (a, b) => {
     for (const [column, direction] of orderBy ?? []) {
-      const c = compareValues(comparable(codec, column, a[column]), comparable(codec, column, b[column]));
+      const c = compareValues(
+        comparable(codec, column, a[column]),
+        comparable(codec, column, b[column]),
+      );
       if (c !== 0) return direction === 'desc' ? -c : c;
     }
     return compareValues(docId(String(a.id)), docId(String(b.id)));
@@ -158,7 +214,10 @@ export function isAfterCursor(codec: DocCodec, row: Row, options: FindOptions<an
   const order = options.orderBy ?? [];
   if (!options.after || order.length === 0) return true;
   for (const [column, direction] of order) {
-    const c = compareValues(comparable(codec, column, row[column]), comparable(codec, column, (options.after as Row)[column]));
+    const c = compareValues(
+      comparable(codec, column, row[column]),
+      comparable(codec, column, (options.after as Row)[column]),
+    );
     if (c !== 0) return direction === 'desc' ? c < 0 : c > 0;
   }
   return false;

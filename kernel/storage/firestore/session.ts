@@ -8,7 +8,13 @@
  * write see it, because readers lay the staged documents over what Firestore returns.
  */
 import { createHash } from 'node:crypto';
-import type { DocumentData, DocumentReference, Firestore, Query, Transaction } from '@google-cloud/firestore';
+import type {
+  DocumentData,
+  DocumentReference,
+  Firestore,
+  Query,
+  Transaction,
+} from '@google-cloud/firestore';
 import { StorageError } from '../contract.ts';
 import type { LockOwner } from './locks.ts';
 
@@ -62,7 +68,8 @@ export function stage(state: TxState, entry: Staged): void {
  */
 export function flush(state: TxState): void {
   if (state.staged.size > 0) {
-    for (const [path, { ref, data }] of state.locked) if (!state.staged.has(path)) state.tx.set(ref, data);
+    for (const [path, { ref, data }] of state.locked)
+      if (!state.staged.has(path)) state.tx.set(ref, data);
   }
   for (const entry of state.staged.values()) {
     if (entry.data === null) state.tx.delete(entry.ref);
@@ -88,12 +95,21 @@ export function createReader(db: Firestore, state: TxState | null): Reader {
   return {
     async docs(refs, forUpdate = false) {
       const unstaged = refs.filter((ref) => !state?.staged.has(ref.path));
-      const snaps = unstaged.length === 0 ? [] : state && forUpdate ? await state.tx.getAll(...unstaged) : await db.getAll(...unstaged);
-      const found = new Map(snaps.map((snap) => [snap.ref.path, snap.exists ? snap.data()! : null]));
-      if (state && forUpdate) for (const snap of snaps) if (snap.exists) state.locked.set(snap.ref.path, { ref: snap.ref, data: snap.data()! });
+      const snaps =
+        unstaged.length === 0
+          ? []
+          : state && forUpdate
+            ? await state.tx.getAll(...unstaged)
+            : await db.getAll(...unstaged);
+      const found = new Map(
+        snaps.map((snap) => [snap.ref.path, snap.exists ? snap.data()! : null]),
+      );
+      if (state && forUpdate)
+        for (const snap of snaps)
+          if (snap.exists) state.locked.set(snap.ref.path, { ref: snap.ref, data: snap.data()! });
       return refs.map((ref) => {
         const entry = state?.staged.get(ref.path);
-        return entry ? entry.data : found.get(ref.path) ?? null;
+        return entry ? entry.data : (found.get(ref.path) ?? null);
       });
     },
     async query(query) {
@@ -108,7 +124,13 @@ export function createReader(db: Firestore, state: TxState | null): Reader {
 }
 
 /** The unique-key document for one constraint of a row; null when a value is null (SQL allows repeats). */
-export function uniqueKeyRef(db: Firestore, collection: string, tenantId: string | null, columns: readonly string[], row: Row): DocumentReference | null {
+export function uniqueKeyRef(
+  db: Firestore,
+  collection: string,
+  tenantId: string | null,
+  columns: readonly string[],
+  row: Row,
+): DocumentReference | null {
   const values = columns.map((column) => row[column] ?? null);
   if (values.includes(null)) return null;
   const key = JSON.stringify([collection, tenantId, columns, values]);
@@ -116,6 +138,14 @@ export function uniqueKeyRef(db: Firestore, collection: string, tenantId: string
 }
 
 /** The unique error for a constraint, with its columns as the SQL driver reports them. */
-export function uniqueError(table: string, columns: readonly string[], cause?: unknown): StorageError {
-  return new StorageError('unique', `Duplicate value in ${table}`, { table, columns, ...(cause === undefined ? {} : { cause }) });
+export function uniqueError(
+  table: string,
+  columns: readonly string[],
+  cause?: unknown,
+): StorageError {
+  return new StorageError('unique', `Duplicate value in ${table}`, {
+    table,
+    columns,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }

@@ -21,25 +21,52 @@ export function mapFirestoreError(error: unknown, table?: string): never {
   if (error instanceof StorageError || error instanceof TypeError) throw error;
   const e = error as { code?: unknown; message?: string };
   const where = table ? { table } : {};
-  if (e?.code === ALREADY_EXISTS) throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, { ...where, cause: error });
-  if (e?.code === ABORTED) throw new StorageError('conflict', 'The write conflicted with a concurrent transaction', { ...where, cause: error });
-  if (OUTAGE.has(e?.code as number) || /ECONNREFUSED|No connection established/i.test(e?.message ?? '')) {
-    throw new StorageError('unavailable', 'The database cannot be reached', { ...where, cause: error });
+  if (e?.code === ALREADY_EXISTS)
+    throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, {
+      ...where,
+      cause: error,
+    });
+  if (e?.code === ABORTED)
+    throw new StorageError('conflict', 'The write conflicted with a concurrent transaction', {
+      ...where,
+      cause: error,
+    });
+  if (
+    OUTAGE.has(e?.code as number) ||
+    /ECONNREFUSED|No connection established/i.test(e?.message ?? '')
+  ) {
+    throw new StorageError('unavailable', 'The database cannot be reached', {
+      ...where,
+      cause: error,
+    });
   }
   // Firestore's own limits (a document over 1 MiB, say) are about the value, not an outage.
   if (e?.code === 3 && /exceeds|too (big|large)|maximum/i.test(e.message ?? '')) {
-    throw new StorageError('invalid', 'The value is too large to store', { ...where, cause: error });
+    throw new StorageError('invalid', 'The value is too large to store', {
+      ...where,
+      cause: error,
+    });
   }
   throw error;
 }
 
 /** Which staged create failed its precondition: Firestore's error does not say, so look. */
-async function explainDuplicate(ctx: FirestoreContext, state: TxState | undefined, error: unknown): Promise<StorageError> {
-  const creates = [...(state?.staged.values() ?? [])].filter((entry) => entry.create && entry.constraint);
-  const snaps = creates.length ? await ctx.db.getAll(...creates.map((entry) => entry.ref)).catch(() => []) : [];
+async function explainDuplicate(
+  ctx: FirestoreContext,
+  state: TxState | undefined,
+  error: unknown,
+): Promise<StorageError> {
+  const creates = [...(state?.staged.values() ?? [])].filter(
+    (entry) => entry.create && entry.constraint,
+  );
+  const snaps = creates.length
+    ? await ctx.db.getAll(...creates.map((entry) => entry.ref)).catch(() => [])
+    : [];
   const taken = creates.find((_, i) => snaps[i]?.exists);
   const constraint = taken?.constraint ?? creates[0]?.constraint;
-  return constraint ? uniqueError(constraint.table, constraint.columns, error) : new StorageError('unique', 'Duplicate value', { cause: error });
+  return constraint
+    ? uniqueError(constraint.table, constraint.columns, error)
+    : new StorageError('unique', 'Duplicate value', { cause: error });
 }
 
 function asStorageError(error: unknown): unknown {
@@ -50,7 +77,10 @@ function asStorageError(error: unknown): unknown {
   }
 }
 
-async function runTransaction<R>(ctx: FirestoreContext, body: (state: TxState) => Promise<R>): Promise<R> {
+async function runTransaction<R>(
+  ctx: FirestoreContext,
+  body: (state: TxState) => Promise<R>,
+): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const owner = ctx.locks.owner();
     let state: TxState | undefined;
@@ -67,8 +97,14 @@ async function runTransaction<R>(ctx: FirestoreContext, body: (state: TxState) =
       );
     } catch (error) {
       const mapped = asStorageError(error);
-      if (mapped instanceof StorageError && mapped.code === 'unique' && !mapped.table) throw await explainDuplicate(ctx, state, error);
-      if (!(mapped instanceof StorageError) || mapped.code !== 'conflict' || attempt >= CONFLICT_ATTEMPTS) throw mapped;
+      if (mapped instanceof StorageError && mapped.code === 'unique' && !mapped.table)
+        throw await explainDuplicate(ctx, state, error);
+      if (
+        !(mapped instanceof StorageError) ||
+        mapped.code !== 'conflict' ||
+        attempt >= CONFLICT_ATTEMPTS
+      )
+        throw mapped;
     } finally {
       ctx.locks.releaseAll(owner);
     }
@@ -78,14 +114,25 @@ async function runTransaction<R>(ctx: FirestoreContext, body: (state: TxState) =
 }
 
 /** A store bound to a tenant (or unscoped when null), outside or inside a transaction attempt. */
-export function createFirestoreStore(ctx: FirestoreContext, tenantId: string | null, state: TxState | null = null): Store {
+export function createFirestoreStore(
+  ctx: FirestoreContext,
+  tenantId: string | null,
+  state: TxState | null = null,
+): Store {
   const store: Store = {
     tenantId,
     // Only top-level calls pass the gate: work inside an open transaction must be allowed to finish.
-    table: <T extends Table>(table: T) => guarded(firestoreTableApi({ ctx, tenantId, state, store }, table), table.name, state ? null : ctx.gate) as any,
+    table: <T extends Table>(table: T) =>
+      guarded(
+        firestoreTableApi({ ctx, tenantId, state, store }, table),
+        table.name,
+        state ? null : ctx.gate,
+      ) as any,
     async transaction(fn) {
       if (state) return fn(store);
-      return ctx.gate.run(() => runTransaction(ctx, (attempt) => fn(createFirestoreStore(ctx, tenantId, attempt))));
+      return ctx.gate.run(() =>
+        runTransaction(ctx, (attempt) => fn(createFirestoreStore(ctx, tenantId, attempt))),
+      );
     },
   };
   return store;

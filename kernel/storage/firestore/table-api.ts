@@ -4,7 +4,13 @@
  * unique keys and tenant checks right needs the current row, read and written atomically.
  */
 import type { DocumentData, Firestore } from '@google-cloud/firestore';
-import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
+import {
+  StorageError,
+  type FindOptions,
+  type Store,
+  type TableApi,
+  type Where,
+} from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, docId, hasNul, TENANT_FIELD } from './codec.ts';
 import type { LockManager } from './locks.ts';
@@ -97,20 +103,23 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
   const refOf = (id: string) => collection.doc(docId(id));
   const reader = createReader(ctx.db, state);
   const full = (data: DocumentData) => codec.decodeDoc(data, true);
-  const own = (row: Row) => !table.tenantScoped || tenantId === null || row[TENANT_FIELD] === tenantId;
+  const own = (row: Row) =>
+    !table.tenantScoped || tenantId === null || row[TENANT_FIELD] === tenantId;
   const out = (row: Row): Row => {
     if (tenantId === null || !table.tenantScoped) return row;
     const { [TENANT_FIELD]: _tenant, ...rest } = row;
     return rest;
   };
   // A lone write becomes a transaction of one write, run through the same code.
-  const alone = <R>(run: (api: TableApi<Row>) => Promise<R>) => scope.store.transaction((tx) => run(tx.table(table) as TableApi<Row>));
+  const alone = <R>(run: (api: TableApi<Row>) => Promise<R>) =>
+    scope.store.transaction((tx) => run(tx.table(table) as TableApi<Row>));
 
   /** The tenant a new row gets: the store's, or the row's own through the unscoped store. */
   const tenantFor = (row: Row): string | null => {
     if (!table.tenantScoped) return null;
     const tenant = tenantId ?? (row[TENANT_FIELD] as string | undefined);
-    if (!tenant) throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
+    if (!tenant)
+      throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
     return tenant;
   };
 
@@ -124,12 +133,26 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
 
   const keysOf = (row: Row) =>
     table.unique.flatMap((columns) => {
-      const ref = uniqueKeyRef(ctx.db, codec.collection, (row[TENANT_FIELD] as string | undefined) ?? null, columns, row);
+      const ref = uniqueKeyRef(
+        ctx.db,
+        codec.collection,
+        (row[TENANT_FIELD] as string | undefined) ?? null,
+        columns,
+        row,
+      );
       return ref ? [{ ref, columns }] : [];
     });
 
   /** Stages new documents, refusing ids and unique values already taken here or in Firestore. */
-  const stageCreates = async (tx: TxState, creates: { ref: ReturnType<typeof refOf>; columns: readonly string[]; data: DocumentData; row?: Row }[]) => {
+  const stageCreates = async (
+    tx: TxState,
+    creates: {
+      ref: ReturnType<typeof refOf>;
+      columns: readonly string[];
+      data: DocumentData;
+      row?: Row;
+    }[],
+  ) => {
     // Lock what we create too: two creators of one id or unique value in this process take turns
     // here, where a deadlock is seen at once, instead of inside Firestore.
     for (const { ref } of creates) await ctx.locks.acquire(tx.owner, ref.path);
@@ -144,11 +167,23 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       if (snap.exists) throw uniqueError(table.name, unstaged[i]!.columns);
     });
     for (const { ref, columns, data, row } of creates) {
-      stage(tx, { ref, collection: ref.parent.id, data, create: true, constraint: { table: table.name, columns }, ...(row ? { row } : {}) });
+      stage(tx, {
+        ref,
+        collection: ref.parent.id,
+        data,
+        create: true,
+        constraint: { table: table.name, columns },
+        ...(row ? { row } : {}),
+      });
     }
   };
 
-  const keyData = (row: Row, columns: readonly string[]) => ({ table: table.name, tenantId: row[TENANT_FIELD] ?? null, columns, rowId: row.id });
+  const keyData = (row: Row, columns: readonly string[]) => ({
+    table: table.name,
+    tenantId: row[TENANT_FIELD] ?? null,
+    columns,
+    rowId: row.id,
+  });
 
   const stageInsert = async (tx: TxState, row: Row, tenant: string | null): Promise<Row> => {
     const data = codec.encodeRow(row, tenant);
@@ -172,7 +207,12 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
     }
     const had = new Set(oldKeys.map(({ ref }) => ref.path));
-    await stageCreates(tx, newKeys.filter(({ ref }) => !had.has(ref.path)).map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })));
+    await stageCreates(
+      tx,
+      newKeys
+        .filter(({ ref }) => !had.has(ref.path))
+        .map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
+    );
     const ref = refOf(String(before.id));
     stage(tx, { ref, collection: codec.collection, data, create: false, row: next });
     return next;
@@ -183,7 +223,12 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       await ctx.locks.acquire(tx.owner, ref.path);
       stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
     }
-    stage(tx, { ref: refOf(String(before.id)), collection: codec.collection, data: null, create: false });
+    stage(tx, {
+      ref: refOf(String(before.id)),
+      collection: codec.collection,
+      data: null,
+      create: false,
+    });
   };
 
   /**
@@ -192,15 +237,20 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
    * PostgreSQL re-checks a row an UPDATE had to wait for).
    */
   const lockMatches = async (tx: TxState, where: Where<any>): Promise<Row[]> => {
-    const refs = (await findFull({ where })).map((row) => refOf(String(row.id))).sort((x, y) => (x.path < y.path ? -1 : 1));
+    const refs = (await findFull({ where }))
+      .map((row) => refOf(String(row.id)))
+      .sort((x, y) => (x.path < y.path ? -1 : 1));
     for (const ref of refs) await ctx.locks.acquire(tx.owner, ref.path);
     const fresh = refs.length ? await reader.docs(refs, true) : [];
-    return fresh.flatMap((data) => (data && matchesWhere(codec, full(data), tenantId, where) ? [full(data)] : []));
+    return fresh.flatMap((data) =>
+      data && matchesWhere(codec, full(data), tenantId, where) ? [full(data)] : [],
+    );
   };
 
   const patched = (before: Row, patch: Row): Row => {
     const next = { ...before };
-    for (const [key, value] of Object.entries(patch)) if (value !== undefined && key !== 'id' && key !== TENANT_FIELD) next[key] = value;
+    for (const [key, value] of Object.entries(patch))
+      if (value !== undefined && key !== 'id' && key !== TENANT_FIELD) next[key] = value;
     return next;
   };
 
@@ -208,17 +258,27 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
   const findFull = async (options: FindOptions<any>): Promise<Row[]> => {
     const queries = buildQueries(collection, codec, tenantId, options);
     if (queries.length === 0) return [];
-    const staged = state ? [...state.staged.values()].filter((entry) => entry.collection === codec.collection) : [];
+    const staged = state
+      ? [...state.staged.values()].filter((entry) => entry.collection === codec.collection)
+      : [];
     const limit = options.limit;
     // Staged writes may hide rows the query returns, so ask for that many more.
-    const asked = staged.length > 0 && limit !== undefined ? queries.map((q) => q.limit(limit + staged.length)) : queries;
+    const asked =
+      staged.length > 0 && limit !== undefined
+        ? queries.map((q) => q.limit(limit + staged.length))
+        : queries;
     const byPath = new Map<string, Row>();
     for (const docs of await Promise.all(asked.map((q) => reader.query(q)))) {
       for (const doc of docs) byPath.set(doc.path, full(doc.data));
     }
     for (const entry of staged) {
       byPath.delete(entry.ref.path);
-      if (entry.row && matchesWhere(codec, entry.row, tenantId, options.where) && isAfterCursor(codec, entry.row, options)) byPath.set(entry.ref.path, entry.row);
+      if (
+        entry.row &&
+        matchesWhere(codec, entry.row, tenantId, options.where) &&
+        isAfterCursor(codec, entry.row, options)
+      )
+        byPath.set(entry.ref.path, entry.row);
     }
     let rows = [...byPath.values()];
     if (queries.length > 1 || staged.length > 0) {
@@ -259,8 +319,16 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       return row ?? null;
     },
     async count(where?: Where<any>) {
-      if (state && [...state.staged.values()].some((entry) => entry.collection === codec.collection)) return (await findFull(where ? { where } : {})).length;
-      const counts = await Promise.all(buildQueries(collection, codec, tenantId, where ? { where } : {}).map((q) => reader.count(q)));
+      if (
+        state &&
+        [...state.staged.values()].some((entry) => entry.collection === codec.collection)
+      )
+        return (await findFull(where ? { where } : {})).length;
+      const counts = await Promise.all(
+        buildQueries(collection, codec, tenantId, where ? { where } : {}).map((q) =>
+          reader.count(q),
+        ),
+      );
       return counts.reduce((sum, n) => sum + n, 0);
     },
     async insert(row) {
@@ -279,7 +347,8 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       const before = await readForWrite(state, String(row.id));
       if (!before) await stageInsert(state, row, tenant);
       // Like SQL's update-then-insert: another tenant's row with this id is a duplicate, never taken over.
-      else if (table.tenantScoped && before[TENANT_FIELD] !== tenant) throw uniqueError(table.name, ['id']);
+      else if (table.tenantScoped && before[TENANT_FIELD] !== tenant)
+        throw uniqueError(table.name, ['id']);
       else await stageReplace(state, before, patched(before, row));
       return row;
     },
@@ -289,7 +358,9 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       if (!before || !own(before)) return null;
       if (where && !matchesWhere(codec, before, tenantId, where)) return null;
       const next = patched(before, patch as Row);
-      return out(Object.keys(patch).length === 0 ? before : await stageReplace(state, before, next));
+      return out(
+        Object.keys(patch).length === 0 ? before : await stageReplace(state, before, next),
+      );
     },
     async updateWhere(where, patch) {
       if (!state) return alone((tx) => tx.updateWhere(where, patch));
@@ -313,14 +384,17 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
     },
     async increment(id, deltas, init) {
       if (!state) return alone((tx) => tx.increment(id, deltas, init));
-      const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
+      const entries = Object.entries(deltas as Record<string, number>).filter(
+        ([, delta]) => delta !== undefined,
+      );
       const before = await readForWrite(state, id);
       const add = (row: Row) => {
         const next = { ...row };
         for (const [column, delta] of entries) next[column] = Number(next[column] ?? 0) + delta;
         return next;
       };
-      if (before && own(before)) return out(entries.length === 0 ? before : await stageReplace(state, before, add(before)));
+      if (before && own(before))
+        return out(entries.length === 0 ? before : await stageReplace(state, before, add(before)));
       if (!init) return null;
       if (before) throw uniqueError(table.name, ['id']);
       const seeded = add({ ...(init as Row), id });

@@ -40,15 +40,22 @@ export function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
   return unbounded.run(true, fn);
 }
 
-const queryTimeout = (ms: number) => new DatabaseTimeoutError(`The database did not answer within ${ms} ms`);
-const acquireTimeout = (ms: number) => new DatabaseTimeoutError(`No database connection became available within ${ms} ms`);
-const discarded = () => new DatabaseTimeoutError('The connection was discarded after a statement timed out');
+const queryTimeout = (ms: number) =>
+  new DatabaseTimeoutError(`The database did not answer within ${ms} ms`);
+const acquireTimeout = (ms: number) =>
+  new DatabaseTimeoutError(`No database connection became available within ${ms} ms`);
+const discarded = () =>
+  new DatabaseTimeoutError('The connection was discarded after a statement timed out');
 
 /**
  * Waits for `start`'s connection at most `ms`. A connection that arrives after the caller gave up
  * goes straight back through `giveBack`.
  */
-function acquireWithin<C>(ms: number, start: (done: (error: unknown, connection?: C) => void) => void, giveBack: (connection: C) => void): Promise<C> {
+function acquireWithin<C>(
+  ms: number,
+  start: (done: (error: unknown, connection?: C) => void) => void,
+  giveBack: (connection: C) => void,
+): Promise<C> {
   return new Promise<C>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {
@@ -131,7 +138,11 @@ export function boundedPgPool(pool: PgPool, bounds: PoolBounds): PostgresPool {
     async connect() {
       const client = await acquireWithin<PgClient>(
         bounds.acquireTimeoutMillis,
-        (done) => void pool.connect().then((c) => done(null, c), (error) => done(error)),
+        (done) =>
+          void pool.connect().then(
+            (c) => done(null, c),
+            (error) => done(error),
+          ),
         (late) => late.release(),
       );
       return wrap(client);
@@ -162,7 +173,11 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): MysqlPool {
   const wrap = (connection: MyConnection): MysqlPoolConnection => {
     let broken = false;
     const wrapper = {
-      query(sql: string, parameters: unknown[], callback?: (error: unknown, result: any) => void): any {
+      query(
+        sql: string,
+        parameters: unknown[],
+        callback?: (error: unknown, result: any) => void,
+      ): any {
         if (!callback) return connection.query(sql, parameters);
         if (broken) {
           queueMicrotask(() => callback(discarded(), undefined));
@@ -192,7 +207,11 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): MysqlPool {
   };
   return {
     getConnection(callback) {
-      acquireWithin<MyConnection>(bounds.acquireTimeoutMillis, (done) => pool.getConnection(done), (late) => late.release()).then(
+      acquireWithin<MyConnection>(
+        bounds.acquireTimeoutMillis,
+        (done) => pool.getConnection(done),
+        (late) => late.release(),
+      ).then(
         (connection) => callback(null, wrap(connection)),
         (error) => callback(error, undefined as unknown as MysqlPoolConnection),
       );

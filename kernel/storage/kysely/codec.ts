@@ -13,7 +13,8 @@ export function hasNul(value: unknown): boolean {
 }
 
 export function encodeValue(spec: ColumnSpec, value: unknown, column = 'value'): unknown {
-  if (hasNul(value)) throw new StorageError('invalid', `${column}: must not contain the NUL character.`);
+  if (hasNul(value))
+    throw new StorageError('invalid', `${column}: must not contain the NUL character.`);
   if (value === null || value === undefined) {
     return spec.kind === 'json' && value !== undefined ? JSON.stringify(null) : null;
   }
@@ -87,7 +88,9 @@ export function codecFor(table: Table): TableCodec {
   if (cached) return cached;
   const names = Object.keys(table.columns);
   const snake = new Map(names.map((name) => [name, toSnakeCase(name)]));
-  const decoders = names.map((name) => [name, snake.get(name)!, decoderFor(table.columns[name]!)] as const);
+  const decoders = names.map(
+    (name) => [name, snake.get(name)!, decoderFor(table.columns[name]!)] as const,
+  );
   const spec = (name: string): ColumnSpec => {
     const found = table.columns[name];
     if (!found) throw new TypeError(`Unknown column "${table.name}.${name}"`);

@@ -54,7 +54,9 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }) });
+  const db = new Kysely<any>({
+    dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }),
+  });
   const listenerOptions = {
     host: config.host,
     port: config.port,
@@ -73,9 +75,17 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     flavor: 'postgres',
     db,
     watchOthers: (stamps) =>
-      watchNotifications(() => new pg.Client(listenerOptions), stamps, (payload) => sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`.execute(db)),
+      watchNotifications(
+        () => new pg.Client(listenerOptions),
+        stamps,
+        (payload) => sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${payload})`.execute(db),
+      ),
     close: () => db.destroy(),
-    poolStats: () => ({ total: pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({
+      total: pool.totalCount,
+      inUse: pool.totalCount - pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
   };
 }
 
@@ -97,9 +107,15 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     charset: 'utf8mb4',
     ...(ssl ? { ssl: ssl as object } : {}),
   });
-  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool: boundedMysqlPool(pool as any, poolBounds(config)) }) });
+  const db = new Kysely<any>({
+    dialect: new MysqlDialect({ pool: boundedMysqlPool(pool as any, poolBounds(config)) }),
+  });
   // mysql2 keeps its counts in queues it does not document; read them defensively.
-  const queues = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+  const queues = pool as unknown as {
+    _allConnections?: { length: number };
+    _freeConnections?: { length: number };
+    _connectionQueue?: { length: number };
+  };
   return {
     kind: 'mysql',
     flavor: 'mysql',

@@ -79,13 +79,21 @@ interface DbError {
 
 export function isUniqueError(error: unknown): boolean {
   const e = error as DbError;
-  return e?.code === '23505' || e?.errno === 1062 || e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === '23505' ||
+    e?.errno === 1062 ||
+    e?.code === 'ER_DUP_ENTRY' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** SQLite: another connection (another process) held the lock for longer than the busy timeout. */
 export function isBusyError(error: unknown): boolean {
   const code = (error as DbError)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+  );
 }
 
 /**
@@ -95,7 +103,13 @@ export function isBusyError(error: unknown): boolean {
  */
 export function isConflictError(error: unknown): boolean {
   const e = error as DbError;
-  return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205 || isBusyError(error);
+  return (
+    e?.code === '40P01' ||
+    e?.code === '40001' ||
+    e?.errno === 1213 ||
+    e?.errno === 1205 ||
+    isBusyError(error)
+  );
 }
 
 /**
@@ -104,10 +118,29 @@ export function isConflictError(error: unknown): boolean {
  * 57014, MySQL's max_execution_time 3024).
  */
 const OUTAGE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'HUB_DB_TIMEOUT',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_CONNECTION_KILLED', 'ER_SERVER_SHUTDOWN',
-  'ER_QUERY_INTERRUPTED', 'ER_QUERY_TIMEOUT',
-  '57014', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'HUB_DB_TIMEOUT',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_CONNECTION_KILLED',
+  'ER_SERVER_SHUTDOWN',
+  'ER_QUERY_INTERRUPTED',
+  'ER_QUERY_TIMEOUT',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  '53300',
 ]);
 
 /** SQLite failures of the file rather than of the statement: disk full, I/O error, unreadable file. */
@@ -116,5 +149,7 @@ const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM
 export function isOutageError(error: unknown): boolean {
   const e = error as DbError;
   if (e?.code && (OUTAGE_CODES.has(e.code) || SQLITE_OUTAGE.test(e.code))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(e?.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(
+    e?.message ?? '',
+  );
 }

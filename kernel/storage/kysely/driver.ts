@@ -7,7 +7,14 @@ import { sql } from 'kysely';
 import type { Migration, StorageDriver } from '../contract.ts';
 import { ChangeStamps, noChangeFeed, type ChangeFeed } from '../changes.ts';
 import { isBusyError, type OthersWatch, type SqlDialect } from './dialect.ts';
-import { addColumns, createIndexes, createTable, ensureMigrationsTable, installChangeTriggers, MIGRATIONS_TABLE } from './schema.ts';
+import {
+  addColumns,
+  createIndexes,
+  createTable,
+  ensureMigrationsTable,
+  installChangeTriggers,
+  MIGRATIONS_TABLE,
+} from './schema.ts';
 import { backupSqlite } from './sqlite.ts';
 import { createSqlStore, mapError } from './store.ts';
 import { withoutQueryTimeout } from './bounded-pool.ts';
@@ -63,11 +70,16 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(trx);
       if (done.rows.length > 0) return;
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
-      for (const { table, columns } of migration.addColumns ?? []) await addColumns(trx, flavor, table, columns);
+      for (const { table, columns } of migration.addColumns ?? [])
+        await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
-      if (migration.changeFeed && flavor === 'postgres') await installChangeTriggers(trx, migration.changeFeed);
+      if (migration.changeFeed && flavor === 'postgres')
+        await installChangeTriggers(trx, migration.changeFeed);
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
-      await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
+      await trx
+        .insertInto(MIGRATIONS_TABLE)
+        .values({ id: migration.id, applied_at: new Date() })
+        .execute();
     });
     stamps.bumpAll();
   }
@@ -76,17 +88,26 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   // record share a transaction; a named lock keeps two processes from interleaving.
   async function applyMysql(migration: Migration): Promise<void> {
     await db.connection().execute(async (conn) => {
-      const got = await sql<{ ok: number }>`SELECT GET_LOCK('workspace_hub_migrate', 60) AS ok`.execute(conn);
-      if (Number(got.rows[0]?.ok) !== 1) throw new Error('Timed out waiting for another process to finish migrating');
+      const got = await sql<{
+        ok: number;
+      }>`SELECT GET_LOCK('workspace_hub_migrate', 60) AS ok`.execute(conn);
+      if (Number(got.rows[0]?.ok) !== 1)
+        throw new Error('Timed out waiting for another process to finish migrating');
       try {
-        const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(conn);
+        const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(
+          conn,
+        );
         if (done.rows.length > 0) return;
         for (const table of migration.createTables ?? []) await createTable(conn, flavor, table);
-        for (const { table, columns } of migration.addColumns ?? []) await addColumns(conn, flavor, table, columns);
+        for (const { table, columns } of migration.addColumns ?? [])
+          await addColumns(conn, flavor, table, columns);
         for (const table of migration.addIndexes ?? []) await createIndexes(conn, flavor, table);
         await conn.transaction().execute(async (trx) => {
           if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
-          await trx.insertInto(MIGRATIONS_TABLE).values({ id: migration.id, applied_at: new Date() }).execute();
+          await trx
+            .insertInto(MIGRATIONS_TABLE)
+            .values({ id: migration.id, applied_at: new Date() })
+            .execute();
         });
         stamps.bumpAll();
       } finally {
@@ -103,7 +124,12 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     async appliedMigrations() {
       try {
         await ensureTable();
-        const rows = await (dialect.readDb ?? db).selectFrom(MIGRATIONS_TABLE).select(['id', 'applied_at']).orderBy('applied_at').orderBy('id').execute();
+        const rows = await (dialect.readDb ?? db)
+          .selectFrom(MIGRATIONS_TABLE)
+          .select(['id', 'applied_at'])
+          .orderBy('applied_at')
+          .orderBy('id')
+          .execute();
         return rows.map((row) => String(row.id));
       } catch (error) {
         return mapError(error);
@@ -112,7 +138,11 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
     async applyMigration(migration) {
       await ensureTable();
       try {
-        await withoutQueryTimeout(() => (flavor === 'mysql' ? applyMysql(migration) : retryBusy(() => applyTransactional(migration))));
+        await withoutQueryTimeout(() =>
+          flavor === 'mysql'
+            ? applyMysql(migration)
+            : retryBusy(() => applyTransactional(migration)),
+        );
       } catch (error) {
         return mapError(error);
       }
@@ -124,7 +154,9 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         mapError(error);
       }
     },
-    ...(flavor === 'sqlite' && dialect.path ? { backup: (out: string) => backupSqlite(dialect, out) } : {}),
+    ...(flavor === 'sqlite' && dialect.path
+      ? { backup: (out: string) => backupSqlite(dialect, out) }
+      : {}),
     poolStats: () => dialect.poolStats?.() ?? null,
     async close() {
       closed = true;

@@ -30,7 +30,11 @@ const unref = (timer: ReturnType<typeof setTimeout>) => (timer as { unref?: () =
 /**
  * `probe(payload)` sends `NOTIFY CHANGES_CHANNEL, payload` through the pool the hub writes with.
  */
-export function watchNotifications(newClient: () => pg.Client, stamps: ChangeStamps, probe: (payload: string) => Promise<unknown>): OthersWatch {
+export function watchNotifications(
+  newClient: () => pg.Client,
+  stamps: ChangeStamps,
+  probe: (payload: string) => Promise<unknown>,
+): OthersWatch {
   // One number per connection attempt: a timer or event of an older attempt does nothing.
   let generation = 0;
   let client: pg.Client | undefined;
@@ -72,7 +76,13 @@ export function watchNotifications(newClient: () => pg.Client, stamps: ChangeSta
       });
     });
     try {
-      const sent = await Promise.race([probe(payload).then(() => true, () => false), arrived.then(() => true)]);
+      const sent = await Promise.race([
+        probe(payload).then(
+          () => true,
+          () => false,
+        ),
+        arrived.then(() => true),
+      ]);
       return sent && (await arrived);
     } finally {
       awaited.delete(payload);

@@ -8,7 +8,8 @@ type Eb = ExpressionBuilder<any, any>;
 const OPERATORS = { ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 function isOperator(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value)) return false;
+  if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value))
+    return false;
   const keys = Object.keys(value);
   return keys.length === 1 && (keys[0] === 'in' || keys[0]! in OPERATORS);
 }
@@ -18,12 +19,17 @@ function condition(eb: Eb, codec: TableCodec, name: string, value: unknown): Exp
   if (value === null) return eb(column, 'is', null);
   // No stored value holds a NUL (the codec refuses them), so a lookup by one matches nothing;
   // answering that here keeps such ids (from a URL, say) from ever reaching the database.
-  if (!isOperator(value)) return hasNul(value) ? sql<SqlBool>`1 = 0` : eb(column, '=', codec.encode(name, value));
+  if (!isOperator(value))
+    return hasNul(value) ? sql<SqlBool>`1 = 0` : eb(column, '=', codec.encode(name, value));
   const [op, operand] = Object.entries(value)[0]!;
   if (op === 'in') {
     const list = (operand as unknown[]).filter((item) => !hasNul(item));
     if (list.length === 0) return sql<SqlBool>`1 = 0`;
-    return eb(column, 'in', list.map((item) => codec.encode(name, item)));
+    return eb(
+      column,
+      'in',
+      list.map((item) => codec.encode(name, item)),
+    );
   }
   if (operand === null || (op === 'ne' && hasNul(operand))) {
     if (op === 'ne') return eb(column, 'is not', null);
@@ -33,7 +39,12 @@ function condition(eb: Eb, codec: TableCodec, name: string, value: unknown): Exp
 }
 
 /** The WHERE expression: the tenant filter (when bound) AND every condition. */
-export function whereExpression(eb: Eb, codec: TableCodec, tenantId: string | null, where: Where<any> | undefined): Expression<SqlBool> {
+export function whereExpression(
+  eb: Eb,
+  codec: TableCodec,
+  tenantId: string | null,
+  where: Where<any> | undefined,
+): Expression<SqlBool> {
   const parts: Expression<SqlBool>[] = [];
   if (tenantId !== null && codec.table.tenantScoped) parts.push(eb(TENANT_COLUMN, '=', tenantId));
   for (const [name, value] of Object.entries(where ?? {})) {
@@ -51,7 +62,11 @@ export function whereExpression(eb: Eb, codec: TableCodec, tenantId: string | nu
  * Rows strictly after the cursor in `orderBy` order:
  * (a > x) OR (a = x AND b > y) OR …, with `<` for descending columns.
  */
-export function afterExpression(eb: Eb, codec: TableCodec, options: FindOptions<any>): Expression<SqlBool> | null {
+export function afterExpression(
+  eb: Eb,
+  codec: TableCodec,
+  options: FindOptions<any>,
+): Expression<SqlBool> | null {
   const after = options.after;
   const order = options.orderBy ?? [];
   if (!after || order.length === 0) return null;
@@ -64,7 +79,9 @@ export function afterExpression(eb: Eb, codec: TableCodec, options: FindOptions<
     }
     const [name, direction] = order[i]!;
     if (!(name in after)) throw new TypeError(`Cursor has no value for "${name}"`);
-    parts.push(eb(codec.column(name), direction === 'desc' ? '<' : '>', codec.encode(name, after[name])));
+    parts.push(
+      eb(codec.column(name), direction === 'desc' ? '<' : '>', codec.encode(name, after[name])),
+    );
     branches.push(eb.and(parts));
   }
   return eb.or(branches);

@@ -24,18 +24,47 @@ function indexColumns(table: Table, columns: readonly string[]): string[] {
   return table.tenantScoped ? [TENANT_COLUMN, ...mapped] : mapped;
 }
 
-async function exists(db: Executor, flavor: SqlFlavor, kind: 'table' | 'column' | 'index', table: string, name?: string): Promise<boolean> {
+async function exists(
+  db: Executor,
+  flavor: SqlFlavor,
+  kind: 'table' | 'column' | 'index',
+  table: string,
+  name?: string,
+): Promise<boolean> {
   let result;
   if (flavor === 'sqlite') {
-    if (kind === 'column') result = await sql`SELECT 1 FROM pragma_table_info(${table}) WHERE name = ${name}`.execute(db);
-    else result = await sql`SELECT 1 FROM sqlite_master WHERE type = ${kind} AND name = ${kind === 'table' ? table : name}`.execute(db);
+    if (kind === 'column')
+      result = await sql`SELECT 1 FROM pragma_table_info(${table}) WHERE name = ${name}`.execute(
+        db,
+      );
+    else
+      result =
+        await sql`SELECT 1 FROM sqlite_master WHERE type = ${kind} AND name = ${kind === 'table' ? table : name}`.execute(
+          db,
+        );
     return result.rows.length > 0;
   }
   const schema = flavor === 'mysql' ? sql`DATABASE()` : sql`current_schema()`;
-  if (kind === 'table') result = await sql`SELECT 1 FROM information_schema.tables WHERE table_schema = ${schema} AND table_name = ${table}`.execute(db);
-  else if (kind === 'column') result = await sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${table} AND column_name = ${name}`.execute(db);
-  else if (flavor === 'mysql') result = await sql`SELECT 1 FROM information_schema.statistics WHERE table_schema = ${schema} AND table_name = ${table} AND index_name = ${name}`.execute(db);
-  else result = await sql`SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ${table} AND indexname = ${name}`.execute(db);
+  if (kind === 'table')
+    result =
+      await sql`SELECT 1 FROM information_schema.tables WHERE table_schema = ${schema} AND table_name = ${table}`.execute(
+        db,
+      );
+  else if (kind === 'column')
+    result =
+      await sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${table} AND column_name = ${name}`.execute(
+        db,
+      );
+  else if (flavor === 'mysql')
+    result =
+      await sql`SELECT 1 FROM information_schema.statistics WHERE table_schema = ${schema} AND table_name = ${table} AND index_name = ${name}`.execute(
+        db,
+      );
+  else
+    result =
+      await sql`SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ${table} AND indexname = ${name}`.execute(
+        db,
+      );
   return result.rows.length > 0;
 }
 
@@ -49,27 +78,45 @@ function columnDefinition(flavor: SqlFlavor, table: Table, name: string, forAdd:
 
 export async function createIndexes(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
   const all: [string, readonly string[], boolean][] = [
-    ...table.unique.map((cols) => [indexName('uq', table.name, cols), cols, true] as [string, readonly string[], boolean]),
-    ...table.indexes.map((cols) => [indexName('ix', table.name, cols), cols, false] as [string, readonly string[], boolean]),
+    ...table.unique.map(
+      (cols) =>
+        [indexName('uq', table.name, cols), cols, true] as [string, readonly string[], boolean],
+    ),
+    ...table.indexes.map(
+      (cols) =>
+        [indexName('ix', table.name, cols), cols, false] as [string, readonly string[], boolean],
+    ),
   ];
-  if (table.tenantScoped && table.indexes.length === 0) all.push([indexName('ix', table.name, []), [], false]);
+  if (table.tenantScoped && table.indexes.length === 0)
+    all.push([indexName('ix', table.name, []), [], false]);
   for (const [name, cols, unique] of all) {
     const columns = indexColumns(table, cols).join(', ');
     if (flavor === 'mysql') {
       if (await exists(db, flavor, 'index', table.name, name)) continue;
-      await sql.raw(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${table.name} (${columns})`).execute(db);
+      await sql
+        .raw(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${name} ON ${table.name} (${columns})`)
+        .execute(db);
     } else {
-      await sql.raw(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${table.name} (${columns})`).execute(db);
+      await sql
+        .raw(
+          `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${table.name} (${columns})`,
+        )
+        .execute(db);
     }
   }
 }
 
 export async function createTable(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
   if (!(await exists(db, flavor, 'table', table.name))) {
-    const columns = Object.keys(table.columns).map((name) => columnDefinition(flavor, table, name, false));
+    const columns = Object.keys(table.columns).map((name) =>
+      columnDefinition(flavor, table, name, false),
+    );
     if (table.tenantScoped) columns.splice(1, 0, `${TENANT_COLUMN} VARCHAR(128) NOT NULL`);
-    const suffix = flavor === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
-    await sql.raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`).execute(db);
+    const suffix =
+      flavor === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
+    await sql
+      .raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`)
+      .execute(db);
     if (flavor === 'postgres') await installChangeTrigger(db, table);
   }
   await createIndexes(db, flavor, table);
@@ -84,30 +131,47 @@ const CHANGE_TRIGGER = 'hub_changes';
  * NOTIFY its name. Delivered at commit only, once per table and transaction; see ../changes.ts.
  */
 async function installChangeTrigger(db: Executor, table: Table): Promise<void> {
-  await sql.raw(
-    `CREATE OR REPLACE FUNCTION hub_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
-      `BEGIN PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$`,
-  ).execute(db);
+  await sql
+    .raw(
+      `CREATE OR REPLACE FUNCTION hub_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
+        `BEGIN PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END $$`,
+    )
+    .execute(db);
   // An UPDATE that sets only bookkeeping columns (`untracked`) notifies no one.
   const untracked = new Set(table.untracked as readonly string[]);
-  const tracked = [...(table.tenantScoped ? [TENANT_COLUMN] : []), ...Object.keys(table.columns).filter((c) => !untracked.has(c)).map(toSnakeCase)];
+  const tracked = [
+    ...(table.tenantScoped ? [TENANT_COLUMN] : []),
+    ...Object.keys(table.columns)
+      .filter((c) => !untracked.has(c))
+      .map(toSnakeCase),
+  ];
   const update = untracked.size > 0 ? `UPDATE OF ${tracked.join(', ')}` : 'UPDATE';
   await sql.raw(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${table.name}`).execute(db);
-  await sql.raw(
-    `CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR ${update} OR DELETE OR TRUNCATE ON ${table.name} ` +
-      'FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_change()',
-  ).execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER ${CHANGE_TRIGGER} AFTER INSERT OR ${update} OR DELETE OR TRUNCATE ON ${table.name} ` +
+        'FOR EACH STATEMENT EXECUTE FUNCTION hub_notify_change()',
+    )
+    .execute(db);
 }
 
 /** PostgreSQL: the change trigger on each of these tables that exists. */
 export async function installChangeTriggers(db: Executor, tables: readonly Table[]): Promise<void> {
-  for (const table of tables) if (await exists(db, 'postgres', 'table', table.name)) await installChangeTrigger(db, table);
+  for (const table of tables)
+    if (await exists(db, 'postgres', 'table', table.name)) await installChangeTrigger(db, table);
 }
 
-export async function addColumns(db: Executor, flavor: SqlFlavor, table: Table, names: readonly string[]): Promise<void> {
+export async function addColumns(
+  db: Executor,
+  flavor: SqlFlavor,
+  table: Table,
+  names: readonly string[],
+): Promise<void> {
   for (const name of names) {
     if (await exists(db, flavor, 'column', table.name, toSnakeCase(name))) continue;
-    await sql.raw(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(flavor, table, name, true)}`).execute(db);
+    await sql
+      .raw(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(flavor, table, name, true)}`)
+      .execute(db);
   }
 }
 
@@ -115,5 +179,9 @@ export const MIGRATIONS_TABLE = 'hub_migrations';
 
 export async function ensureMigrationsTable(db: Executor, flavor: SqlFlavor): Promise<void> {
   const timestamp = columnType(flavor, { kind: 'timestamp' } as ColumnSpec);
-  await sql.raw(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`).execute(db);
+  await sql
+    .raw(
+      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id VARCHAR(255) NOT NULL PRIMARY KEY, applied_at ${timestamp} NOT NULL)`,
+    )
+    .execute(db);
 }

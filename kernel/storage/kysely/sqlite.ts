@@ -14,7 +14,17 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from 'kysely';
 import type { SqliteDbConfig } from '../config.ts';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch, SqlDialect } from './dialect.ts';
@@ -78,7 +88,10 @@ function wrapDatabase(db: NativeDatabase): SqliteDatabase {
     },
     prepare(sql: string): SqliteStatement {
       // A request that outlived a closed driver (a reload swapped it): an outage, not a bug.
-      if (!open) throw Object.assign(new Error('The database connection is closed'), { code: 'SQLITE_CLOSED' });
+      if (!open)
+        throw Object.assign(new Error('The database connection is closed'), {
+          code: 'SQLITE_CLOSED',
+        });
       const hit = cache.get(sql);
       if (hit) return hit;
       const statement = db.prepare(sql);
@@ -204,7 +217,9 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
   const readerDb = reader ? wrapDatabase(reader) : undefined;
   const db = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: writerDb }) });
   // In memory there is only one database, so reads share the writer connection.
-  const readDb = readerDb ? new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: readerDb }) }) : db;
+  const readDb = readerDb
+    ? new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: readerDb }) })
+    : db;
   return {
     kind: 'sqlite',
     flavor: 'sqlite',
@@ -258,7 +273,10 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
  * connections go on reading and writing: `VACUUM INTO` reads one snapshot. The file is created
  * 0600 before SQLite writes into it.
  */
-export async function backupSqlite(dialect: SqlDialect, out: string): Promise<{ path: string; bytes: number }> {
+export async function backupSqlite(
+  dialect: SqlDialect,
+  out: string,
+): Promise<{ path: string; bytes: number }> {
   const target = resolve(out);
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name.`);
   const dir = dirname(target);

@@ -4,11 +4,23 @@
  * the pool, or an open transaction.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { StorageError, type FindOptions, type Store, type TableApi, type Where } from '../contract.ts';
+import {
+  StorageError,
+  type FindOptions,
+  type Store,
+  type TableApi,
+  type Where,
+} from '../contract.ts';
 import type { ChangeFeed } from '../changes.ts';
 import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
-import { isBusyError, isConflictError, isOutageError, isUniqueError, type SqlDialect } from './dialect.ts';
+import {
+  isBusyError,
+  isConflictError,
+  isOutageError,
+  isUniqueError,
+  type SqlDialect,
+} from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
@@ -20,9 +32,21 @@ const INSERT_CHUNK = 100;
 /** Turns driver errors into StorageErrors; never lets SQL text reach a client. */
 export function mapError(error: unknown, table?: string): never {
   if (error instanceof StorageError || error instanceof TypeError) throw error;
-  if (isUniqueError(error)) throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, { ...(table ? { table } : {}), cause: error });
-  if (isConflictError(error)) throw new StorageError('conflict', 'The write conflicted with a concurrent transaction', { ...(table ? { table } : {}), cause: error });
-  if (isOutageError(error)) throw new StorageError('unavailable', 'The database cannot be reached', { ...(table ? { table } : {}), cause: error });
+  if (isUniqueError(error))
+    throw new StorageError('unique', `Duplicate value in ${table ?? 'a table'}`, {
+      ...(table ? { table } : {}),
+      cause: error,
+    });
+  if (isConflictError(error))
+    throw new StorageError('conflict', 'The write conflicted with a concurrent transaction', {
+      ...(table ? { table } : {}),
+      cause: error,
+    });
+  if (isOutageError(error))
+    throw new StorageError('unavailable', 'The database cannot be reached', {
+      ...(table ? { table } : {}),
+      cause: error,
+    });
   throw error;
 }
 
@@ -37,11 +61,15 @@ const BUSY_ATTEMPTS = 40;
 
 /** A lock another process kept past every attempt: the database is unavailable for now (503). */
 function busyUnavailable(error: unknown, table?: string): StorageError {
-  return new StorageError('unavailable', 'The database is locked by another process', { ...(table ? { table } : {}), cause: error });
+  return new StorageError('unavailable', 'The database is locked by another process', {
+    ...(table ? { table } : {}),
+    cause: error,
+  });
 }
 
 /** Backoff between attempts: grows by 5 ms an attempt up to 50 ms, with jitter so racers spread. */
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(50, 5 * attempt) + Math.random() * 10));
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(50, 5 * attempt) + Math.random() * 10));
 
 /** mapError as a value: the StorageError, or rethrows what is not a storage failure. */
 function catchStorageError(error: unknown): StorageError {
@@ -76,7 +104,14 @@ async function guard<T>(table: string, run: () => Promise<T>, retryBusy = false)
 export type ChangedTables = (tables: Iterable<string>) => void;
 const nothingChanged: ChangedTables = () => undefined;
 
-function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, table: Table, inTransaction: boolean, changed: ChangedTables): TableApi<Row> {
+function tableApi(
+  dialect: SqlDialect,
+  db: Executor,
+  tenantId: string | null,
+  table: Table,
+  inTransaction: boolean,
+  changed: ChangedTables,
+): TableApi<Row> {
   const codec: TableCodec = codecFor(table);
   const name = table.name;
   const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
@@ -91,14 +126,17 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   /** Setting only bookkeeping columns (`untracked`) moves no stamp. */
   const untracked = new Set(table.untracked.map((column) => codec.column(column)));
   const writeColumns = <T>(values: Row, run: () => Promise<T>) =>
-    untracked.size > 0 && Object.keys(values).every((column) => untracked.has(column)) ? statement(run) : write(run);
+    untracked.size > 0 && Object.keys(values).every((column) => untracked.has(column))
+      ? statement(run)
+      : write(run);
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
   const insertValues = (row: Row): Row => {
     const values = codec.encodeRow(row);
     if (table.tenantScoped) {
       const tenant = tenantId ?? (row.tenantId as string | undefined);
-      if (!tenant) throw new TypeError(`Inserting into ${name} through the unscoped store needs tenantId`);
+      if (!tenant)
+        throw new TypeError(`Inserting into ${name} through the unscoped store needs tenantId`);
       values[TENANT_COLUMN] = tenant;
     }
     return values;
@@ -140,7 +178,8 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     },
     async getMany(ids) {
       const out: Row[] = [];
-      for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await api.find({ where: { id: { in: ids.slice(i, i + CHUNK) } } })));
+      for (let i = 0; i < ids.length; i += CHUNK)
+        out.push(...(await api.find({ where: { id: { in: ids.slice(i, i + CHUNK) } } })));
       return out;
     },
     find(options: FindOptions<any> = {}) {
@@ -148,7 +187,8 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
         let query = reader.selectFrom(name).selectAll().where(where(options.where));
         const after = options.after;
         if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
-        for (const [column, direction] of options.orderBy ?? []) query = query.orderBy(codec.column(column), direction);
+        for (const [column, direction] of options.orderBy ?? [])
+          query = query.orderBy(codec.column(column), direction);
         if (options.limit !== undefined) query = query.limit(options.limit);
         return (await query.execute()).map(decode);
       });
@@ -159,7 +199,11 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     },
     count(w) {
       return statement(async () => {
-        const row = await reader.selectFrom(name).select((eb: any) => eb.fn.countAll().as('n')).where(where(w)).executeTakeFirst();
+        const row = await reader
+          .selectFrom(name)
+          .select((eb: any) => eb.fn.countAll().as('n'))
+          .where(where(w))
+          .executeTakeFirst();
         return Number((row as Row | undefined)?.n ?? 0);
       });
     },
@@ -172,7 +216,10 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
     async insertMany(rows) {
       if (rows.length === 0) return [];
       // Several statements only need a transaction of their own when there is more than one.
-      if (rows.length > INSERT_CHUNK && !inTransaction) return createSqlStore(dialect, db, tenantId, false, changed, undefined).transaction((tx) => tx.table(table).insertMany(rows) as Promise<Row[]>);
+      if (rows.length > INSERT_CHUNK && !inTransaction)
+        return createSqlStore(dialect, db, tenantId, false, changed, undefined).transaction(
+          (tx) => tx.table(table).insertMany(rows) as Promise<Row[]>,
+        );
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK);
         await write(async () => {
@@ -188,7 +235,12 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       try {
         return await tryInsert(row);
       } catch (error) {
-        if (error instanceof StorageError && error.code === 'unique' && (await api.update(id as string, rest))) return row;
+        if (
+          error instanceof StorageError &&
+          error.code === 'unique' &&
+          (await api.update(id as string, rest))
+        )
+          return row;
         throw error;
       }
     },
@@ -201,7 +253,9 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
         // a statement that returns rows through a cursor that stays open until it is collected,
         // and one that met another process's lock would keep the writer connection busy (its
         // next COMMIT fails); there the row is read back with a second, local statement.
-        const row = await writeColumns(values, () => db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst());
+        const row = await writeColumns(values, () =>
+          db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst(),
+        );
         return row ? decode(row as Row) : null;
       }
       const matched = await api.updateWhere(match, patch);
@@ -220,15 +274,24 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
       return (await api.deleteWhere({ id })) > 0;
     },
     deleteWhere(w) {
-      return write(async () => Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows));
+      return write(async () =>
+        Number((await db.deleteFrom(name).where(where(w)).executeTakeFirst()).numDeletedRows),
+      );
     },
     async increment(id, deltas, init) {
-      const entries = Object.entries(deltas as Record<string, number>).filter(([, delta]) => delta !== undefined);
+      const entries = Object.entries(deltas as Record<string, number>).filter(
+        ([, delta]) => delta !== undefined,
+      );
       const apply = () =>
         write(async () => {
           const set: Row = {};
-          for (const [column, delta] of entries) set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
-          const result = await db.updateTable(name).set(set).where(where({ id })).executeTakeFirst();
+          for (const [column, delta] of entries)
+            set[codec.column(column)] = (eb: any) => eb(codec.column(column), '+', delta);
+          const result = await db
+            .updateTable(name)
+            .set(set)
+            .where(where({ id }))
+            .executeTakeFirst();
           return Number(result.numUpdatedRows) > 0;
         });
       if (entries.length === 0 || (await apply())) return api.get(id);
@@ -240,7 +303,8 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
         return api.get(id);
       } catch (error) {
         // Someone else inserted the row first: add to theirs.
-        if (error instanceof StorageError && error.code === 'unique' && (await apply())) return api.get(id);
+        if (error instanceof StorageError && error.code === 'unique' && (await apply()))
+          return api.get(id);
         throw error;
       }
     },
@@ -248,7 +312,16 @@ function tableApi(dialect: SqlDialect, db: Executor, tenantId: string | null, ta
   return api;
 }
 
-const WRITES = ['insert', 'insertMany', 'put', 'update', 'updateWhere', 'delete', 'deleteWhere', 'increment'] as const;
+const WRITES = [
+  'insert',
+  'insertMany',
+  'put',
+  'update',
+  'updateWhere',
+  'delete',
+  'deleteWhere',
+  'increment',
+] as const;
 
 /**
  * SQLite: a write outside a transaction runs in one of its own. libsql leaves a statement that met
@@ -260,7 +333,12 @@ const WRITES = ['insert', 'insertMany', 'put', 'update', 'updateWhere', 'delete'
 function writesInTransactions(store: Store, table: Table, api: TableApi<Row>): TableApi<Row> {
   const wrapped: Record<string, unknown> = { ...api };
   for (const method of WRITES) {
-    wrapped[method] = (...args: unknown[]) => store.transaction((tx) => (tx.table(table) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args));
+    wrapped[method] = (...args: unknown[]) =>
+      store.transaction((tx) =>
+        (tx.table(table) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
+          method
+        ]!(...args),
+      );
   }
   return wrapped as unknown as TableApi<Row>;
 }
@@ -270,13 +348,24 @@ function writesInTransactions(store: Store, table: Table, api: TableApi<Row>): T
  * outside a transaction after each statement, for a transaction once it has ended, so a cache
  * filled from rows the transaction was changing never outlives its commit.
  */
-export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: string | null, inTransaction: boolean, changed: ChangedTables = nothingChanged, changes?: ChangeFeed): Store {
+export function createSqlStore(
+  dialect: SqlDialect,
+  db: Executor,
+  tenantId: string | null,
+  inTransaction: boolean,
+  changed: ChangedTables = nothingChanged,
+  changes?: ChangeFeed,
+): Store {
   const store: Store = {
     tenantId,
     ...(changes && !inTransaction ? { changes } : {}),
     table: (table) => {
       const api = tableApi(dialect, db, tenantId, table, inTransaction, changed);
-      return (dialect.flavor === 'sqlite' && !inTransaction ? writesInTransactions(store, table, api) : api) as any;
+      return (
+        dialect.flavor === 'sqlite' && !inTransaction
+          ? writesInTransactions(store, table, api)
+          : api
+      ) as any;
     },
     async transaction(fn) {
       if (inTransaction) return fn(store);
@@ -288,13 +377,21 @@ export function createSqlStore(dialect: SqlDialect, db: Executor, tenantId: stri
           // snapshot from before we waited.
           // SQLite has one writer at a time (BEGIN IMMEDIATE), so every read sees the last commit.
           const begin = (db as Kysely<any>).transaction();
-          const run = (trx: Transaction<any>) => fn(createSqlStore(dialect, trx, tenantId, true, (tables) => { for (const t of tables) written.add(t); }));
-          return await (dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed')).execute(run);
+          const run = (trx: Transaction<any>) =>
+            fn(
+              createSqlStore(dialect, trx, tenantId, true, (tables) => {
+                for (const t of tables) written.add(t);
+              }),
+            );
+          return await (
+            dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed')
+          ).execute(run);
         } catch (error) {
           const busy = isBusyError(error);
           const mapped = catchStorageError(error);
           if (mapped.code !== 'conflict') throw mapped;
-          if (attempt >= (busy ? BUSY_ATTEMPTS : CONFLICT_ATTEMPTS)) throw busy ? busyUnavailable(error) : mapped;
+          if (attempt >= (busy ? BUSY_ATTEMPTS : CONFLICT_ATTEMPTS))
+            throw busy ? busyUnavailable(error) : mapped;
           // Lost a race (deadlock, serialization failure, another process's writer lock): start
           // again from fresh reads, after a short random pause so the contenders do not collide
           // again in lockstep.
