@@ -514,6 +514,30 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(list.status).toBe(400);
     });
 
+    it('answers a NUL in a body key or a body nested over 64 levels with 400, and path ids over 128 characters with 404', async () => {
+      const nulKey = await t.request('POST', '/admin/users', {
+        body: { name: 'x', ['a\u0000']: 1 },
+      });
+      expect(nulKey.status).toBe(400);
+      expect(nulKey.body.error).toBe('a\u0000: must not contain NUL characters');
+      let deep: unknown = 'x';
+      for (let i = 0; i < 70; i++) deep = [deep];
+      const nested = await t.request('POST', '/admin/users', { body: { name: 'x', extra: deep } });
+      expect(nested.status).toBe(400);
+      expect(nested.body.error).toMatch(/must not be nested more than 64 levels deep$/);
+      const long = 'x'.repeat(129);
+      for (const [method, path, message] of [
+        ['PUT', `/admin/users/${long}`, 'User not found'],
+        ['DELETE', `/admin/users/${long}`, 'User not found'],
+        ['POST', `/admin/users/${long}/tokens`, 'User not found'],
+        ['DELETE', `/admin/tokens/${long}`, 'Token not found'],
+      ] as const) {
+        const res = await t.request(method, path, { body: { name: 'x' } });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body.error).toBe(message);
+      }
+    });
+
     it('lists tokens without secrets or hashes', async () => {
       const res = await t.request('GET', '/admin/tokens');
       expect(res.status).toBe(200);
