@@ -13,4 +13,3 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
-export { usersTable } from '../kernel/identity/tables.ts';

@@ -28,7 +28,7 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const { withTenant, usersTable, toTokenRecord } = await hubModules();
+    const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the

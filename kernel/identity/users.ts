@@ -63,6 +63,16 @@ export function userAvatarUrl(
   return `/auth/users/${user.id}/avatar?v=${Date.parse(user.avatarImageUpdatedAt)}`;
 }
 
+/** The users with these ids (nulls and repeats skipped), by id, in one query. */
+export async function usersById(
+  store: Store,
+  ids: Iterable<string | null>,
+): Promise<Map<string, UserRow>> {
+  const wanted = [...new Set([...ids].filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  return new Map((await store.table(usersTable).getMany(wanted)).map((user) => [user.id, user]));
+}
+
 export function toUserRecord(row: UserRow): UserRecord {
   const avatarImageUrl = userAvatarUrl(row);
   return {

@@ -19,6 +19,15 @@ export const hubPresentationSchema = z
   })
   .meta({ id: 'Hub' });
 
+/** A user's presentation (`userPresentation`): a comment's `author`, a notice's `actor`. */
+export const userPresentationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  avatar: z
+    .object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() })
+    .optional(),
+});
+
 export const avatarsApi: RouteDocs = {
   'PUT /auth/profile/avatar': {
     summary: "Set the caller's initials, colour or image (null removes the image)",

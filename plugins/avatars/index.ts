@@ -108,5 +108,11 @@ export const avatarsPlugin = definePlugin({
 });
 
 // The plugin's public face: the only names other plugins may import from avatars.
-export { hubPresentationSchema } from './api.ts';
-export { hubPresentation, parseImageField, setUserImage } from './service.ts';
+export { hubPresentationSchema, userPresentationSchema } from './api.ts';
+export {
+  hubPresentation,
+  parseImageField,
+  setUserImage,
+  userPresentation,
+  type UserPresentation,
+} from './service.ts';

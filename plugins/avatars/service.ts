@@ -10,7 +10,7 @@ import {
   type TenantRow,
   type UserRow,
 } from '../../kernel/identity/tables.ts';
-import { normalizeColor, normalizeInitials } from '../../kernel/identity/users.ts';
+import { normalizeColor, normalizeInitials, userAvatarUrl } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { parseAvatarImage, type AvatarImage } from './image.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
@@ -158,6 +158,35 @@ export function updateHubAvatar(
 /** Removes a deleted user's image (registered as a user-deletion hook). */
 export async function deleteUserImage(tx: Store, userId: string): Promise<void> {
   await tx.table(avatarsTable).delete(userAvatarId(userId));
+}
+
+/** How a user appears to other users (a comment's author, a notice's actor). */
+export interface UserPresentation {
+  id: string;
+  name: string;
+  avatar?: { initials: string; color: string; imageUrl?: string };
+}
+
+/**
+ * The presentation of `user`, read at answer time so a renamed user or a new avatar shows
+ * everywhere; an account that is gone appears as `missingName` (with its id, if known) and no avatar.
+ */
+export function userPresentation(
+  id: string | null,
+  user: UserRow | undefined,
+  missingName: string,
+): UserPresentation {
+  if (!user) return { id: id ?? '', name: missingName };
+  const imageUrl = userAvatarUrl(user);
+  return {
+    id: user.id,
+    name: user.name,
+    avatar: {
+      initials: user.avatarInitials,
+      color: user.avatarColor,
+      ...(imageUrl ? { imageUrl } : {}),
+    },
+  };
 }
 
 /** How the hub presents itself (`hub` of `/auth/session`): its name, initials, colour and image. */

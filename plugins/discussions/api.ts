@@ -1,6 +1,7 @@
 /** API docs of the discussion routes; bodies and the list query come from the routes' validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import { userPresentationSchema } from '../avatars/index.ts';
 
 export const commentRecordSchema = z
   .object({
@@ -13,13 +14,7 @@ export const commentRecordSchema = z
     body: z.string().nullable().describe('null when tombstoned, encrypted, or on an E2EE hub'),
     bodyFormat: z.string(),
     encryptedPayload: z.record(z.string(), z.unknown()).nullable(),
-    author: z.object({
-      id: z.string(),
-      name: z.string(),
-      avatar: z
-        .object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() })
-        .optional(),
-    }),
+    author: userPresentationSchema,
     createdAt: z.string(),
     updatedAt: z.string(),
     tombstoned: z.boolean(),

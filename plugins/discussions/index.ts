@@ -15,8 +15,8 @@ import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.t
 export const discussionsPlugin = definePlugin({
   name: 'discussions',
   api: discussionsApi,
-  // mls-relay owns the device keys that sign encrypted comments.
-  dependencies: ['entities', 'mls-relay'],
+  // mls-relay owns the device keys that sign encrypted comments; avatars, how authors appear.
+  dependencies: ['entities', 'mls-relay', 'avatars'],
   tables: discussionTables,
   migrations: discussionMigrations,
   setup(ctx) {

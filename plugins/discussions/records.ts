@@ -4,20 +4,15 @@
  * `Unknown user` without an avatar. On E2EE hubs no plaintext ever leaves the hub, even for comments
  * written before E2EE was switched on.
  */
-import { userAvatarUrl } from '../../kernel/identity/users.ts';
-import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
+import { usersById } from '../../kernel/identity/users.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { toEncryptedPayload } from './payload.ts';
 import type { CommentRow } from './tables.ts';
+import { userPresentation, type UserPresentation } from '../avatars/index.ts';
 
 export const COMMENT_NOT_FOUND = 'Discussion comment not found';
 export const UNKNOWN_USER = 'Unknown user';
-
-export interface CommentAuthor {
-  id: string;
-  name: string;
-  avatar?: { initials: string; color: string; imageUrl?: string };
-}
 
 export interface CommentRecord {
   id: string;
@@ -29,38 +24,21 @@ export interface CommentRecord {
   body: string | null;
   bodyFormat: string;
   encryptedPayload: Record<string, unknown> | null;
-  author: CommentAuthor;
+  author: UserPresentation;
   createdAt: string;
   updatedAt: string;
   tombstoned: boolean;
 }
 
-/** The author object of a user row, or the placeholder when the account is gone. */
-export function toAuthor(id: string | null, user: UserRow | undefined): CommentAuthor {
-  if (!user) return { id: id ?? '', name: UNKNOWN_USER };
-  const imageUrl = userAvatarUrl(user);
-  return {
-    id: user.id,
-    name: user.name,
-    avatar: {
-      initials: user.avatarInitials,
-      color: user.avatarColor,
-      ...(imageUrl ? { imageUrl } : {}),
-    },
-  };
-}
-
 /** Loads the authors of `rows` in one query. */
-export async function loadAuthors(
+export function loadAuthors(
   store: Store,
   rows: readonly CommentRow[],
 ): Promise<Map<string, UserRow>> {
-  const ids = [
-    ...new Set(rows.map((row) => row.authorUserId).filter((id): id is string => id !== null)),
-  ];
-  if (ids.length === 0) return new Map();
-  const users = await store.table(usersTable).getMany(ids);
-  return new Map(users.map((user) => [user.id, user]));
+  return usersById(
+    store,
+    rows.map((row) => row.authorUserId),
+  );
 }
 
 /** The API record of a comment; `e2ee` is the hub mode of the current request. */
@@ -82,9 +60,10 @@ export function toCommentRecord(
     bodyFormat: row.bodyFormat,
     encryptedPayload:
       encrypted && !tombstoned ? toEncryptedPayload(row.body, row.bodyMetadata) : null,
-    author: toAuthor(
+    author: userPresentation(
       row.authorUserId,
       row.authorUserId ? authors.get(row.authorUserId) : undefined,
+      UNKNOWN_USER,
     ),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -4,7 +4,6 @@
  * what the opaque list cursor encodes.
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
-import type { TargetType } from '../entities/index.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 
 export const commentsTable = defineTable({

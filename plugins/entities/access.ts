@@ -3,18 +3,15 @@
  * requests and documents), container checks, transactions that survive write conflicts, and the
  * deletion notice other plugins (discussions) listen to.
  */
-import type { Context } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
-import type { KernelEnv } from '../../kernel/plugin.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
-import { ID_MAX } from '../../kernel/http/params.ts';
 
 /** What the route builders need from the plugin context. */
 export interface EntityDeps {

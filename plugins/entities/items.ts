@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';
-import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
+import { forbidden, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';

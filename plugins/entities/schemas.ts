@@ -4,10 +4,7 @@
  * (`kernel/http/validate.ts`), never a database error.
  */
 import { z } from 'zod';
-import { jsonBody, MAX_DEPTH } from '../../kernel/http/validate.ts';
 import { ID_MAX } from '../../kernel/http/params.ts';
-
-export { jsonBody, MAX_DEPTH, ID_MAX };
 
 /** Longest accepted entity name, in characters (not UTF-16 units), on every driver. */
 export const NAME_MAX = 255;

@@ -6,7 +6,7 @@
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
 import { llmProxyApi } from './api.ts';
 import { llmSchema, offeredModels, type LlmConfig } from './config.ts';
-import { llmRoutes, requireConfigured, type LlmDeps } from './routes.ts';
+import { llmRoutes, type LlmDeps } from './routes.ts';
 import { llmStreamRoutes } from './stream.ts';
 import { llmMigrations, llmTables } from './tables.ts';
 import { createProviderClients } from './upstream.ts';

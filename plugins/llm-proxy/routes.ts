@@ -32,7 +32,7 @@ export interface LlmDeps {
  * 503 when LLM support is off. On `/admin/llm/models` it runs after authentication and the admin
  * role check (401 and 403 first), so the probe tells nothing to a caller without an admin token.
  */
-export function requireConfigured(deps: LlmDeps) {
+function requireConfigured(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (_c, next) => {
     if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
     await next();

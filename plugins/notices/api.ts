@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 import { NOTIFICATION_LEVELS } from './tables.ts';
+import { userPresentationSchema } from '../avatars/index.ts';
 
 const noticeRecord = z
   .object({
@@ -15,13 +16,7 @@ const noticeRecord = z
     runResultId: z.string().nullable(),
     discussionThreadId: z.string().nullable(),
     discussionCommentId: z.string().nullable(),
-    actor: z.object({
-      id: z.string(),
-      name: z.string(),
-      avatar: z
-        .object({ initials: z.string(), color: z.string(), imageUrl: z.string().optional() })
-        .optional(),
-    }),
+    actor: userPresentationSchema,
     createdAt: z.string(),
     readAt: z.string().nullable(),
     displayMetadata: z

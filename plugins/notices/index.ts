@@ -47,7 +47,7 @@ export function createNoticesPlugin(
   return definePlugin({
     name: 'notices',
     api: noticesApi,
-    dependencies: ['discussions', 'entities'],
+    dependencies: ['discussions', 'entities', 'avatars'],
     tables: noticeTables,
     migrations: noticeMigrations,
     setup(ctx) {

@@ -2,20 +2,14 @@
  * Notices as the API returns them. Rows keep only the actor's id; the actor's current name and
  * avatar are looked up when a notice is read, so a renamed user shows their new name everywhere.
  */
-import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
-import { userAvatarUrl } from '../../kernel/identity/users.ts';
+import { usersById } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { NoticeDisplayMetadata, NoticeRow } from './tables.ts';
+import { userPresentation, type UserPresentation } from '../avatars/index.ts';
 
 /** Longest preview before it is cut; a cut preview keeps {@link PREVIEW_CUT} characters plus `...`. */
 export const PREVIEW_MAX = 120;
 const PREVIEW_CUT = 117;
-
-export interface NoticeActor {
-  id: string;
-  name: string;
-  avatar?: { initials: string; color: string; imageUrl?: string };
-}
 
 export interface NoticeRecord {
   id: string;
@@ -28,7 +22,7 @@ export interface NoticeRecord {
   runResultId: string | null;
   discussionThreadId: string | null;
   discussionCommentId: string | null;
-  actor: NoticeActor;
+  actor: UserPresentation;
   createdAt: string;
   readAt: string | null;
   displayMetadata: NoticeDisplayMetadata;
@@ -42,30 +36,14 @@ export function previewText(plaintext: string | null): string | undefined {
   return chars.length > PREVIEW_MAX ? `${chars.slice(0, PREVIEW_CUT).join('')}...` : chars.join('');
 }
 
-function toActor(id: string | null, fallbackName: string, row: UserRow | undefined): NoticeActor {
-  if (!row) return { id: id ?? '', name: fallbackName };
-  const imageUrl = userAvatarUrl(row);
-  return {
-    id: row.id,
-    name: row.name,
-    avatar: {
-      initials: row.avatarInitials,
-      color: row.avatarColor,
-      ...(imageUrl ? { imageUrl } : {}),
-    },
-  };
-}
-
 /** Turns rows into records, loading every distinct actor once. */
 export async function toNoticeRecords(
   store: Store,
   rows: readonly NoticeRow[],
 ): Promise<NoticeRecord[]> {
-  const actorIds = [
-    ...new Set(rows.map((row) => row.actorUserId).filter((id): id is string => id !== null)),
-  ];
-  const actors = new Map(
-    (actorIds.length ? await store.table(usersTable).getMany(actorIds) : []).map((u) => [u.id, u]),
+  const actors = await usersById(
+    store,
+    rows.map((row) => row.actorUserId),
   );
   return rows.map((row) => ({
     id: row.id,
@@ -78,10 +56,10 @@ export async function toNoticeRecords(
     runResultId: row.runResultId,
     discussionThreadId: row.discussionThreadId,
     discussionCommentId: row.discussionCommentId,
-    actor: toActor(
+    actor: userPresentation(
       row.actorUserId,
-      row.displayMetadata.actorName,
       row.actorUserId ? actors.get(row.actorUserId) : undefined,
+      row.displayMetadata.actorName,
     ),
     createdAt: row.createdAt,
     readAt: row.readAt,
