@@ -1,6 +1,8 @@
 /**
  * A small structured logger: `pretty` lines for people, `json` lines for collectors. Secrets are
- * never passed to it; as a second guard, values that look like hub secrets are masked.
+ * never passed to it; as a second guard, values that look like hub secrets are masked. Fields often
+ * carry what a client sent (a path), so every line is escaped here, in one place: no field, key or
+ * message can end a line, move the cursor or reorder the text a reader sees (see {@link escapeLine}).
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -28,6 +30,39 @@ const ORDER: Record<LogLevel | 'silent', number> = {
   silent: 100,
 };
 const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
+
+/**
+ * Characters a log line must not carry raw: C0 controls (newline, ESC, …), DEL, C1 controls (0x9b
+ * is a one-byte CSI on some terminals), the Unicode line and paragraph separators (line breaks to
+ * JavaScript and to some viewers) and the bidirectional marks, embeddings, overrides and isolates,
+ * which make a viewer show text in an order other than the one written.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function hex(char: string, digits: number): string {
+  return char.charCodeAt(0).toString(16).padStart(digits, '0');
+}
+
+/**
+ * A `pretty` line with every unsafe character written as an escape: `\n`, `\r`, `\t`, `\xHH` up to
+ * U+00FF, `\uHHHH` above (e.g. `\x1b`, `\u202e`). Backslashes are left as they are.
+ */
+function escapeLine(line: string): string {
+  return line.replace(
+    UNSAFE,
+    (c) => SHORT[c] ?? (c < '\u0100' ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`),
+  );
+}
+
+/**
+ * A `json` line as JSON.stringify wrote it, with the unsafe characters it leaves raw (DEL, C1, the
+ * separators, the bidi controls) written as `\uHHHH`. In JSON text they can only stand inside a
+ * string, where `\uHHHH` means the same character, so the record parses to the same values.
+ */
+function escapeJson(line: string): string {
+  return line.replace(UNSAFE, (c) => `\\u${hex(c, 4)}`);
+}
 
 /** Whether a logger at `threshold` writes lines of `level`. */
 export function writes(threshold: LogLevel | 'silent', level: LogLevel): boolean {
@@ -70,7 +105,7 @@ export function createLogger(
             value instanceof Error ? { message: value.message, stack: value.stack } : value;
         }
       }
-      write(redact(JSON.stringify(record)));
+      write(redact(escapeJson(JSON.stringify(record))));
       return;
     }
     const all = { ...bound, ...fields };
@@ -79,7 +114,9 @@ export function createLogger(
       .join(' ');
     write(
       redact(
-        `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`,
+        escapeLine(
+          `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`,
+        ),
       ),
     );
   };

@@ -362,7 +362,7 @@ describe('metrics', () => {
   });
 });
 
-describe('access log', () => {
+describe('access log and the logger', () => {
   const db = useTestDriver(httpDrivers()[0]!);
 
   const capture = (format: 'json' | 'pretty' = 'json') => {
@@ -450,6 +450,73 @@ describe('access log', () => {
       await running.stop();
     }
   });
+
+  /** A log line must never carry these raw: C0, DEL, C1, U+2028/2029 and the bidi controls. */
+  const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  // A newline followed by a line of the attacker's choosing, then an ESC sequence (clear screen),
+  // a one-byte CSI, DEL, a carriage return, a line separator, a right-to-left override and an isolate.
+  const forgedLine =
+    '2026-01-01T00:00:00.000Z INFO  request method=GET route=/admin/users status=200';
+  const attack = `/x%0a${forgedLine.replaceAll(' ', '%20')}%1b%5B2J%c2%9b%7f%0d%e2%80%a8%e2%80%ae%e2%81%a6`;
+  const decoded = `/x\n${forgedLine}\x1b[2J\u009b\u007f\r\u2028\u202e\u2066`;
+
+  it.each(['pretty', 'json'] as const)(
+    'in %s format, writes a request for a path with a newline and terminal controls as one escaped line',
+    async (format) => {
+      const { lines, log } = capture(format);
+      await withTestHub(
+        { driver: db.driver, log, config: { logging: { level: 'info', format } } },
+        async (t) => {
+          lines.length = 0;
+          expect((await t.request('GET', attack, { token: null })).status).toBe(404);
+          expect(lines).toHaveLength(1);
+          const [line] = lines as [string];
+          expect(line).not.toMatch(RAW_CONTROL);
+          if (format === 'json') {
+            expect(JSON.parse(line)).toMatchObject({ msg: 'request', path: decoded, status: 404 });
+            expect(line).toContain('\\u009b\\u007f\\r\\u2028\\u202e\\u2066');
+          } else {
+            expect(line).toContain(
+              `path=/x\\n${forgedLine}\\x1b[2J\\x9b\\x7f\\r\\u2028\\u202e\\u2066 status=404`,
+            );
+          }
+        },
+      );
+    },
+  );
+
+  it.each(['pretty', 'json'] as const)(
+    'in %s format, escapes the message, keys, bound fields, nested values and error stacks',
+    (format) => {
+      const { lines, log } = capture(format);
+      const error = new Error('boom\nFAKE ERROR line\u001b[31m');
+      log.child({ 'bound\nkey': 'a\u202eb' }).warn('message\nFAKE\u2029line', {
+        'k\u2028ey': 'v\u001bv',
+        nested: { deep: 'y\u0085z\u2067' },
+        error,
+      });
+      expect(lines).toHaveLength(1);
+      const [line] = lines as [string];
+      expect(line).not.toMatch(RAW_CONTROL);
+      if (format === 'json') {
+        const record = JSON.parse(line);
+        expect(record).toMatchObject({
+          msg: 'message\nFAKE\u2029line',
+          'bound\nkey': 'a\u202eb',
+          'k\u2028ey': 'v\u001bv',
+          nested: { deep: 'y\u0085z\u2067' },
+          error: { message: error.message, stack: error.stack },
+        });
+      } else {
+        expect(line).toContain('message\\nFAKE\\u2029line');
+        expect(line).toContain('bound\\nkey=a\\u202eb');
+        expect(line).toContain('k\\u2028ey=v\\x1bv');
+        expect(line).toContain('nested={"deep":"y\\x85z\\u2067"}');
+        // The stack stays on this line, its own line breaks written as \n.
+        expect(line).toContain('error=Error: boom\\nFAKE ERROR line\\x1b[31m\\n    at ');
+      }
+    },
+  );
 
   it('writes nothing per request with logging.accessLog: false', async () => {
     const { lines, log } = capture();
