@@ -110,8 +110,13 @@ export const metricsSchema = z
     enabled: envBoolean.default(true),
     /** When set, `/metrics` needs `Authorization: Bearer <token>`; write it as `${ENV}`. */
     token: z.string().min(16, 'must be at least 16 characters').optional(),
+    /**
+     * Without a token, answer `/metrics` to every client rather than only to clients on this host
+     * (loopback, by the address the hub computes; see `server.trustProxy`). @default false
+     */
+    public: envBoolean.default(false),
   })
-  .default({ enabled: true });
+  .default({ enabled: true, public: false });
 
 export const kernelSections = {
   server: serverSchema,

@@ -168,8 +168,8 @@ export const kernelRouteDocs: RouteDocs = {
   'GET /metrics': {
     summary: 'Prometheus metrics (text exposition format)',
     description:
-      'Turned off with `metrics.enabled: false` (then 404). With `metrics.token` set it needs `Authorization: Bearer <metrics token>` (401 otherwise); API tokens are not accepted.',
-    errors: [401, 404],
+      "Turned off with `metrics.enabled: false` (then 404). With `metrics.token` set it needs `Authorization: Bearer <metrics token>` from any address (401 otherwise); API tokens are not accepted. Without a token it answers only to clients on the hub's host (loopback, by the address the hub computes, which honours `server.trustProxy`; 403 otherwise) unless `metrics.public: true`.",
+    errors: [401, 403, 404],
     responses: {
       200: {
         contentType: 'text/plain',

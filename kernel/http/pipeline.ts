@@ -90,14 +90,19 @@ export function createPipeline(deps: PipelineDeps): {
   app.get('/metrics', async (c) => {
     const settings = config().metrics;
     if (!settings.enabled) throw notFound('Not Found');
-    if (
-      settings.token !== undefined &&
-      !metricsTokenMatches(c.req.header('authorization'), settings.token)
-    ) {
-      return c.json(
-        { error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' },
-        401,
-        { 'WWW-Authenticate': 'Bearer' },
+    if (settings.token !== undefined) {
+      // With a token, the token decides, from any address.
+      if (!metricsTokenMatches(c.req.header('authorization'), settings.token)) {
+        return c.json(
+          { error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' },
+          401,
+          { 'WWW-Authenticate': 'Bearer' },
+        );
+      }
+    } else if (!settings.public && !fromLoopback(c, config, deps.clientIp)) {
+      throw new HttpError(
+        403,
+        'Forbidden: without metrics.token, /metrics answers only to clients on this host; set metrics.token to scrape from elsewhere (or metrics.public: true).',
       );
     }
     return c.body(await deps.metrics.render(), 200, {
@@ -201,6 +206,22 @@ export function createPipeline(deps: PipelineDeps): {
   return { app, close: async () => outages.close() };
 }
 
+/**
+ * The right-most `X-Forwarded-For` entry: the one our proxy appended. Entries left of it are
+ * whatever the client sent, and trusting them would let a client pick its own throttle key.
+ */
+function proxyAppended(c: Context<KernelEnv>): string | undefined {
+  return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() || undefined;
+}
+
+/** The proxy headers the request carries (`X-Forwarded-For`, RFC 7239 `Forwarded`), by name. */
+function forwardedHeaders(c: Context<KernelEnv>): string[] {
+  const names: string[] = [];
+  if (c.req.header('x-forwarded-for') !== undefined) names.push('X-Forwarded-For');
+  if (c.req.header('forwarded') !== undefined) names.push('Forwarded');
+  return names;
+}
+
 /** The client's address: the socket peer, or with `server.trustProxy` the proxy's last hop. */
 export function clientIpResolver(
   config: () => HubConfig,
@@ -208,13 +229,34 @@ export function clientIpResolver(
 ) {
   return (c: Context<KernelEnv>): string => {
     if (config().server.trustProxy) {
-      // The right-most entry is the one our proxy appended; entries left of it are whatever the
-      // client sent, and trusting them would let a client pick its own throttle key.
-      const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+      const forwarded = proxyAppended(c);
       if (forwarded) return forwarded;
     }
     return fromRuntime?.(c) ?? 'unknown';
   };
+}
+
+const LOOPBACK_V4 = /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i;
+
+/** 127.0.0.0/8, `::1`, or a 127.x address mapped into IPv6 (`::ffff:127.0.0.1`). */
+function isLoopback(address: string): boolean {
+  return address === '::1' || address === '0:0:0:0:0:0:0:1' || LOOPBACK_V4.test(address);
+}
+
+/**
+ * Whether the client of this request is on this host, by the address the hub computes (with
+ * `server.trustProxy`, the proxy's last hop). A request that came through a proxy whose hop the
+ * hub does not read (trustProxy off, or only a `Forwarded` header) is never local: its socket peer
+ * is the proxy, which on the same host would make every client look local.
+ */
+function fromLoopback(
+  c: Context<KernelEnv>,
+  config: () => HubConfig,
+  clientIp: (c: Context<KernelEnv>) => string,
+): boolean {
+  const hopRead = config().server.trustProxy && proxyAppended(c) !== undefined;
+  if (!hopRead && forwardedHeaders(c).length > 0) return false;
+  return isLoopback(clientIp(c));
 }
 
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */

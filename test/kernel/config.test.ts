@@ -245,3 +245,24 @@ describe('config loading', () => {
     ).toBe('server.publicUrl');
   });
 });
+
+describe('metrics.public', () => {
+  it('is false unless set, so /metrics without a token stays on this host; YAML or ${ENV} turn it on', () => {
+    expect(parseConfig('server:\n  port: 8788\n', noPlugins, {}).metrics).toEqual({
+      enabled: true,
+      public: false,
+    });
+    expect(parseConfig('metrics:\n  enabled: true\n', noPlugins, {}).metrics.public).toBe(false);
+    expect(parseConfig('metrics:\n  public: true\n', noPlugins, {}).metrics.public).toBe(true);
+    const fromEnv = parseConfig('metrics:\n  public: ${HUB_METRICS_PUBLIC}\n', noPlugins, {
+      HUB_METRICS_PUBLIC: 'true',
+    });
+    expect(fromEnv.metrics.public).toBe(true);
+  });
+
+  it('rejects a value that is not a boolean, naming metrics.public', () => {
+    const error = errorOf(() => parseConfig('metrics:\n  public: everyone\n', noPlugins, {}));
+    expect(error.path).toBe('metrics.public');
+    expect(error.message).toContain('metrics.public');
+  });
+});

@@ -4,21 +4,32 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig, validateConfig } from '../../kernel/config/load.ts';
 import { createHub } from '../../kernel/hub.ts';
-import { serveNode } from '../../kernel/runtime/node.ts';
+import { nodeClientIp, serveNode } from '../../kernel/runtime/node.ts';
 import { createLogger } from '../../kernel/log.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
 import { plugins } from '../../plugins/index.ts';
 import { createTestDatabase, driverAvailable } from '../helpers/databases.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
-import { startTestHub, useTestDriver, useTestHub, withTestHub } from '../helpers/hub.ts';
+import {
+  startTestHub,
+  useTestDriver,
+  useTestHub,
+  withTestHub,
+  type TestHub,
+} from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
+
+/** A scraper on the hub's own host: without a token, /metrics answers only to loopback clients. */
+const LOCAL = '127.0.0.1';
 
 /** The migrations record as a declared table, so a test can forget one migration on any driver. */
 const migrationsRecord = defineTable({
@@ -158,7 +169,7 @@ describe.runIf(driverAvailable('postgres'))('readiness when PostgreSQL stops or 
       port: proxy.port,
       connectionTimeoutMillis: 1_000,
     });
-    const t = await startTestHub({ driver });
+    const t = await startTestHub({ driver, ip: LOCAL });
     try {
       expect((await t.request('GET', '/readyz', { token: null })).status).toBe(200);
       // The pool's counts (PostgreSQL exposes them).
@@ -204,7 +215,7 @@ describe('metrics', () => {
   const db = useTestDriver(httpDrivers()[0]!);
 
   it('counts requests by method, route template and status, never by raw path', async () => {
-    await withTestHub({ driver: db.driver }, async (t) => {
+    await withTestHub({ driver: db.driver, ip: LOCAL }, async (t) => {
       expect((await t.request('GET', '/run-results/some-raw-id-123')).status).toBe(404);
       expect((await t.request('GET', '/no/such/path/xyz')).status).toBe(404);
       const res = await t.request('GET', '/metrics', { token: null });
@@ -230,7 +241,7 @@ describe('metrics', () => {
   });
 
   it('reports the read cache: hits, misses, entries and bytes', async () => {
-    await withTestHub({ driver: db.driver }, async (t) => {
+    await withTestHub({ driver: db.driver, ip: LOCAL }, async (t) => {
       const value = (text: string, name: string) =>
         Number(new RegExp(`^workspace_hub_cache_${name} (\\d+)$`, 'm').exec(text)?.[1]);
       const before = (await t.request('GET', '/metrics', { token: null })).text;
@@ -247,7 +258,7 @@ describe('metrics', () => {
   });
 
   it('reports the notice streams open on this instance', async () => {
-    await withTestHub({ driver: db.driver }, async (t) => {
+    await withTestHub({ driver: db.driver, ip: LOCAL }, async (t) => {
       const streams = async () =>
         Number(
           /^workspace_hub_notice_streams (\d+)$/m.exec(
@@ -276,6 +287,7 @@ describe('metrics', () => {
     await withTestHub(
       {
         driver: db.driver,
+        ip: LOCAL,
         config: { redis: { maxFailures: 2 } },
         throttle: (await import('../../kernel/throttle/memory.ts')).createMemoryThrottleStore(),
       },
@@ -299,6 +311,7 @@ describe('metrics', () => {
   it('needs the configured bearer token when metrics.token is set, and answers 404 when disabled', async () => {
     const token = 'metrics-secret-0123456789';
     await withTestHub({ driver: db.driver, config: { metrics: { token } } }, async (t) => {
+      // From an outside address (the harness's 203.0.113.1) the token decides, as it does…
       expect((await t.request('GET', '/metrics', { token: null })).status).toBe(401);
       const wrong = await t.request('GET', '/metrics', { token: 'metrics-secret-0123456780' });
       expect(wrong.status).toBe(401);
@@ -306,6 +319,14 @@ describe('metrics', () => {
       expect((await t.request('GET', '/metrics', { token: token + 'x' })).status).toBe(401);
       expect((await t.request('GET', '/metrics', { token })).status).toBe(200);
     });
+    // …from loopback: a configured token is never waived for local clients.
+    await withTestHub(
+      { driver: db.driver, ip: LOCAL, config: { metrics: { token } } },
+      async (local) => {
+        expect((await local.request('GET', '/metrics', { token: null })).status).toBe(401);
+        expect((await local.request('GET', '/metrics', { token })).status).toBe(200);
+      },
+    );
     await withTestHub(
       { driver: db.driver, config: { metrics: { enabled: false } } },
       async (off) => {
@@ -335,6 +356,7 @@ describe('metrics', () => {
         env,
         plugins,
         driver: db.driver,
+        clientIp: () => LOCAL,
         migrate: true,
       });
       try {
@@ -360,6 +382,125 @@ describe('metrics', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('who may read /metrics', () => {
+  const db = useTestDriver(httpDrivers()[0]!);
+  /** The socket peer each request appears to come from: `x-test-peer`, else none (no socket). */
+  const peerHeader = (c: Context<KernelEnv>) => c.req.header('x-test-peer');
+  const scrape = (t: TestHub, peer?: string, headers: Record<string, string> = {}) =>
+    t.request('GET', '/metrics', {
+      token: null,
+      headers: { ...headers, ...(peer === undefined ? {} : { 'x-test-peer': peer }) },
+    });
+
+  it('without a token answers loopback clients and gives others 403 naming metrics.token and metrics.public', async () => {
+    await withTestHub({ driver: db.driver, clientIp: peerHeader }, async (t) => {
+      for (const peer of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1']) {
+        const res = await scrape(t, peer);
+        expect(res.status, peer).toBe(200);
+        expect(res.text).toContain('workspace_hub_http_requests_total');
+      }
+      const outside = [
+        '203.0.113.1',
+        '10.0.0.5',
+        '192.168.1.20',
+        '::ffff:10.0.0.1',
+        'fe80::1',
+        '::2',
+        '127.0.0.1.example.com',
+        undefined, // no socket at all: the hub cannot tell, so it is not local
+      ];
+      for (const peer of outside) {
+        const res = await scrape(t, peer);
+        expect(res.status, String(peer)).toBe(403);
+        expect(res.headers.get('content-type')).toContain('application/json');
+        expect(res.body.error).toContain('metrics.token');
+        expect(res.body.error).toContain('metrics.public');
+        expect(res.text).not.toContain('workspace_hub_');
+      }
+    });
+  });
+
+  it('with metrics.public: true answers every address without a token', async () => {
+    await withTestHub(
+      { driver: db.driver, clientIp: peerHeader, config: { metrics: { public: true } } },
+      async (t) => {
+        for (const peer of ['203.0.113.1', '10.0.0.5', undefined])
+          expect((await scrape(t, peer)).status, String(peer)).toBe(200);
+      },
+    );
+  });
+
+  it('through a proxy on the same host: never local without server.trustProxy; with it, the hop the proxy appended decides', async () => {
+    // The proxy connects from 127.0.0.1, so every request's socket peer is loopback.
+    await withTestHub({ driver: db.driver, clientIp: () => '127.0.0.1' }, async (t) => {
+      expect((await scrape(t)).status).toBe(200);
+      expect((await scrape(t, undefined, { 'x-forwarded-for': '198.51.100.7' })).status).toBe(403);
+      expect((await scrape(t, undefined, { 'x-forwarded-for': '127.0.0.1' })).status).toBe(403);
+      expect((await scrape(t, undefined, { forwarded: 'for=198.51.100.7' })).status).toBe(403);
+    });
+    await withTestHub(
+      {
+        driver: db.driver,
+        clientIp: () => '127.0.0.1',
+        config: { server: { trustProxy: true } },
+      },
+      async (t) => {
+        // A scraper on the host that talks to the hub directly.
+        expect((await scrape(t)).status).toBe(200);
+        expect((await scrape(t, undefined, { 'x-forwarded-for': '198.51.100.7' })).status).toBe(
+          403,
+        );
+        // A client may claim loopback on the left; only the right-most (appended) entry counts.
+        expect(
+          (await scrape(t, undefined, { 'x-forwarded-for': '127.0.0.1, 198.51.100.7' })).status,
+        ).toBe(403);
+        expect(
+          (await scrape(t, undefined, { 'x-forwarded-for': '203.0.113.5, 127.0.0.1' })).status,
+        ).toBe(200);
+        // A hop the hub does not read (only `Forwarded`) leaves the peer, the proxy: not local.
+        expect((await scrape(t, undefined, { forwarded: 'for=198.51.100.7' })).status).toBe(403);
+      },
+    );
+  });
+
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+  it.runIf(external !== undefined)(
+    'on a real Node server, answers a scrape over loopback and refuses one over a non-loopback interface',
+    async () => {
+      const config = validateConfig(
+        { logging: { level: 'silent' } },
+        Object.fromEntries(
+          plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
+        ),
+        {},
+      );
+      const hub = await createHub({
+        config,
+        plugins,
+        driver: db.driver,
+        clientIp: nodeClientIp,
+        migrate: true,
+      });
+      // Every interface: the same server is reached over loopback and over the outside one.
+      const running = await serveNode(hub, { host: '0.0.0.0', port: 0 });
+      try {
+        const { port } = running.address;
+        const here = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(here.status).toBe(200);
+        expect(await here.text()).toContain('workspace_hub_http_requests_total');
+        const there = await fetch(`http://${external}:${port}/metrics`);
+        expect(there.status).toBe(403);
+        expect((await there.json()).error).toContain('metrics.token');
+      } finally {
+        await running.stop();
+      }
+    },
+  );
 });
 
 describe('access log and the logger', () => {

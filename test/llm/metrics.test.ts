@@ -13,7 +13,11 @@ import {
 useProvider();
 
 describe('LLM token metrics', () => {
-  const t = useTestHub(httpDrivers()[0]!, { config: { llm: llmSection() } });
+  const t = useTestHub(httpDrivers()[0]!, {
+    config: { llm: llmSection() },
+    // A scraper on the hub's host: without a token, /metrics answers only to loopback clients.
+    ip: '127.0.0.1',
+  });
 
   it("adds each step's prompt and completion tokens to workspace_hub_llm_tokens_total of its model", async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o'] });
