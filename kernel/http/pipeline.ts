@@ -74,6 +74,7 @@ export function createPipeline(deps: PipelineDeps): {
     ),
   );
   app.use('*', urlLimit);
+  app.use('*', warnUntrustedProxy(deps.log, config, deps.clientIp));
   // Probes and metrics answer before the tenant lookup, body checks and authentication: they
   // must work while the database is down, and are never throttled or counted as failures.
   app.get('/healthz', healthzHandler());
@@ -257,6 +258,39 @@ function fromLoopback(
   const hopRead = config().server.trustProxy && proxyAppended(c) !== undefined;
   if (!hopRead && forwardedHeaders(c).length > 0) return false;
   return isLoopback(clientIp(c));
+}
+
+/**
+ * One warning per hub when requests arrive through a proxy whose client address the hub does not
+ * read: then every client behind the proxy shares the proxy's address, so one client's failed
+ * tokens or invitation secrets block them all. Header values are never logged.
+ */
+function warnUntrustedProxy(
+  log: Logger,
+  config: () => HubConfig,
+  clientIp: (c: Context<KernelEnv>) => string,
+): MiddlewareHandler<KernelEnv> {
+  let warned = false;
+  return async (c, next) => {
+    if (!warned) {
+      const headers = forwardedHeaders(c);
+      const trustProxy = config().server.trustProxy;
+      if (headers.length > 0 && !trustProxy) {
+        warned = true;
+        log.warn(
+          `Requests arrive through a proxy (${headers.join(', ')}) but server.trustProxy is off: every client behind the proxy shares the proxy's address, so one client's failed tokens or invitation secrets block them all. Behind your own reverse proxy that sets X-Forwarded-For, set server.trustProxy: true (docs/deploy.md, section 3).`,
+          { peer: clientIp(c) },
+        );
+      } else if (trustProxy && headers.length === 1 && headers[0] === 'Forwarded') {
+        warned = true;
+        log.warn(
+          `Requests arrive with a Forwarded header but no X-Forwarded-For: with server.trustProxy the hub reads only X-Forwarded-For, so every client behind the proxy shares the proxy's address. Make the proxy set X-Forwarded-For (docs/deploy.md, section 3).`,
+          { peer: clientIp(c) },
+        );
+      }
+    }
+    await next();
+  };
 }
 
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
+import { createLogger } from '../../kernel/log.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
@@ -168,5 +169,86 @@ describe('failed-authentication throttling', () => {
         },
       );
     });
+  });
+});
+
+describe('requests through a proxy while server.trustProxy is off', () => {
+  const db = useTestDriver(EMBEDDED_DRIVER);
+  const capture = () => {
+    const lines: string[] = [];
+    return {
+      lines,
+      log: createLogger({ level: 'info', format: 'pretty', write: (line) => lines.push(line) }),
+    };
+  };
+  const warnings = (lines: string[]) => lines.filter((line) => line.includes(' WARN '));
+
+  it('logs one warning per hub that every client shares the proxy address, naming server.trustProxy and never the forwarded values', async () => {
+    const { lines, log } = capture();
+    await withTestHub(
+      { plugins: [avatarsPlugin, accountsPlugin], driver: db.driver, log, ip: '127.0.0.1' },
+      async (t) => {
+        lines.length = 0; // what the hub said while starting
+        // A direct request says nothing about a proxy.
+        await t.request('GET', '/auth/session', { token: null });
+        expect(warnings(lines)).toEqual([]);
+        await t.request('GET', '/auth/session', {
+          token: null,
+          headers: { 'x-forwarded-for': '198.51.100.23\u001b[2J' },
+        });
+        await t.request('GET', '/healthz', {
+          token: null,
+          headers: { forwarded: 'for="198.51.100.24"' },
+        });
+        await t.request('POST', '/auth/invitations/preview', {
+          token: null,
+          headers: { 'x-forwarded-for': '198.51.100.25' },
+          body: { secret: 'hbi_not-a-real-invitation-secret' },
+        });
+        const [warning, ...more] = warnings(lines);
+        expect(more).toEqual([]);
+        expect(warning).toContain('X-Forwarded-For');
+        expect(warning).toContain('server.trustProxy is off');
+        expect(warning).toContain("every client behind the proxy shares the proxy's address");
+        expect(warning).toContain('set server.trustProxy: true');
+        expect(warning).toContain('peer=127.0.0.1');
+        expect(lines.join('\n')).not.toMatch(/198\.51\.100\.2[345]|\u001b/);
+      },
+    );
+  });
+
+  it('stays quiet with server.trustProxy, and warns once when the proxy sends only Forwarded, which the hub does not read', async () => {
+    const { lines, log } = capture();
+    await withTestHub(
+      {
+        plugins: [avatarsPlugin, accountsPlugin],
+        driver: db.driver,
+        log,
+        ip: '127.0.0.1',
+        config: { server: { trustProxy: true } },
+      },
+      async (t) => {
+        lines.length = 0; // what the hub said while starting
+        await t.request('GET', '/auth/session', {
+          token: null,
+          headers: { 'x-forwarded-for': '198.51.100.23' },
+        });
+        await t.request('GET', '/auth/session', {
+          token: null,
+          headers: { 'x-forwarded-for': '198.51.100.23', forwarded: 'for=198.51.100.23' },
+        });
+        expect(warnings(lines)).toEqual([]);
+        for (let i = 0; i < 2; i++)
+          await t.request('GET', '/auth/session', {
+            token: null,
+            headers: { forwarded: 'for=198.51.100.24' },
+          });
+        const [warning, ...more] = warnings(lines);
+        expect(more).toEqual([]);
+        expect(warning).toContain('Forwarded header but no X-Forwarded-For');
+        expect(warning).toContain('Make the proxy set X-Forwarded-For');
+        expect(lines.join('\n')).not.toContain('198.51.100.24');
+      },
+    );
   });
 });
