@@ -1,7 +1,8 @@
 /**
  * The request pipeline, in the order DESIGN.md gives: retirement of swapped connections, request
- * id and logger, access log and metrics, URL limit, probes and `/metrics` (before anything that
- * needs the database), body size and type, tenant resolution, the API document, public routes,
+ * id and logger, access log and metrics, URL limit, a one-time warning about proxy headers the hub
+ * does not read, probes and `/metrics` (before anything that needs the database; `/metrics` only to
+ * loopback clients unless it has a token or is public), body size and type, tenant resolution, the API document, public routes,
  * 404/405 before authentication, throttle and bearer auth, the admin guard, plugin routes, and one
  * error serializer. `kernel/hub.ts` composes the hub and hands this what it built.
  */
