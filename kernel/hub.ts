@@ -11,7 +11,8 @@ import { createReloader, pluginReloadTargets, type ReloadOutcome } from './confi
 import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { throttleGuard, type AuthPolicy } from './http/auth.ts';
-import { clientIpResolver, createPipeline } from './http/pipeline.ts';
+import { clientIpResolver } from './http/client-address.ts';
+import { createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';

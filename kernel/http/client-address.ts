@@ -1,0 +1,95 @@
+/**
+ * Who the client is: its address (the socket peer, or with `server.trustProxy` the hop our proxy
+ * appended), whether it is on this host (for `/metrics` without a token), and the one-time warning
+ * when requests come through a proxy whose client address the hub does not read.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { HubConfig } from '../config/load.ts';
+import type { Logger } from '../log.ts';
+import type { KernelEnv } from '../plugin.ts';
+
+/**
+ * The right-most `X-Forwarded-For` entry: the one our proxy appended. Entries left of it are
+ * whatever the client sent, and trusting them would let a client pick its own throttle key.
+ */
+function proxyAppended(c: Context<KernelEnv>): string | undefined {
+  return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() || undefined;
+}
+
+/** The proxy headers the request carries (`X-Forwarded-For`, RFC 7239 `Forwarded`), by name. */
+function forwardedHeaders(c: Context<KernelEnv>): string[] {
+  const names: string[] = [];
+  if (c.req.header('x-forwarded-for') !== undefined) names.push('X-Forwarded-For');
+  if (c.req.header('forwarded') !== undefined) names.push('Forwarded');
+  return names;
+}
+
+/** The client's address: the socket peer, or with `server.trustProxy` the proxy's last hop. */
+export function clientIpResolver(
+  config: () => HubConfig,
+  fromRuntime?: (c: Context<KernelEnv>) => string | undefined,
+) {
+  return (c: Context<KernelEnv>): string => {
+    if (config().server.trustProxy) {
+      const forwarded = proxyAppended(c);
+      if (forwarded) return forwarded;
+    }
+    return fromRuntime?.(c) ?? 'unknown';
+  };
+}
+
+const LOOPBACK_V4 = /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i;
+
+/** 127.0.0.0/8, `::1`, or a 127.x address mapped into IPv6 (`::ffff:127.0.0.1`). */
+function isLoopback(address: string): boolean {
+  return address === '::1' || address === '0:0:0:0:0:0:0:1' || LOOPBACK_V4.test(address);
+}
+
+/**
+ * Whether the client of this request is on this host, by the address the hub computes (with
+ * `server.trustProxy`, the proxy's last hop). A request that came through a proxy whose hop the
+ * hub does not read (trustProxy off, or only a `Forwarded` header) is never local: its socket peer
+ * is the proxy, which on the same host would make every client look local.
+ */
+export function fromLoopback(
+  c: Context<KernelEnv>,
+  config: () => HubConfig,
+  clientIp: (c: Context<KernelEnv>) => string,
+): boolean {
+  const hopRead = config().server.trustProxy && proxyAppended(c) !== undefined;
+  if (!hopRead && forwardedHeaders(c).length > 0) return false;
+  return isLoopback(clientIp(c));
+}
+
+/**
+ * One warning per hub when requests arrive through a proxy whose client address the hub does not
+ * read: then every client behind the proxy shares the proxy's address, so one client's failed
+ * tokens or invitation secrets block them all. Header values are never logged.
+ */
+export function warnUntrustedProxy(
+  log: Logger,
+  config: () => HubConfig,
+  clientIp: (c: Context<KernelEnv>) => string,
+): MiddlewareHandler<KernelEnv> {
+  let warned = false;
+  return async (c, next) => {
+    if (!warned) {
+      const headers = forwardedHeaders(c);
+      const trustProxy = config().server.trustProxy;
+      if (headers.length > 0 && !trustProxy) {
+        warned = true;
+        log.warn(
+          `Requests arrive through a proxy (${headers.join(', ')}) but server.trustProxy is off: every client behind the proxy shares the proxy's address, so one client's failed tokens or invitation secrets block them all. Behind your own reverse proxy that sets X-Forwarded-For, set server.trustProxy: true (docs/deploy.md, section 3).`,
+          { peer: clientIp(c) },
+        );
+      } else if (trustProxy && headers.length === 1 && headers[0] === 'Forwarded') {
+        warned = true;
+        log.warn(
+          `Requests arrive with a Forwarded header but no X-Forwarded-For: with server.trustProxy the hub reads only X-Forwarded-For, so every client behind the proxy shares the proxy's address. Make the proxy set X-Forwarded-For (docs/deploy.md, section 3).`,
+          { peer: clientIp(c) },
+        );
+      }
+    }
+    await next();
+  };
+}
