@@ -22,6 +22,8 @@ const usage = z.object({
 });
 
 const NEEDS_LLM = 'Needs `llmAccess` on the account (403) and an `llm` section on the hub (503).';
+const AT_THE_CAP =
+  "At the caller's monthly cap (`llmMonthlyTokenLimit`) a new user turn gets 402, and so does a continuation (last message from the assistant or a tool) unless it continues a turn admitted under the cap — the same messages up to the turn's user message — that is still within `llm.turnBudget` (steps and tokens for the whole turn, the tokens never more than the cap; all turns together pass the cap by one turn's tokens at most).";
 
 export const llmProxyApi: RouteDocs = {
   'GET /llm/models': {
@@ -50,7 +52,7 @@ export const llmProxyApi: RouteDocs = {
   },
   'POST /llm/chat/step': {
     summary: 'One chat completion step through the hub',
-    description: `${NEEDS_LLM} 402 when the monthly cap is used up; 429 while another step of the same user holds the turn too long; 502 when the provider fails.`,
+    description: `${NEEDS_LLM} ${AT_THE_CAP} 429 while another step of the same capped user runs too long; 502 when the provider fails.`,
     errors: [402, 403, 429, 502],
     responses: {
       200: z.object({
@@ -62,7 +64,7 @@ export const llmProxyApi: RouteDocs = {
   },
   'POST /llm/chat/stream': {
     summary: 'One chat completion step as Server-Sent Events',
-    description: `${NEEDS_LLM} Refusals keep their HTTP status (402, 403, 429); once the stream has started, failures are \`turn.error\` frames. Every frame is a \`data:\` line with \`v: 1\`, \`turnId\` and \`stepIndex\`.`,
+    description: `${NEEDS_LLM} ${AT_THE_CAP} Refusals keep their HTTP status (402, 403, 429); once the stream has started, failures are \`turn.error\` frames. Every frame is a \`data:\` line with \`v: 1\`, \`turnId\` and \`stepIndex\` (the client's own; the cap rule does not use them).`,
     errors: [402, 403, 429, 502],
     responses: {
       200: {

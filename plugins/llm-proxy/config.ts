@@ -60,6 +60,20 @@ export const llmSchema = z
     catalog: z.array(modelEntrySchema).default([]),
     /** Milliseconds one upstream call may take before the step fails with 502. @default 120000 */
     timeoutMs: z.coerce.number().int().min(1000).max(600_000).default(120_000),
+    /**
+     * How far a turn started under a user's monthly cap may run once the cap is reached: its
+     * tool continuations still run while the whole turn (the step that started it included) has
+     * taken fewer than `steps` steps and used fewer than `tokens` tokens (never more than the
+     * user's cap). Everything else at the cap gets 402. Users under their cap never meet it.
+     */
+    turnBudget: z
+      .strictObject({
+        /** Steps one turn may take in all. @default 25 */
+        steps: z.coerce.number().int().min(1).max(1000).default(25),
+        /** Tokens one turn may use in all. @default 50000 */
+        tokens: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(50_000),
+      })
+      .default({ steps: 25, tokens: 50_000 }),
   })
   .superRefine((section, ctx) => {
     const configured = PROVIDERS.filter((name) => section.providers[name]);

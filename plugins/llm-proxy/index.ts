@@ -8,7 +8,7 @@ import { llmProxyApi } from './api.ts';
 import { llmSchema, offeredModels, type LlmConfig } from './config.ts';
 import { llmRoutes, type LlmDeps } from './routes.ts';
 import { llmStreamRoutes } from './stream.ts';
-import { llmMigrations, llmTables } from './tables.ts';
+import { llmMigrations, llmTables, llmTurnsTable } from './tables.ts';
 import { createProviderClients } from './upstream.ts';
 
 export interface LlmPluginOptions {
@@ -54,6 +54,11 @@ export function createLlmProxyPlugin(options: LlmPluginOptions = {}): PluginDefi
           const offered = new Set(offeredModels(section).map((model) => model.id));
           return new Set(ids.filter((id) => offered.has(id)));
         },
+      });
+
+      // A deleted user's admitted turns go with the account (usage totals and the log stay).
+      ctx.identity.users.onDelete(async (tx, user) => {
+        await tx.table(llmTurnsTable).deleteWhere({ userId: user.id });
       });
 
       const routes = createPluginApp();

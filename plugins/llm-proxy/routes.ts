@@ -13,6 +13,7 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import { capabilitiesOf, offeredModels, type LlmConfig, type ModelEntry } from './config.ts';
 import { chatStepBody, type ChatStepBody } from './schemas.ts';
 import { completeStep, upstreamFailure, type ProviderClients } from './upstream.ts';
+import { turnKeyOf } from './turns.ts';
 import { admitStep, monthTotal, recordStep, type Admission, type StepUsage } from './usage.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
@@ -62,7 +63,11 @@ export interface PreparedStep {
   ): Promise<void>;
 }
 
-/** Resolves the model, checks the user may use it, and admits the step under the monthly cap. */
+/**
+ * Resolves the model, checks the user may use it, and admits the step under the monthly cap (402
+ * for a new turn at the cap, and for a continuation at the cap unless it continues a turn admitted
+ * under it within `llm.turnBudget`; see usage.ts).
+ */
 export async function prepareStep(
   deps: LlmDeps,
   c: Context<KernelEnv>,
@@ -80,6 +85,8 @@ export async function prepareStep(
   const store = deps.storage(c.var.tenant.id);
   const admission = await admitStep(store, deps.clock, user, {
     isNewTurn,
+    turnKey: user.llmMonthlyTokenLimit === null ? null : turnKeyOf(user.id, body.messages),
+    budget: section.turnBudget,
     leaseMs: section.timeoutMs + 5_000,
     signal: c.req.raw.signal,
   });
@@ -96,6 +103,7 @@ export async function prepareStep(
       hadToolCalls: answer.toolCalls.length > 0,
       messageCount,
       streamed,
+      turnId: admission.turnId,
     });
     deps.countTokens?.(model.id, answer.usage);
   };

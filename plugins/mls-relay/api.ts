@@ -60,7 +60,9 @@ export const mlsRelayApi: RouteDocs = {
   'DELETE /admin/device-keys/:id': { summary: 'Revoke any device', responses: { 204: null } },
   'POST /discussion-mls/commits': {
     summary: 'Store an MLS commit for a group (one per epoch) from an enrolled device',
-    errors: [403],
+    description:
+      "The group's first commit sets its epoch (any non-negative safe integer); every later commit must carry exactly the current epoch + 1. A commit that replays an epoch (equal or lower) or skips ahead answers 409 with a message naming the expected epoch, and nothing is stored.",
+    errors: [403, 409],
     responses: { 201: commitRecord },
   },
   'GET /discussion-mls/commits': {

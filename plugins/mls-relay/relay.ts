@@ -1,8 +1,10 @@
 /**
  * The MLS relay: the hub stores commits and welcomes for devices that are offline and hands them
- * out again, without ever reading them. It orders commits by epoch (one commit per epoch and
- * group) and remembers the highest epoch it has seen per group. Group ids are stored, compared and
- * returned in their canonical spelling (`thread:<entityType>:<entityId>`), whatever case was sent.
+ * out again, without ever reading them. It keeps each group's epochs a gapless chain: the group's
+ * first commit sets its epoch, and every later commit must carry exactly the next one (409
+ * otherwise), so no member can push the epoch out of reach or replay an old one. Group ids are
+ * stored, compared and returned in their canonical spelling (`thread:<entityType>:<entityId>`),
+ * whatever case was sent.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
@@ -52,22 +54,35 @@ export const toWelcomeRecord = ({
   createdAt,
 }: MlsWelcomeRow) => ({ id, mlsGroupId, recipientDeviceId, ciphertext, ratchetTree, createdAt });
 
+/** The 409 for a commit whose epoch is not the one after the group's current epoch. */
+function epochConflict(epoch: number, currentEpoch: number) {
+  const expected = currentEpoch + 1;
+  return conflict(
+    epoch <= currentEpoch
+      ? `A commit for epoch ${epoch} of this MLS group already exists; the next commit must be for epoch ${expected}.`
+      : `Epoch ${epoch} skips ahead of this MLS group; the next commit must be for epoch ${expected}.`,
+  );
+}
+
 /**
- * Stores a commit and moves the group's epoch forward, in one transaction. The epoch write is a
- * conditional update (`currentEpoch < epoch`), so concurrent commits can never move it back.
+ * Stores a commit and moves the group's epoch one step forward, in one transaction. The group's
+ * state row is locked before its epoch is compared, so of two commits for the same next epoch one
+ * waits for the other and then sees an epoch it must refuse; a refused commit writes nothing. The
+ * group's first commit creates the state row; a concurrent first commit fails on a unique key and
+ * the route runs it again, when it meets the row like any later commit.
  */
 async function storeCommit(store: Store, row: MlsCommitRow, userId: string): Promise<void> {
   await store.transaction(async (tx) => {
     const device = await findActiveDevice(tx, userId, row.senderDeviceId);
     if (!device) throw forbidden(SENDER_NOT_ENROLLED);
     const states = tx.table(mlsGroupStateTable);
-    const state = await states.findOne({ mlsGroupId: row.mlsGroupId });
+    const found = await states.findOne({ mlsGroupId: row.mlsGroupId });
+    const state = found && (await states.getForUpdate(found.id));
+    if (state && row.epoch !== state.currentEpoch + 1)
+      throw epochConflict(row.epoch, state.currentEpoch);
     await tx.table(mlsCommitsTable).insert(row);
     if (state) {
-      await states.updateWhere(
-        { id: state.id, currentEpoch: { lt: row.epoch } },
-        { currentEpoch: row.epoch, updatedAt: row.createdAt },
-      );
+      await states.update(state.id, { currentEpoch: row.epoch, updatedAt: row.createdAt });
     } else {
       await states.insert({
         id: newId(),
@@ -98,8 +113,9 @@ export function relayRoutes(
         break;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        // The group's state row was created by a concurrent first commit: retry against it.
-        if (error.table === mlsGroupStateTable.name && attempt < STATE_RACE_RETRIES) continue;
+        // A concurrent first commit of the group got in first (its state row or its commit of
+        // the same epoch): run again against what it stored, which answers with the next epoch.
+        if (attempt < STATE_RACE_RETRIES) continue;
         if (error.table === mlsCommitsTable.name) {
           throw conflict(`A commit for epoch ${body.epoch} of this MLS group already exists.`);
         }

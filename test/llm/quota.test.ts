@@ -1,7 +1,8 @@
 /**
  * Metering and the monthly cap, on every HTTP driver: usage adds up exactly under concurrency, a
- * new turn at the cap gets 402 while a tool continuation still runs, concurrent turns overshoot the
- * cap by at most one step, and model ids in access lists are checked against the offered models.
+ * new turn at the cap gets 402 while a continuation of a turn admitted under it still runs
+ * (cap-continuations.test.ts has the rest of that rule), concurrent turns overshoot the cap by at
+ * most one step, and model ids in access lists are checked against the offered models.
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
@@ -66,18 +67,20 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     expect(JSON.stringify(log)).not.toContain('secret question');
   });
 
-  it('refuses a new turn with 402 once the month total reaches the limit, but runs a tool continuation', async () => {
+  it('refuses a new turn with 402 once the month total reaches the limit, but runs a continuation of a turn admitted under it', async () => {
     const user = await t.createUser({
       llmAccess: true,
       llmModels: ['*'],
       llmMonthlyTokenLimit: 10,
     });
     answerWith(
-      completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 }),
+      completion({ content: 'ok' }, { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 }),
     );
-    expect(
-      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
-    ).toBe(200);
+    const findX = { model: 'gpt-4o', messages: toolContinuation.messages.slice(0, 1) };
+    for (const body of [findX, userTurn()])
+      expect((await t.request('POST', '/llm/chat/step', { token: user.token, body })).status).toBe(
+        200,
+      );
     const refused = await t.request('POST', '/llm/chat/step', {
       token: user.token,
       body: userTurn(),
@@ -92,7 +95,7 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     ).toBe(200);
     expect((await t.request('GET', '/llm/usage', { token: user.token })).body).toEqual({
       period: '2026-03',
-      totalTokens: 20,
+      totalTokens: 18,
       limit: 10,
     });
     // A new UTC month starts from zero.

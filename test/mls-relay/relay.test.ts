@@ -1,5 +1,5 @@
 /**
- * The MLS relay on an E2EE hub: commits (one per epoch, group state only moving forward, paging),
+ * The MLS relay on an E2EE hub: commits (the epoch moving one step at a time, paging),
  * welcomes, group state, and the checks in front of them: group id, target access, sender device.
  */
 import { describe, expect, it } from 'vitest';
@@ -51,14 +51,70 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     );
   });
 
-  it('moves the group state forward only', async () => {
+  it('lets the first commit set the epoch and then moves it one step at a time', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    for (const epoch of [2, 7, 4])
+    for (const epoch of [5, 6, 7])
       expect(
         (await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId })).status,
       ).toBe(201);
     expect((await state(group)).body.currentEpoch).toBe(7);
+  });
+
+  it('refuses a commit that skips ahead with 409 naming the expected epoch and stores nothing', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    const first = await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId });
+    expect(first.status).toBe(201);
+    const before = (await state(group)).body;
+    const seen = async () =>
+      (await h.t.request('GET', '/devices')).body.devices.find((d: any) => d.id === device.id)
+        .lastSeenAt;
+    const seenBefore = await seen();
+    for (const epoch of [Number.MAX_SAFE_INTEGER, 2]) {
+      const jump = await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
+      expect([jump.status, jump.body]).toEqual([
+        409,
+        {
+          error: `Epoch ${epoch} skips ahead of this MLS group; the next commit must be for epoch 1.`,
+        },
+      ]);
+    }
+    expect((await state(group)).body).toEqual(before);
+    expect(await epochs(`mlsGroupId=${group}`)).toEqual({ epochs: [0], nextCursor: undefined });
+    expect(await seen()).toBe(seenBefore);
+    // The group is not frozen: the next epoch still goes through.
+    const next = await h.commit({ mlsGroupId: group, epoch: 1, senderDeviceId: device.deviceId });
+    expect(next.status).toBe(201);
+    expect((await state(group)).body.currentEpoch).toBe(1);
+  });
+
+  it('refuses a replay of the current or an older epoch with 409 and keeps the group state', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    for (const epoch of [3, 4])
+      await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
+    const before = (await state(group)).body;
+    for (const epoch of [4, 3, 0]) {
+      const replay = await h.commit({
+        mlsGroupId: group,
+        epoch,
+        senderDeviceId: device.deviceId,
+        ciphertext: 'replayed',
+      });
+      expect([replay.status, replay.body]).toEqual([
+        409,
+        {
+          error: `A commit for epoch ${epoch} of this MLS group already exists; the next commit must be for epoch 5.`,
+        },
+      ]);
+    }
+    expect((await state(group)).body).toEqual(before);
+    const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}`);
+    expect(list.body.commits.map((c: any) => [c.epoch, c.ciphertext])).toEqual([
+      [3, 'Y2lwaGVy'],
+      [4, 'Y2lwaGVy'],
+    ]);
   });
 
   it('answers 409 for a second commit of the same epoch, and keeps the first', async () => {
@@ -81,7 +137,9 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
       ciphertext: 'second',
     });
     expect(dup.status).toBe(409);
-    expect(dup.body.error).toBe('A commit for epoch 3 of this MLS group already exists.');
+    expect(dup.body.error).toBe(
+      'A commit for epoch 3 of this MLS group already exists; the next commit must be for epoch 4.',
+    );
     const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}`);
     expect(list.body.commits.map((c: any) => c.ciphertext)).toEqual(['first']);
   });
@@ -96,22 +154,50 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     expect((await state(group)).body.currentEpoch).toBe(0);
   });
 
-  it('accepts concurrent first commits of different epochs and keeps the highest', async () => {
+  it('gives exactly one 201 among concurrent commits of the same next epoch; the others get 409', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    await h.commit({ mlsGroupId: group, epoch: 7, senderDeviceId: device.deviceId });
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((ciphertext) =>
+        h.commit({ mlsGroupId: group, epoch: 8, senderDeviceId: device.deviceId, ciphertext }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const refused of results.filter((r) => r.status === 409))
+      expect(refused.body.error).toBe(
+        'A commit for epoch 8 of this MLS group already exists; the next commit must be for epoch 9.',
+      );
+    const winner = results.find((r) => r.status === 201)!.body;
+    const list = await h.t.request('GET', `/discussion-mls/commits?mlsGroupId=${group}`);
+    expect(list.body.commits.map((c: any) => [c.epoch, c.id])).toEqual([
+      [7, expect.any(String)],
+      [8, winner.id],
+    ]);
+    expect((await state(group)).body.currentEpoch).toBe(8);
+  });
+
+  it('lets exactly one of concurrent first commits of different epochs set the epoch', async () => {
     const device = await h.enroll();
     const group = await h.group();
     const results = await Promise.all(
-      [1, 5, 3, 2].map((epoch) =>
+      [10, 20, 30, 40].map((epoch) =>
         h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId }),
       ),
     );
-    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
-    expect((await state(group)).body.currentEpoch).toBe(5);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    const winner = results.find((r) => r.status === 201)!.body.epoch;
+    expect((await state(group)).body.currentEpoch).toBe(winner);
+    expect(await epochs(`mlsGroupId=${group}`)).toEqual({
+      epochs: [winner],
+      nextCursor: undefined,
+    });
   });
 
   it('pages commits in ascending epoch order after a cursor', async () => {
     const device = await h.enroll();
     const group = await h.group();
-    for (const epoch of [4, 0, 2, 1, 3])
+    for (const epoch of [0, 1, 2, 3, 4])
       await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
     expect(await epochs(`mlsGroupId=${group}`)).toEqual({
       epochs: [0, 1, 2, 3, 4],
