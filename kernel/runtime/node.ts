@@ -76,13 +76,16 @@ export async function serveNode(
     stopping ??= (async () => {
       const timeout = hub.config().server.shutdownTimeoutMs;
       const deadlineAt = performance.now() + timeout;
-      // Answers from now on close their connection, so keep-alive clients stop sending here.
-      connections.drain();
       // Streams (notices, LLM) say goodbye and end, so the drain below waits only for requests.
       hub.beginShutdown();
       // Connections still in the kernel's accept queue would be reset when the listener closes:
       // accept them first (they get the idle grace, and an answer when their request is there).
+      // Answers meanwhile keep their connection, so keep-alive clients do not reconnect into a
+      // queue that is about to be reset.
       await connections.acceptQueued(Math.min(ACCEPT_QUEUED_MAX_MS, timeout));
+      // Answers from now on close their connection, so keep-alive clients stop sending here; they
+      // reconnect to a closed listener, which refuses them.
+      connections.drain();
       // Stops accepting; resolves once every connection is closed (idle ones after a short grace).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       let timer: ReturnType<typeof setTimeout> | undefined;
