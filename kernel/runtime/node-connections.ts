@@ -1,6 +1,7 @@
 /**
  * The connections of Node's HTTP server, so a graceful stop resets nothing it had received:
- * each socket knows whether a request is in progress on it; once draining, every answer says
+ * connections the kernel has queued are accepted before the listener closes (closing it resets
+ * them); each socket knows whether a request is in progress on it; once draining, every answer says
  * `Connection: close` (and the socket closes after it), and only sockets that are truly idle — no
  * request in progress and no byte of a new one read — are closed, after a short grace so bytes
  * already on their way are read first. Closing is always a lingering close: send our FIN, keep
@@ -11,12 +12,19 @@
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream';
 
 /** How long an idle keep-alive socket may still bring a request once draining has begun. */
 const IDLE_GRACE_MS = 100;
 /** How long a closing socket keeps reading what the client still sends before it is destroyed. */
 const LINGER_MS = 5_000;
+/**
+ * How long the listener may go on accepting while every turn of the event loop still brings a
+ * connection. libuv accepts one connection per turn, and a turn lasts as long as the requests it
+ * handles, so a queue of a few dozen new connections can take a hundred milliseconds.
+ */
+export const ACCEPT_QUEUED_MAX_MS = 1_000;
 
 interface Connection {
   /** Requests received on this socket whose answer or body is not finished yet. */
@@ -56,11 +64,20 @@ export interface ConnectionManager {
   listener(inner: RequestListener): RequestListener;
   /** Starts draining: answers from now on close their connection; idle sockets are closed. */
   drain(): void;
+  /**
+   * Resolves, in the check phase, once a poll phase of the event loop has accepted no new
+   * connection (at the latest after `maxMs`): every connection the kernel had queued on the
+   * listening socket is then a socket of ours. Close the listener right then, in the same tick —
+   * the kernel resets the connections still queued when it closes.
+   */
+  acceptQueued(maxMs: number): Promise<void>;
 }
 
 export function manageConnections(server: Server): ConnectionManager {
   const connections = new Map<Socket, Connection>();
   let draining = false;
+  /** Connections accepted so far, to tell whether a turn of the event loop accepted any. */
+  let accepted = 0;
 
   const closeIfIdle = (socket: Socket) => {
     const connection = connections.get(socket);
@@ -77,6 +94,7 @@ export function manageConnections(server: Server): ConnectionManager {
     setTimeout(() => setImmediate(() => closeIfIdle(socket)), IDLE_GRACE_MS).unref();
 
   server.on('connection', (socket: Socket) => {
+    accepted++;
     connections.set(socket, { active: 0, idleAt: 0, responses: new Set() });
     // Node calls destroySoon after an answer that closes the connection; destroying a socket the
     // client is still writing to (a body over the limit) resets it before the answer is read.
@@ -121,6 +139,23 @@ export function manageConnections(server: Server): ConnectionManager {
         for (const res of connection.responses)
           if (!res.headersSent) res.setHeader('Connection', 'close');
       }
+    },
+    acceptQueued(maxMs) {
+      const until = performance.now() + maxMs;
+      return new Promise((resolve) => {
+        // libuv accepts in the poll phase, one connection per turn; the check phase follows it.
+        // The first immediate may run before any poll phase (called from one), so it only counts.
+        let seen = accepted;
+        const check = () => {
+          if (accepted === seen || performance.now() >= until) return resolve();
+          seen = accepted;
+          setImmediate(check);
+        };
+        setImmediate(() => {
+          seen = accepted;
+          setImmediate(check);
+        });
+      });
     },
   };
 }

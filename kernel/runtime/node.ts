@@ -1,19 +1,20 @@
 /**
  * Serving a hub on Node: `@hono/node-server`'s request listener on Node's HTTP server, the socket
  * peer as the client address, JSON answers for requests the HTTP parser refuses, and graceful
- * shutdown on SIGTERM/SIGINT: stop accepting, answer what was received (with `Connection: close`),
- * close idle sockets, close the hub as soon as the last request is done, at the latest after
- * `server.shutdownTimeoutMs`. The only file of the kernel (with its `node-*` helpers) that uses
- * Node's HTTP APIs.
+ * shutdown on SIGTERM/SIGINT: accept the connections the kernel has queued, then stop accepting,
+ * answer what was received (with `Connection: close`), close idle sockets, close the hub as soon as
+ * the last request is done, at the latest after `server.shutdownTimeoutMs`. The only file of the
+ * kernel (with its `node-*` helpers) that uses Node's HTTP APIs.
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Context } from 'hono';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Hub } from '../hub.ts';
 import { MAX_HEADER_BYTES } from '../http/limits.ts';
 import { answerClientError } from './node-client-error.ts';
-import { manageConnections } from './node-connections.ts';
+import { ACCEPT_QUEUED_MAX_MS, manageConnections } from './node-connections.ts';
 import { displayHost, handleServerSignals, type RunningServer } from './signals.ts';
 
 export { displayHost, type RunningServer } from './signals.ts';
@@ -74,21 +75,31 @@ export async function serveNode(
   const stop = () => {
     stopping ??= (async () => {
       const timeout = hub.config().server.shutdownTimeoutMs;
-      // Answers from now on close their connection, so keep-alive clients stop sending here.
-      connections.drain();
+      const deadlineAt = performance.now() + timeout;
       // Streams (notices, LLM) say goodbye and end, so the drain below waits only for requests.
       hub.beginShutdown();
+      // Connections still in the kernel's accept queue would be reset when the listener closes:
+      // accept them first (they get the idle grace, and an answer when their request is there).
+      // Answers meanwhile keep their connection, so keep-alive clients do not reconnect into a
+      // queue that is about to be reset.
+      await connections.acceptQueued(Math.min(ACCEPT_QUEUED_MAX_MS, timeout));
+      // Answers from now on close their connection, so keep-alive clients stop sending here; they
+      // reconnect to a closed listener, which refuses them.
+      connections.drain();
       // Stops accepting; resolves once every connection is closed (idle ones after a short grace).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          hub.log.warn('Shutdown timeout reached; closing remaining connections', {
-            timeoutMs: timeout,
-          });
-          server.closeAllConnections();
-          resolve();
-        }, timeout);
+        timer = setTimeout(
+          () => {
+            hub.log.warn('Shutdown timeout reached; closing remaining connections', {
+              timeoutMs: timeout,
+            });
+            server.closeAllConnections();
+            resolve();
+          },
+          Math.max(0, deadlineAt - performance.now()),
+        );
       });
       await Promise.race([closed, deadline]);
       clearTimeout(timer);

@@ -2,7 +2,9 @@
  * SIGTERM to a real `workspace-hub start` process under keep-alive load of authenticated reads and
  * creates: no request the hub had received is reset, answers during draining close their
  * connection, every create the client saw succeed is there after a restart, and the process exits
- * as soon as the work is done rather than at `server.shutdownTimeoutMs`.
+ * as soon as the work is done rather than at `server.shutdownTimeoutMs`. And SIGTERM racing bursts
+ * of new connections, each with one request: none written before the signal is reset, including
+ * those still in the kernel's accept queue when the signal lands.
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -69,6 +71,72 @@ function send(
     });
     request.end(create ? JSON.stringify({ name }) : undefined);
   });
+}
+
+/** New connections per burst whose request is written before the signal, and racing it. */
+const BURST_BEFORE = 32;
+const BURST_RACING = 16;
+const BURST_ROUNDS = 3;
+
+interface Burst {
+  /** When the request was handed to the kernel (performance.now()). */
+  writtenAt?: number;
+  /** When the first byte of the answer arrived. */
+  answeredAt?: number;
+  status?: number;
+  /** Answered: a whole answer and a clean end; reset: ECONNRESET/EPIPE or an end without an answer. */
+  outcome: 'answered' | 'reset' | 'refused';
+  error?: string;
+}
+
+/** One request on a new raw connection, written as soon as it connects; resolves when it ends. */
+function burstRequest(
+  port: number,
+  secret: string,
+  authenticated: boolean,
+  onWritten: () => void,
+): Promise<Burst> {
+  const result: Burst = { outcome: 'reset' };
+  const head = authenticated
+    ? `GET /auth/session HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\n\r\n`
+    : 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect({ host: '127.0.0.1', port }, () =>
+      socket.write(head, (error) => {
+        if (error) return;
+        result.writtenAt = performance.now();
+        onWritten();
+      }),
+    );
+    const finish = () => {
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+      if (status) result.status = Number(status[1]);
+      if (!result.error && status && complete(text)) result.outcome = 'answered';
+      else if (result.error === 'ECONNREFUSED') result.outcome = 'refused';
+      socket.destroy();
+      resolve(result);
+    };
+    socket.on('data', (chunk) => {
+      result.answeredAt ??= performance.now();
+      text += chunk.toString('latin1');
+      // An answer before the drain keeps the connection alive: the client is done with it.
+      if (complete(text)) socket.end();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      result.error ??= error.code ?? error.message;
+      finish();
+    });
+    socket.on('close', finish);
+  });
+}
+
+/** Whether `text` holds a whole answer with a Content-Length body. */
+function complete(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+  return length !== null && text.length - end - 4 >= Number(length[1]);
 }
 
 const denoFound = existsSync(DENO);
@@ -258,4 +326,83 @@ describe.each(targets)('graceful stop of a running hub ($label)', ({ pg, runtime
     for (const raw of [idle, racing, partial, stream]) raw.socket.destroy();
     agent.destroy();
   }, 60_000);
+
+  it('answers every request on a new connection written before SIGTERM, and resets none, in bursts of new connections racing the signal and the closing listener', async () => {
+    // Written before the signal (in flight at it, answered); written after it or never.
+    const tally = {
+      before: 0,
+      inFlight: 0,
+      answeredBefore: 0,
+      after: 0,
+      answered: 0,
+      reset: 0,
+      refused: 0,
+    };
+    const failures: string[] = [];
+    await server?.stop();
+    for (let round = 0; round < BURST_ROUNDS; round++) {
+      const running = await start();
+      const port = Number(new URL(running.url).port);
+      const exchanges: Promise<Burst>[] = [];
+      let written = 0;
+      let someWritten!: () => void;
+      const enoughWritten = new Promise<void>((resolve) => (someWritten = resolve));
+      const open = () => {
+        const exchange = burstRequest(port, secret, exchanges.length % 2 === 0, () => {
+          if (++written === BURST_BEFORE / 4) someWritten();
+        });
+        exchanges.push(exchange);
+        return exchange;
+      };
+      // New connections, each with one request written as soon as it connects: the hub is busy
+      // accepting and answering them (most still in the kernel's accept queue) when the signal
+      // lands, a few milliseconds after the first requests were written.
+      for (let i = 0; i < BURST_BEFORE; i++) open();
+      await enoughWritten;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      let trickle: Promise<void> | undefined;
+      const stopped = await stopTimed(running, () => {
+        // Some racing the signal, then one more every millisecond until the listener refuses one:
+        // those race the closing of the listener.
+        for (let i = 0; i < BURST_RACING; i++) open();
+        trickle = (async () => {
+          const until = performance.now() + 1_000;
+          let refused = false;
+          while (!refused && performance.now() < until) {
+            void open().then((r) => (refused ||= r.outcome === 'refused'));
+            await new Promise((resolve) => setTimeout(resolve, 1));
+          }
+        })();
+      });
+      await trickle;
+      const results = await Promise.all(exchanges);
+      const early = (r: Burst) => r.writtenAt !== undefined && r.writtenAt < stopped.sentAt;
+      const before = results.filter(early);
+      const after = results.filter((r) => !early(r));
+      const counts = {
+        before: before.length,
+        inFlight: before.filter((r) => !(r.answeredAt! < stopped.sentAt)).length,
+        answeredBefore: before.filter((r) => r.outcome === 'answered').length,
+        after: after.length,
+        answered: after.filter((r) => r.outcome === 'answered').length,
+        reset: after.filter((r) => r.outcome === 'reset').length,
+        refused: after.filter((r) => r.outcome === 'refused').length,
+      };
+      console.info(
+        `burst stop round ${round + 1}: ${counts.before} new connections written before SIGTERM ` +
+          `(${counts.inFlight} unanswered at the signal), ${counts.answeredBefore} of them answered; ` +
+          `${counts.after} racing the signal or the listener: ${counts.answered} answered, ` +
+          `${counts.reset} reset, ${counts.refused} refused; exit after ${Math.round(stopped.ms)} ms`,
+      );
+      for (const key of Object.keys(tally) as (keyof typeof tally)[]) tally[key] += counts[key];
+      expect(stopped.code).toBe(0);
+      for (const r of before)
+        if (r.outcome !== 'answered' || r.status !== 200)
+          failures.push(`round ${round + 1}: ${r.outcome} ${r.status ?? r.error ?? ''}`);
+    }
+    console.info(`burst stop, ${BURST_ROUNDS} rounds: ${JSON.stringify(tally)}`);
+    // The bursts did race the signal: requests were in flight when it was sent.
+    expect(tally.inFlight).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+  }, 120_000);
 });
