@@ -6,6 +6,13 @@ import type { TenantRow } from '../kernel/identity/tables.ts';
 import type { TokenRecord } from '../kernel/identity/tokens.ts';
 import type { UserRecord } from '../kernel/identity/users.ts';
 
+/** What `user show` reports of a user's stored run results (see plugins/entities). */
+export interface UsageFigures {
+  count: number;
+  bytes: number;
+  limits: { count: number | null; bytes: number | null };
+}
+
 /** Writes lines to stdout. */
 export function print(...lines: string[]): void {
   process.stdout.write(lines.map((line) => `${line}\n`).join(''));
@@ -30,8 +37,41 @@ export function block(entries: readonly (readonly [string, string])[]): string[]
 const list = (ids: readonly string[]) => (ids.length === 0 ? '-' : ids.join(', '));
 const orDash = (value: string | null) => value ?? '-';
 
+const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** A byte count for people: `512 bytes`, `1.5 MiB`, `256 MiB`. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const shown = unit === 0 || Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return `${shown} ${UNITS[unit]}`;
+}
+
+const ofLimit = (used: string, limit: string | null) =>
+  limit === null ? `${used} (no limit)` : `${used} of ${limit}`;
+
+/** The run-result lines of a user block. */
+function usageEntries(usage: UsageFigures): [string, string][] {
+  const { count, bytes } = usage.limits;
+  return [
+    ['run results', ofLimit(String(usage.count), count === null ? null : String(count))],
+    [
+      'run result bytes',
+      ofLimit(formatBytes(usage.bytes), bytes === null ? null : formatBytes(bytes)),
+    ],
+  ];
+}
+
 /** A user as a block; `warnings` are stale access-list ids. */
-export function userBlock(user: UserRecord, warnings: readonly string[] = []): string[] {
+export function userBlock(
+  user: UserRecord,
+  warnings: readonly string[] = [],
+  usage?: UsageFigures,
+): string[] {
   return [
     `${user.name} (${user.id})`,
     ...block([
@@ -48,6 +88,7 @@ export function userBlock(user: UserRecord, warnings: readonly string[] = []): s
         user.llmMonthlyTokenLimit === null ? 'unlimited' : String(user.llmMonthlyTokenLimit),
       ],
       ['avatar', `${user.avatarInitials} ${user.avatarColor}`],
+      ...(usage ? usageEntries(usage) : []),
       ['created', user.createdAt],
       ['updated', user.updatedAt],
     ]),
