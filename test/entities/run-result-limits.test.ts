@@ -166,6 +166,30 @@ describe.each(allDrivers())('run result limits on %s', (driver) => {
       bytes: expected - sizeOf({ label: oldest.label, payload: stored }) + sizeOf(fresh.body),
     });
   });
+
+  it('counts every old run of a user who has more than one page of them', async () => {
+    const author = await h.user({});
+    const stored = payload();
+    const rows = Array.from({ length: 250 }, (_, i) => ({
+      id: crypto.randomUUID(),
+      kind: 'request-run-results',
+      label: `old ${i}`,
+      collectionId: null,
+      collectionName: null,
+      requestName: 'Health',
+      summaryPassed: 1,
+      summaryFailed: 0,
+      summarySkipped: 0,
+      payload: stored,
+      // Pairs share a time, so pages also break between rows of one instant.
+      createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2))).toISOString(),
+      createdByUserId: author.id,
+      sizeBytes: null,
+    }));
+    await t.store().table(runResultsTable).insertMany(rows);
+    const bytes = rows.reduce((sum, row) => sum + sizeOf(row), 0);
+    expect((await usage(author.id)).body).toMatchObject({ count: 250, bytes });
+  });
 });
 
 describe('run result limits across a reload', () => {
