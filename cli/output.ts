@@ -1,8 +1,14 @@
 /**
  * Printing: readable blocks for people, JSON for scripts. Only results go to stdout; logs and
  * errors go to stderr, so `--json` output can be piped as it is.
+ *
+ * Nothing from the database reaches the terminal raw: every printed line has its control,
+ * bidirectional and other invisible characters written as `\uXXXX` (names stored before the hub
+ * refused them, or written straight into the database, could otherwise move the cursor, recolour
+ * the terminal or reorder what follows), and JSON has them escaped as JSON escapes.
  */
 import type { TenantRow } from '../kernel/identity/tables.ts';
+import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import type { TokenRecord } from '../kernel/identity/tokens.ts';
 import type { UserRecord } from '../kernel/identity/users.ts';
 
@@ -13,19 +19,19 @@ export interface UsageFigures {
   limits: { count: number | null; bytes: number | null };
 }
 
-/** Writes lines to stdout. */
+/** Writes lines to stdout, unprintable characters escaped (a line never holds a line break). */
 export function print(...lines: string[]): void {
-  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+  process.stdout.write(lines.map((line) => `${escapeUnprintable(line)}\n`).join(''));
 }
 
 /** Writes one JSON document to stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${escapeJsonText(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** Writes one JSON document on one line (for a stream of events, as `start --json` prints). */
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${escapeJsonText(JSON.stringify(value))}\n`);
 }
 
 /** `label  value` lines with the values aligned, indented by two spaces. */
@@ -165,7 +171,9 @@ export function userRow(user: UserRecord): string[] {
 }
 
 /** A table with a header row; columns are padded to their widest cell, the last one is not. */
-export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+export function printTable(header: readonly string[], cells: readonly (readonly string[])[]): void {
+  // Escaped first, so the columns line up with what is printed.
+  const rows = cells.map((row) => row.map(escapeUnprintable));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

@@ -18,6 +18,7 @@ import { publishDeleted, type EntityDeps } from './access.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
 import { ID_MAX, pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
+import { safeName } from '../../kernel/text.ts';
 import {
   lockCreator,
   releaseRunResult,
@@ -34,12 +35,9 @@ const USER_NOT_FOUND = 'User not found';
 export const RUN_RESULT_CREATED = 'entities.runResult.created';
 
 const createBody = z.object({
-  label: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(1000, 'must be at most 1000 characters')
-    .optional(),
+  label: safeName(
+    z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+  ).optional(),
   payload: z.record(z.string(), z.unknown()),
 });
 
