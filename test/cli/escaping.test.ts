@@ -4,7 +4,7 @@
  * of the CLI prints controls and bidirectional overrides escaped, and `--json` stays valid JSON
  * with them as JSON escapes. On PostgreSQL, where the test can write behind the hub.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 
@@ -21,7 +21,11 @@ describe.runIf(driverAvailable('postgres'))('escaped output of the CLI (PostgreS
     { migrate: true },
   );
 
+  let user: { id: string };
   /** A user and a token whose names are then set behind the hub's back, and a tenant likewise. */
+  beforeAll(async () => {
+    ({ user } = await hostileRows());
+  });
   async function hostileRows() {
     const { user, token } = await project.json('user', 'create', '--name', 'plain');
     await project.json('tenant', 'create', 'acme', '--name', 'Acme');
@@ -40,7 +44,6 @@ describe.runIf(driverAvailable('postgres'))('escaped output of the CLI (PostgreS
   }
 
   it('prints stored control and bidi characters escaped in every table, block and message', async () => {
-    const { user } = await hostileRows();
     const outputs = {
       'user list': await project.run('user', 'list'),
       'user show': await project.run('user', 'show', user.id),
