@@ -22,6 +22,23 @@ const payload = (padding = '') => ({
   results: [{ status: 'passed', padding }],
 });
 
+/** A run as the version before limits stored it: no size, and no usage row for its creator. */
+const oldRun = (userId: string, i: number, stored: Record<string, unknown>, at: Date) => ({
+  id: crypto.randomUUID(),
+  kind: 'request-run-results',
+  label: `old ${i}`,
+  collectionId: null,
+  collectionName: null,
+  requestName: 'Health',
+  summaryPassed: 1,
+  summaryFailed: 0,
+  summarySkipped: 0,
+  payload: stored,
+  createdAt: at.toISOString(),
+  createdByUserId: userId,
+  sizeBytes: null,
+});
+
 /** What the hub counts for a run: label and payload as JSON, in UTF-8 bytes. */
 const sizeOf = (run: { label: string; payload: unknown }) =>
   Buffer.byteLength(run.label) + Buffer.byteLength(JSON.stringify(run.payload));
@@ -127,29 +144,11 @@ describe.each(allDrivers())('run result limits on %s', (driver) => {
     const author = await h.user({});
     const stored = payload('z'.repeat(1_000));
     // Rows as the previous version wrote them: no size, and no usage row for the user.
-    for (let i = 0; i < MAX_COUNT; i++)
-      await t
-        .store()
-        .table(runResultsTable)
-        .insert({
-          id: crypto.randomUUID(),
-          kind: 'request-run-results',
-          label: `old ${i}`,
-          collectionId: null,
-          collectionName: null,
-          requestName: 'Health',
-          summaryPassed: 1,
-          summaryFailed: 0,
-          summarySkipped: 0,
-          payload: stored,
-          createdAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
-          createdByUserId: author.id,
-          sizeBytes: null,
-        });
-    const expected = [0, 1, 2].reduce(
-      (sum, i) => sum + sizeOf({ label: `old ${i}`, payload: stored }),
-      0,
+    const rows = Array.from({ length: MAX_COUNT }, (_, i) =>
+      oldRun(author.id, i, stored, new Date(Date.UTC(2025, 0, 1 + i))),
     );
+    await t.store().table(runResultsTable).insertMany(rows);
+    const expected = rows.reduce((sum, row) => sum + sizeOf(row), 0);
     expect((await usage(author.id)).body).toMatchObject({ count: MAX_COUNT, bytes: expected });
     expect((await upload(author.token)).status).toBe(409);
     const [oldest] = (
@@ -170,22 +169,10 @@ describe.each(allDrivers())('run result limits on %s', (driver) => {
   it('counts every old run of a user who has more than one page of them', async () => {
     const author = await h.user({});
     const stored = payload();
-    const rows = Array.from({ length: 250 }, (_, i) => ({
-      id: crypto.randomUUID(),
-      kind: 'request-run-results',
-      label: `old ${i}`,
-      collectionId: null,
-      collectionName: null,
-      requestName: 'Health',
-      summaryPassed: 1,
-      summaryFailed: 0,
-      summarySkipped: 0,
-      payload: stored,
-      // Pairs share a time, so pages also break between rows of one instant.
-      createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2))).toISOString(),
-      createdByUserId: author.id,
-      sizeBytes: null,
-    }));
+    // Pairs share a time, so pages also break between rows of one instant.
+    const rows = Array.from({ length: 250 }, (_, i) =>
+      oldRun(author.id, i, stored, new Date(Date.UTC(2025, 0, 1, 0, 0, Math.floor(i / 2)))),
+    );
     await t.store().table(runResultsTable).insertMany(rows);
     const bytes = rows.reduce((sum, row) => sum + sizeOf(row), 0);
     expect((await usage(author.id)).body).toMatchObject({ count: 250, bytes });
