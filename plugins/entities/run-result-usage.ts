@@ -53,7 +53,7 @@ export function runResultSize(label: string, payload: Record<string, unknown>): 
 }
 
 /** A stored row's size: recorded at insert, measured for rows stored before sizes were kept. */
-export const sizeOfRow = (row: Pick<RunResultRow, 'sizeBytes' | 'label' | 'payload'>) =>
+const sizeOfRow = (row: Pick<RunResultRow, 'sizeBytes' | 'label' | 'payload'>) =>
   row.sizeBytes ?? runResultSize(row.label, row.payload);
 
 const PAGE = 100;
@@ -61,7 +61,7 @@ const PAGE = 100;
 /** Count and bytes of a user's run results, from the usage row or else from the rows themselves. */
 async function currentUsage(store: Store, userId: string) {
   const row = await store.table(runResultUsageTable).get(userId);
-  if (row) return { count: row.count, bytes: row.bytes, stored: true };
+  if (row) return { count: row.count, bytes: row.bytes };
   let count = 0;
   let bytes = 0;
   let after: Partial<RunResultRow> | undefined;
@@ -78,7 +78,7 @@ async function currentUsage(store: Store, userId: string) {
     });
     for (const result of page) bytes += sizeOfRow(result);
     count += page.length;
-    if (page.length < PAGE) return { count, bytes, stored: false };
+    if (page.length < PAGE) return { count, bytes };
     const last = page[page.length - 1]!;
     after = { createdAt: last.createdAt, id: last.id };
   }
