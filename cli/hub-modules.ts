@@ -13,3 +13,4 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
+export { runResultUsage, type RunResultsConfig } from '../plugins/entities/index.ts';

@@ -1,24 +1,37 @@
 /**
  * Printing: readable blocks for people, JSON for scripts. Only results go to stdout; logs and
  * errors go to stderr, so `--json` output can be piped as it is.
+ *
+ * Nothing from the database reaches the terminal raw: every printed line has its control,
+ * bidirectional and other invisible characters written as `\uXXXX` (names stored before the hub
+ * refused them, or written straight into the database, could otherwise move the cursor, recolour
+ * the terminal or reorder what follows), and JSON has them escaped as JSON escapes.
  */
 import type { TenantRow } from '../kernel/identity/tables.ts';
+import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import type { TokenRecord } from '../kernel/identity/tokens.ts';
 import type { UserRecord } from '../kernel/identity/users.ts';
 
-/** Writes lines to stdout. */
+/** What `user show` reports of a user's stored run results (see plugins/entities). */
+export interface UsageFigures {
+  count: number;
+  bytes: number;
+  limits: { count: number | null; bytes: number | null };
+}
+
+/** Writes lines to stdout, unprintable characters escaped (a line never holds a line break). */
 export function print(...lines: string[]): void {
-  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+  process.stdout.write(lines.map((line) => `${escapeUnprintable(line)}\n`).join(''));
 }
 
 /** Writes one JSON document to stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${escapeJsonText(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** Writes one JSON document on one line (for a stream of events, as `start --json` prints). */
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${escapeJsonText(JSON.stringify(value))}\n`);
 }
 
 /** `label  value` lines with the values aligned, indented by two spaces. */
@@ -30,8 +43,41 @@ export function block(entries: readonly (readonly [string, string])[]): string[]
 const list = (ids: readonly string[]) => (ids.length === 0 ? '-' : ids.join(', '));
 const orDash = (value: string | null) => value ?? '-';
 
+const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** A byte count for people: `512 bytes`, `1.5 MiB`, `256 MiB`. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const shown = unit === 0 || Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return `${shown} ${UNITS[unit]}`;
+}
+
+const ofLimit = (used: string, limit: string | null) =>
+  limit === null ? `${used} (no limit)` : `${used} of ${limit}`;
+
+/** The run-result lines of a user block. */
+function usageEntries(usage: UsageFigures): [string, string][] {
+  const { count, bytes } = usage.limits;
+  return [
+    ['run results', ofLimit(String(usage.count), count === null ? null : String(count))],
+    [
+      'run result bytes',
+      ofLimit(formatBytes(usage.bytes), bytes === null ? null : formatBytes(bytes)),
+    ],
+  ];
+}
+
 /** A user as a block; `warnings` are stale access-list ids. */
-export function userBlock(user: UserRecord, warnings: readonly string[] = []): string[] {
+export function userBlock(
+  user: UserRecord,
+  warnings: readonly string[] = [],
+  usage?: UsageFigures,
+): string[] {
   return [
     `${user.name} (${user.id})`,
     ...block([
@@ -48,6 +94,7 @@ export function userBlock(user: UserRecord, warnings: readonly string[] = []): s
         user.llmMonthlyTokenLimit === null ? 'unlimited' : String(user.llmMonthlyTokenLimit),
       ],
       ['avatar', `${user.avatarInitials} ${user.avatarColor}`],
+      ...(usage ? usageEntries(usage) : []),
       ['created', user.createdAt],
       ['updated', user.updatedAt],
     ]),
@@ -124,7 +171,9 @@ export function userRow(user: UserRecord): string[] {
 }
 
 /** A table with a header row; columns are padded to their widest cell, the last one is not. */
-export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+export function printTable(header: readonly string[], cells: readonly (readonly string[])[]): void {
+  // Escaped first, so the columns line up with what is printed.
+  const rows = cells.map((row) => row.map(escapeUnprintable));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

@@ -10,6 +10,7 @@
  * - usage on stdout for `--help` and for a command group given no subcommand.
  */
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty';
+import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import { describeError, exitCodeOf, EXIT } from './errors.ts';
 
 type Command = CommandDef<any>;
@@ -132,7 +133,12 @@ export async function runCli(root: Command, rawArgs: readonly string[]): Promise
   const verbose = hasFlag(rawArgs, '--verbose');
   const json = hasFlag(rawArgs, '--json');
   const fail = (message: string, code: number) => {
-    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `${message}\n`);
+    // A message may quote a stored name: escaped like everything the CLI prints (cli/output.ts).
+    process.stderr.write(
+      json
+        ? `${escapeJsonText(JSON.stringify({ error: message }))}\n`
+        : `${message.split('\n').map(escapeUnprintable).join('\n')}\n`,
+    );
     process.exitCode = code;
   };
   let name = 'workspace-hub';

@@ -12,6 +12,7 @@ import {
   USER_COLUMNS,
 } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
+import type { RunResultsConfig } from '../hub-modules.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 
@@ -99,16 +100,21 @@ const listCommand = defineCommand({
 });
 
 const showCommand = defineCommand({
-  meta: { name: 'workspace-hub user show', description: 'Show one user account' },
+  meta: {
+    name: 'workspace-hub user show',
+    description: 'Show one user account, with its stored run results against their limits',
+  },
   args: { ...userIdArg, ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
     const id = args['user-id'];
-    const { withTenant, toUserRecord } = await hubModules();
+    const { withTenant, toUserRecord, runResultUsage } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const row = await withUserId(id, () => hub.identity.users.get(store, id));
-      if (args.json) return printJson(toUserRecord(row));
+      const limits = hub.config()['runResults'] as RunResultsConfig;
+      const usage = await runResultUsage(store, row.id, limits);
+      if (args.json) return printJson({ ...toUserRecord(row), runResultUsage: usage });
       const warnings = await hub.identity.users.warnings(store, [row]);
-      print(...userBlock(toUserRecord(row), warnings.get(row.id)));
+      print(...userBlock(toUserRecord(row), warnings.get(row.id), usage));
     });
   },
 });

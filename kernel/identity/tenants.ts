@@ -3,6 +3,7 @@
  * `multitenancy.enabled`. Every tenant has its own internal `system` account.
  */
 import { badRequest, notFound } from '../errors.ts';
+import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import type { Clock } from '../clock.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
@@ -100,6 +101,7 @@ export function createTenantsService({
         throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" is reserved and always exists.`);
       const name = rawName.trim();
       if (!name) throw badRequest('Tenant name must not be empty.');
+      if (hasUnsafeNameChars(name)) throw badRequest(`name: Tenant name ${UNSAFE_NAME_MESSAGE}.`);
       if (await global().get(id)) throw badRequest(`A tenant with id "${id}" already exists.`);
       return ensure(id, name);
     },

@@ -5,7 +5,8 @@ import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
 import { issueSecret, newId, sha256Hex } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
-import { CONTROL, lockHuman } from './users.ts';
+import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
+import { lockHuman } from './users.ts';
 
 export interface TokenRecord {
   id: string;
@@ -33,7 +34,7 @@ export function normalizeTokenName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest('name: Token name must not be empty.');
   if ([...name].length > 255) throw badRequest('name: Token name must be at most 255 characters.');
-  if (CONTROL.test(name)) throw badRequest('name: Token name must not contain control characters.');
+  if (hasUnsafeNameChars(name)) throw badRequest(`name: Token name ${UNSAFE_NAME_MESSAGE}.`);
   return name;
 }
 

@@ -3,6 +3,7 @@
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import {
@@ -95,17 +96,14 @@ export function toUserRecord(row: UserRow): UserRecord {
   };
 }
 
-// Control characters would make names unreadable in lists and logs.
-/** Control characters: never part of a name a person reads (users, tokens). */
-export const CONTROL = /[\u0000-\u001f\u007f]/;
-
 export function normalizeUserName(raw: string): string {
   const name = raw.trim();
   if (!name) throw badRequest('name: User name must not be empty.');
   // Lower-casing can lengthen a name (İ → i̇), and the lower-cased key is stored too.
   if ([...name].length > 255 || [...name.toLowerCase()].length > 255)
     throw badRequest('name: User name must be at most 255 characters.');
-  if (CONTROL.test(name)) throw badRequest('name: User name must not contain control characters.');
+  // Controls would act on the terminal that lists users, bidi overrides disguise the name.
+  if (hasUnsafeNameChars(name)) throw badRequest(`name: User name ${UNSAFE_NAME_MESSAGE}.`);
   if (name.toLowerCase() === SYSTEM_USER_NAME)
     throw badRequest(
       `name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`,

@@ -132,6 +132,18 @@ const runResultDetail = runResultRecord
   .extend({ payload: z.record(z.string(), z.unknown()) })
   .meta({ id: 'RunResultDetail' });
 
+const runResultUsage = z
+  .object({
+    userId: z.string(),
+    count: z.number().int().describe('Run results the user keeps'),
+    bytes: z.number().int().describe('Their size: labels and payloads as JSON, in UTF-8 bytes'),
+    limits: z.object({
+      count: z.number().int().nullable().describe('runResults.maxPerUser; null: no limit'),
+      bytes: z.number().int().nullable().describe('runResults.maxBytesPerUser; null: no limit'),
+    }),
+  })
+  .meta({ id: 'RunResultUsage' });
+
 /** The record schema and a readable noun of each top-level kind, by path. */
 const topLevel: Record<string, { record: z.ZodType; noun: string }> = {
   '/collections': { record: collectionRecord, noun: 'collection' },
@@ -273,8 +285,10 @@ export function entitiesApi(kinds: readonly TopLevelKind<any, any, any, any>[]):
       responses: { 200: z.object({ runResults: z.array(runResultRecord) }) },
     },
     'POST /run-results': {
-      summary: 'Store a run result (a desktop export)',
-      errors: [403],
+      summary:
+        'Store a run result (a desktop export); 409 naming the limit when the caller already keeps ' +
+        'runResults.maxPerUser results or runResults.maxBytesPerUser bytes of them',
+      errors: [403, 409],
       responses: { 200: runResultDetail },
     },
     'GET /run-results/:id': {
@@ -296,5 +310,10 @@ export function entitiesApi(kinds: readonly TopLevelKind<any, any, any, any>[]):
       responses: { 200: runResultDetail },
     },
     'DELETE /admin/run-results/:id': { summary: 'Delete any run result', responses: { 204: null } },
+    'GET /admin/users/:id/run-results/usage': {
+      summary: "A user's stored run results (count and bytes) against the configured limits",
+      errors: [404],
+      responses: { 200: runResultUsage },
+    },
   };
 }

@@ -17,9 +17,10 @@ import { folderRoutes } from './folders.ts';
 import { itemRoutes } from './items.ts';
 import { livePagesKind, liveServersKind } from './live.ts';
 import { requestsKind } from './requests.ts';
+import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
 import { runResultRoutes } from './run-results.ts';
 import { snippetsKind } from './snippets.ts';
-import { entityMigrations, entityTables } from './tables.ts';
+import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
 import { mountTopLevelKind, type TopLevelKind } from './top-level.ts';
 
 const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
@@ -30,8 +31,10 @@ const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
   livePagesKind,
 ];
 
-export const entitiesPlugin = definePlugin({
+export const entitiesPlugin = definePlugin<RunResultsConfig>({
   name: 'entities',
+  // Read per request, so a reload applies new limits at once.
+  config: { section: 'runResults', schema: runResultsSchema, reloadable: true },
   tables: entityTables,
   migrations: entityMigrations,
   api: entitiesApi(topLevelKinds),
@@ -51,7 +54,12 @@ export const entitiesPlugin = definePlugin({
     folderRoutes(routes, deps);
     itemRoutes(routes, deps, requestsKind);
     itemRoutes(routes, deps, documentsKind);
-    runResultRoutes(routes, deps);
+    runResultRoutes(routes, deps, () => ctx.config());
+    // A deleted account's runs stay (their collection's members may still read them); its usage
+    // row goes, as nobody can store more under that account.
+    ctx.identity.users.onDelete(async (tx, user) => {
+      await tx.table(runResultUsageTable).delete(user.id);
+    });
     return { routes };
   },
 });
@@ -59,6 +67,7 @@ export const entitiesPlugin = definePlugin({
 // The plugin's public face: the only names other plugins may import from entities.
 export { ENTITIES_DELETED, type DeletedKind, type EntitiesDeletedEvent } from './access.ts';
 export { RUN_RESULT_CREATED } from './run-results.ts';
+export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
 export {
   canAccessTarget,
   checkTarget,

@@ -10,25 +10,34 @@ import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
-import type { UserRow } from '../../kernel/identity/tables.ts';
+import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
+import { lockCaller } from '../../kernel/identity/users.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { publishDeleted, type EntityDeps } from './access.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
 import { ID_MAX, pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
+import { safeName } from '../../kernel/text.ts';
+import {
+  lockCreator,
+  releaseRunResult,
+  reserveRunResult,
+  runResultSize,
+  runResultUsage,
+  type RunResultsConfig,
+} from './run-result-usage.ts';
 
 const KINDS = ['collection-run-results', 'request-run-results'] as const;
 const NOT_FOUND = 'Run result not found';
+const USER_NOT_FOUND = 'User not found';
 /** Published after a run result is stored, for notices. */
 export const RUN_RESULT_CREATED = 'entities.runResult.created';
 
 const createBody = z.object({
-  label: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(1000, 'must be at most 1000 characters')
-    .optional(),
+  label: safeName(
+    z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+  ).optional(),
   payload: z.record(z.string(), z.unknown()),
 });
 
@@ -97,7 +106,33 @@ const NEWEST_FIRST = [
   ['id', 'desc'],
 ] as const;
 
-export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
+/**
+ * Deletes a run result and takes it off its creator's usage, in one transaction; `check` may refuse
+ * (403). The creator's row is locked first, as a store does, so the two take turns.
+ */
+async function deleteRunResult(
+  store: Store,
+  id: string,
+  check: (row: RunResultRow) => void = () => {},
+): Promise<void> {
+  await store.transaction(async (tx) => {
+    const seen = await tx.table(runResultsTable).get(id);
+    if (!seen) throw notFound(NOT_FOUND);
+    check(seen);
+    await lockCreator(tx, seen.createdByUserId);
+    // Read again under the lock: a concurrent delete may have taken it off the usage already.
+    const row = await tx.table(runResultsTable).get(id);
+    if (!row) throw notFound(NOT_FOUND);
+    await releaseRunResult(tx, row);
+    await tx.table(runResultsTable).delete(id);
+  });
+}
+
+export function runResultRoutes(
+  app: Hono<KernelEnv>,
+  deps: EntityDeps,
+  limits: () => RunResultsConfig,
+): void {
   app.get('/run-results', async (c) => {
     const rows = await c.var.store
       .table(runResultsTable)
@@ -111,16 +146,21 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const parsed = parseRunPayload(payload);
     const now = deps.clock.iso();
     const row = await c.var.store.transaction(async (tx) => {
+      // Uploads of one user take turns on their row, so concurrent ones cannot overshoot a limit.
+      await lockCaller(tx, user.id);
       // Attaching a run to a hub collection the caller cannot use would show it to that
       // collection's members; ids of collections this hub does not hold (local ones) are fine.
       if (parsed.collectionId && !hasAccess(user, 'collectionAccess', parsed.collectionId)) {
         if (await tx.table(collectionsTable).get(parsed.collectionId)) throw forbidden();
       }
       const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
+      const stored = label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`;
+      const sizeBytes = runResultSize(stored, payload);
+      await reserveRunResult(tx, user.id, sizeBytes, limits());
       return tx.table(runResultsTable).insert({
         id: newId(),
         kind: parsed.kind,
-        label: label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`,
+        label: stored,
         collectionId: parsed.collectionId,
         collectionName: parsed.collectionName,
         requestName: parsed.requestName,
@@ -130,6 +170,7 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         payload,
         createdAt: now,
         createdByUserId: user.id,
+        sizeBytes,
       });
     });
     await deps.events.publish(RUN_RESULT_CREATED, {
@@ -151,11 +192,8 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.delete('/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    await c.var.store.transaction(async (tx) => {
-      const row = await tx.table(runResultsTable).get(id);
-      if (!row) throw notFound(NOT_FOUND);
+    await deleteRunResult(c.var.store, id, (row) => {
       if (row.createdByUserId !== c.var.auth.user.id) throw forbidden();
-      await tx.table(runResultsTable).delete(id);
     });
     await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
     return c.body(null, 204);
@@ -174,8 +212,14 @@ export function runResultRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.delete('/admin/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    if (!(await c.var.store.table(runResultsTable).delete(id))) throw notFound(NOT_FOUND);
+    await deleteRunResult(c.var.store, id);
     await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
     return c.body(null, 204);
+  });
+
+  app.get('/admin/users/:id/run-results/usage', async (c) => {
+    const id = pathId(c, 'id', USER_NOT_FOUND);
+    if (!(await c.var.store.table(usersTable).get(id))) throw notFound(USER_NOT_FOUND);
+    return c.json(await runResultUsage(c.var.store, id, limits()));
   });
 }

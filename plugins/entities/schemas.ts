@@ -5,16 +5,22 @@
  */
 import { z } from 'zod';
 import { ID_MAX } from '../../kernel/http/params.ts';
+import { safeName } from '../../kernel/text.ts';
 
 /** Longest accepted entity name, in characters (not UTF-16 units), on every driver. */
 export const NAME_MAX = 255;
 
-/** A trimmed, non-empty name of at most {@link NAME_MAX} characters. */
-export const nameSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .refine((value) => [...value].length <= NAME_MAX, `must be at most ${NAME_MAX} characters`);
+/**
+ * A trimmed, non-empty name of at most {@link NAME_MAX} characters, without control or
+ * bidirectional-override characters (names are shown in lists, terminals and the desktop).
+ */
+export const nameSchema = safeName(
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .refine((value) => [...value].length <= NAME_MAX, `must be at most ${NAME_MAX} characters`),
+);
 
 /** A reference to another row by id. */
 export const idSchema = z
@@ -24,9 +30,9 @@ export const idSchema = z
   .max(ID_MAX, `must be at most ${ID_MAX} characters`);
 
 /** The sidebar marker: a short string, or null; blank means none. */
-export const markerSchema = z
-  .string()
-  .max(NAME_MAX, `must be at most ${NAME_MAX} characters`)
+export const markerSchema = safeName(
+  z.string().max(NAME_MAX, `must be at most ${NAME_MAX} characters`),
+)
   .nullable()
   .transform((value) => (value && value.trim() ? value.trim() : null));
 

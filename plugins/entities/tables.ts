@@ -153,8 +153,23 @@ export const runResultsTable = defineTable({
     payload: col.json<Record<string, unknown>>(),
     createdAt: col.timestamp(),
     createdByUserId: col.idNullable(),
+    /**
+     * Bytes the run takes against its creator's limit (label and payload as JSON, UTF-8); null
+     * for runs stored before limits existed, whose size is measured from the stored payload.
+     */
+    sizeBytes: col.intNullable(),
   },
   indexes: [['createdByUserId', 'createdAt'], ['createdAt'], ['collectionId']],
+});
+
+/** How many run results, and how many bytes of them, each user keeps (id: the user's id). */
+export const runResultUsageTable = defineTable({
+  name: 'run_result_usage',
+  columns: {
+    id: col.id(),
+    count: col.int(),
+    bytes: col.int(),
+  },
 });
 
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
@@ -165,6 +180,7 @@ export type FolderRow = RowOfTable<typeof foldersTable>;
 export type RequestRow = RowOfTable<typeof requestsTable>;
 export type DocumentRow = RowOfTable<typeof documentsTable>;
 export type RunResultRow = RowOfTable<typeof runResultsTable>;
+export type RunResultUsageRow = RowOfTable<typeof runResultUsageTable>;
 
 export const entityTables = [
   collectionsTable,
@@ -176,10 +192,18 @@ export const entityTables = [
   requestsTable,
   documentsTable,
   runResultsTable,
+  runResultUsageTable,
 ];
 
 export const entityMigrations: Migration[] = [
   { id: 'entities/0001-tables', createTables: entityTables },
   // The next position in a folder is one index probe: (collection, folder, sortOrder).
   { id: 'entities/0002-position-indexes', addIndexes: [requestsTable, documentsTable] },
+  // Per-user limits on run results: each run's size, and a usage row per user. Runs stored before
+  // keep a null size; a user's usage row is computed from their runs when first needed.
+  {
+    id: 'entities/0003-run-result-usage',
+    addColumns: [{ table: runResultsTable, columns: ['sizeBytes'] }],
+    createTables: [runResultUsageTable],
+  },
 ];

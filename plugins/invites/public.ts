@@ -9,11 +9,11 @@ import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
-import { CONTROL } from '../../kernel/identity/users.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
 import { renderJoinPage } from './join-page.ts';
 import type { InvitesService } from './service.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
+import { safeName } from '../../kernel/text.ts';
 
 const secret = z
   .string()
@@ -24,15 +24,17 @@ const secret = z
   );
 const previewBody = z.object({ secret });
 /**
- * The kernel's token-name rule (`normalizeTokenName`: trimmed, 1 to 255 code points, no control
- * characters), checked here so a bad name is a 400 naming `tokenName` before the secret is spent.
+ * The kernel's token-name rule (`normalizeTokenName`: trimmed, 1 to 255 code points, no control or
+ * bidirectional-override characters), checked here so a bad name is a 400 naming `tokenName`
+ * before the secret is spent.
  */
-const tokenName = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .refine((value) => [...value].length <= 255, 'must be at most 255 characters')
-  .refine((value) => !CONTROL.test(value), 'must not contain control characters');
+const tokenName = safeName(
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .refine((value) => [...value].length <= 255, 'must be at most 255 characters'),
+);
 const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 
 export function publicInviteRoutes(

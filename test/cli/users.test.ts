@@ -176,7 +176,19 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
       '--avatar-color',
       'teal-600',
     );
-    expect(await project.json('user', 'show', user.id)).toEqual(user);
+    // `user show` adds the user's stored run results against the limits (defaults here).
+    expect(await project.json('user', 'show', user.id)).toEqual({
+      ...user,
+      runResultUsage: {
+        userId: user.id,
+        count: 0,
+        bytes: 0,
+        limits: { count: 1000, bytes: 256 * 1024 * 1024 },
+      },
+    });
+    const shown = await project.run('user', 'show', user.id);
+    expect(shown.stdout).toMatch(/^ {2}run results: +0 of 1000$/m);
+    expect(shown.stdout).toMatch(/^ {2}run result bytes: +0 bytes of 256 MiB$/m);
 
     const updated = await project.json(
       'user',

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { interpolateString } from '../../kernel/config/interpolate.ts';
 import { loadConfig, parseConfig } from '../../kernel/config/load.ts';
+import { runResultsSchema } from '../../plugins/entities/run-result-usage.ts';
 
 const noPlugins = {};
 
@@ -153,6 +154,27 @@ describe('config loading', () => {
     expect(
       errorOf(() => parseConfig('plugins:\n  catalogs: [not a url]\n', sections, {})).path,
     ).toBe('plugins.catalogs.0');
+  });
+
+  it('gives runResults team defaults, takes 0 as no limit and names a bad value', () => {
+    const sections = { runResults: runResultsSchema };
+    expect(parseConfig('', sections, {}).runResults).toEqual({
+      maxPerUser: 1000,
+      maxBytesPerUser: 256 * 1024 * 1024,
+    });
+    expect(
+      parseConfig('runResults:\n  maxPerUser: 0\n  maxBytesPerUser: "0"\n', sections, {})
+        .runResults,
+    ).toEqual({ maxPerUser: 0, maxBytesPerUser: 0 });
+    expect(errorOf(() => parseConfig('runResults:\n  maxPerUser: -1\n', sections, {})).path).toBe(
+      'runResults.maxPerUser',
+    );
+    expect(
+      errorOf(() => parseConfig('runResults:\n  maxBytesPerUser: 1.5\n', sections, {})).path,
+    ).toBe('runResults.maxBytesPerUser');
+    expect(errorOf(() => parseConfig('runResults:\n  maxCount: 5\n', sections, {})).path).toBe(
+      'runResults.maxCount',
+    );
   });
 
   it('accepts e2ee only as a YAML boolean', () => {
