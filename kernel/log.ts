@@ -4,6 +4,8 @@
  * carry what a client sent (a path), so every line is escaped here, in one place: no field, key or
  * message can end a line, move the cursor or reorder the text a reader sees (see {@link escapeLine}).
  */
+import { escapeJsonText, UNPRINTABLE } from './text.ts';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -31,13 +33,6 @@ const ORDER: Record<LogLevel | 'silent', number> = {
 };
 const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
 
-/**
- * Characters a log line must not carry raw: C0 controls (newline, ESC, …), DEL, C1 controls (0x9b
- * is a one-byte CSI on some terminals), the Unicode line and paragraph separators (line breaks to
- * JavaScript and to some viewers) and the bidirectional marks, embeddings, overrides and isolates,
- * which make a viewer show text in an order other than the one written.
- */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function hex(char: string, digits: number): string {
@@ -45,23 +40,16 @@ function hex(char: string, digits: number): string {
 }
 
 /**
- * A `pretty` line with every unsafe character written as an escape: `\n`, `\r`, `\t`, `\xHH` up to
- * U+00FF, `\uHHHH` above (e.g. `\x1b`, `\u202e`). Backslashes are left as they are.
+ * A `pretty` line with every character a terminal must not receive raw ({@link UNPRINTABLE}:
+ * controls, line separators, bidirectional and other invisible characters) written as an escape:
+ * `\n`, `\r`, `\t`, `\xHH` up to U+00FF, `\uHHHH` above (e.g. `\x1b`, `\u202e`). Backslashes
+ * are left as they are.
  */
 function escapeLine(line: string): string {
   return line.replace(
-    UNSAFE,
+    UNPRINTABLE,
     (c) => SHORT[c] ?? (c < '\u0100' ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`),
   );
-}
-
-/**
- * A `json` line as JSON.stringify wrote it, with the unsafe characters it leaves raw (DEL, C1, the
- * separators, the bidi controls) written as `\uHHHH`. In JSON text they can only stand inside a
- * string, where `\uHHHH` means the same character, so the record parses to the same values.
- */
-function escapeJson(line: string): string {
-  return line.replace(UNSAFE, (c) => `\\u${hex(c, 4)}`);
 }
 
 /** Whether a logger at `threshold` writes lines of `level`. */
@@ -105,7 +93,7 @@ export function createLogger(
             value instanceof Error ? { message: value.message, stack: value.stack } : value;
         }
       }
-      write(redact(escapeJson(JSON.stringify(record))));
+      write(redact(escapeJsonText(JSON.stringify(record))));
       return;
     }
     const all = { ...bound, ...fields };

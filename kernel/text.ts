@@ -28,7 +28,7 @@ export const safeName = <T extends z.ZodType<string>>(schema: T) =>
  * other invisible format characters (zero-width ones, word joiners, line and paragraph separators,
  * the byte-order mark, interlinear annotations) and lone surrogates.
  */
-const UNPRINTABLE =
+export const UNPRINTABLE =
   /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 const escapeChar = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
