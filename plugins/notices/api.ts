@@ -21,7 +21,9 @@ const noticeRecord = z
     readAt: z.string().nullable(),
     displayMetadata: z
       .looseObject({ actorName: z.string() })
-      .describe('What the client shows: target names, a comment preview (none on E2EE hubs)'),
+      .describe(
+        "What the client shows: target names, and a preview of the comment's current text (none once it is deleted, and none on E2EE hubs)",
+      ),
   })
   .meta({ id: 'Notice' });
 
@@ -43,7 +45,12 @@ export const noticesApi: RouteDocs = {
     summary: 'Mark every notice read; answers how many changed',
     responses: { 200: count },
   },
-  'POST /notices/:id/read': { summary: 'Mark one notice read', responses: { 200: noticeRecord } },
+  'POST /notices/:id/read': {
+    summary: 'Mark one notice read',
+    description:
+      'A notice the feed does not show (its target is gone or the caller lost access to it) is a 404, like one that does not exist.',
+    responses: { 200: noticeRecord },
+  },
   'GET /notices/stream': {
     summary: 'New notices as Server-Sent Events',
     description:

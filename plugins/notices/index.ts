@@ -86,7 +86,10 @@ export function createNoticesPlugin(
       ctx.signal.addEventListener('abort', endStreams, { once: true });
 
       const routes = createPluginApp();
-      noticeRoutes(routes, { clock: ctx.clock });
+      noticeRoutes(routes, {
+        clock: ctx.clock,
+        e2ee: () => ctx.hubConfig().collaboration.e2ee,
+      });
       streamRoutes(routes, {
         registry,
         fanout,

@@ -11,6 +11,10 @@ export interface NoticeDisplayMetadata {
   method?: string;
   requestName?: string;
   runLabel?: string;
+  /**
+   * Stored by earlier versions only, and never shown: records take the preview from the comment
+   * as it is when read (records.ts).
+   */
   previewText?: string;
 }
 

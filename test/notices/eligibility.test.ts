@@ -196,12 +196,7 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     const [watcher, actor] = [await s.member(), await s.member()];
     await f.comment(s.path, 'watching', watcher.token);
     await f.comment(`/collections/${s.collection.id}/discussions`, 'watching', watcher.token);
-    await f.publish({
-      actorUserId: actor.id,
-      entityType: 'collection',
-      entityId: s.collection.id,
-      comment: plain('y'.repeat(120)),
-    });
+    await f.comment(`/collections/${s.collection.id}/discussions`, 'y'.repeat(120), actor.token);
     await f.publish({
       actorUserId: actor.id,
       entityType: 'request',
@@ -223,6 +218,43 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     });
     expect(encrypted.displayMetadata.previewText).toBeUndefined();
     expect('previewText' in encrypted.displayMetadata).toBe(false);
+  });
+
+  it("shows an edited comment's new text in every recipient's notice, and none once it is deleted", async () => {
+    const s = await scene();
+    const [first, second, actor] = [await s.member(), await s.member(), await s.member()];
+    const root = await f.comment(s.path, 'thread', first.token);
+    await f.reply(root.id, 'me too', second.token);
+    const reply = await f.reply(root.id, 'the secret is 1234', actor.token);
+    const previews = async () =>
+      Promise.all(
+        [first, second].map(async (account) => {
+          const notices = (await f.notices(account.token)).notices;
+          const notice = notices.find((n) => n.discussionCommentId === reply.id)!;
+          return notice.displayMetadata.previewText;
+        }),
+      );
+    expect(await previews()).toEqual(['the secret is 1234', 'the secret is 1234']);
+
+    const edited = await f.t.request('PUT', `/discussion-comments/${reply.id}`, {
+      token: actor.token,
+      body: { body: `  ${'z'.repeat(125)} ` },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(await previews()).toEqual([`${'z'.repeat(117)}...`, `${'z'.repeat(117)}...`]);
+
+    const deleted = await f.t.request('DELETE', `/discussion-comments/${reply.id}`, {
+      token: actor.token,
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await previews()).toEqual([undefined, undefined]);
+    const notice = (await f.notices(first.token)).notices.find(
+      (n) => n.discussionCommentId === reply.id,
+    );
+    const read = await f.t.request('POST', `/notices/${notice.id}/read`, { token: first.token });
+    expect(read.status, read.text).toBe(200);
+    expect('previewText' in read.body.displayMetadata).toBe(false);
+    expect(read.text).not.toContain('1234');
   });
 });
 
