@@ -1,7 +1,8 @@
 /**
  * The `notices` plugin: turns new discussion comments into per-user notices, serves the feed and
  * the notification level, and pushes "new notice" events to open SSE streams — in process on a
- * single hub, over Redis pub/sub when a `redis` section lets several instances share the work.
+ * single hub, over Redis pub/sub when a `redis` section lets several instances share the work. A
+ * stream ends once its token no longer authenticates (revocation.ts).
  */
 import { CONFIG_RELOADED, type ConfigReloadedEvent } from '../../kernel/config/reload.ts';
 import type { RedisConfig } from '../../kernel/redis/config.ts';
@@ -10,6 +11,7 @@ import { noticesApi } from './api.ts';
 import { deleteNoticesOfRemoved } from './cleanup.ts';
 import { createCommentNotices } from './create.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
+import { watchStreamTokens } from './revocation.ts';
 import { noticeRoutes } from './routes.ts';
 import { createSwitchableFanout } from './switchable.ts';
 import {
@@ -81,8 +83,18 @@ export function createNoticesPlugin(
         await tx.table(noticesTable).deleteWhere({ recipientUserId: user.id });
         await tx.table(notificationSettingsTable).delete(user.id);
       });
+      // A stream ends when its token stops working, whichever process revoked it.
+      const tokenWatch = watchStreamTokens({
+        registry,
+        storage: ctx.storage,
+        tokens: ctx.identity.tokens,
+        log: ctx.log,
+      });
       // Open streams would otherwise hold a graceful shutdown until its timeout.
-      const endStreams = () => registry.shutdown();
+      const endStreams = () => {
+        tokenWatch.close();
+        registry.shutdown();
+      };
       ctx.signal.addEventListener('abort', endStreams, { once: true });
 
       const routes = createPluginApp();
