@@ -54,7 +54,7 @@ export const noticesApi: RouteDocs = {
   'GET /notices/stream': {
     summary: 'New notices as Server-Sent Events',
     description:
-      'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. 503 while the Redis fan-out is not ready or the hub is shutting down.',
+      'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. The stream ends with `: shutdown` when the hub stops, and with `: unauthorized` within a second of its token being revoked or deleted or its user deleted. 503 while the Redis fan-out is not ready or the hub is shutting down.',
     responses: {
       200: {
         contentType: 'text/event-stream',
