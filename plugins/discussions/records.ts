@@ -8,7 +8,7 @@ import { usersById } from '../../kernel/identity/users.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { toEncryptedPayload } from './payload.ts';
-import { commentsTable, type CommentRow } from './tables.ts';
+import type { CommentRow } from './tables.ts';
 import { userPresentation, type UserPresentation } from '../avatars/index.ts';
 
 export const COMMENT_NOT_FOUND = 'Discussion comment not found';
@@ -78,23 +78,4 @@ export async function recordOf(
   e2ee: boolean,
 ): Promise<CommentRecord> {
   return toCommentRecord(row, await loadAuthors(store, [row]), e2ee);
-}
-
-/**
- * The current plaintext of each of these comments that still has one: deleted (tombstoned),
- * encrypted and missing comments are absent. The notices plugin reads it when a notice is shown,
- * so an edit or a delete reaches every notice's preview at once, with nothing to update.
- */
-export async function commentPlaintexts(
-  store: Store,
-  ids: readonly string[],
-): Promise<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const rows = await store.table(commentsTable).getMany(unique);
-  return new Map(
-    rows
-      .filter((row) => row.tombstonedAt === null && row.bodyFormat === 'plaintext')
-      .map((row) => [row.id, row.body]),
-  );
 }

@@ -9,6 +9,7 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { NoticeFanout } from './fanout.ts';
 import { countUnread } from './feed.ts';
+import { previewText } from './records.ts';
 import { resolveRecipients } from './recipients.ts';
 import { noticesTable, type NoticeDisplayMetadata, type NoticeRow } from './tables.ts';
 import { type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
@@ -19,22 +20,20 @@ export interface CreateNoticesDeps {
   fanout: NoticeFanout;
 }
 
-/**
- * What every notice about this comment shows, whoever receives it. Not the comment's text: the
- * preview is read from the comment whenever the notice is shown (records.ts), so an edit or a
- * delete never leaves the old words in a feed.
- */
+/** What every notice about this comment shows, whoever receives it. */
 function displayMetadata(
   event: DiscussionCommentCreatedEvent,
   actorName: string,
 ): NoticeDisplayMetadata {
   const { target } = event;
+  const preview = previewText(event.comment.plaintext);
   return {
     actorName,
     targetLabel: target.label,
     ...(target.method !== undefined ? { method: target.method } : {}),
     ...(target.entityType === 'request' ? { requestName: target.label } : {}),
     ...(target.entityType === 'runResult' ? { runLabel: target.label } : {}),
+    ...(preview !== undefined ? { previewText: preview } : {}),
   };
 }
 

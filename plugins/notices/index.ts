@@ -10,6 +10,7 @@ import { createPluginApp, definePlugin, type PluginDefinition } from '../../kern
 import { noticesApi } from './api.ts';
 import { deleteNoticesOfRemoved } from './cleanup.ts';
 import { createCommentNotices } from './create.ts';
+import { updateCommentPreviews } from './previews.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
 import { watchStreamTokens } from './revocation.ts';
 import { noticeRoutes } from './routes.ts';
@@ -28,7 +29,9 @@ import {
 } from './tables.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
 import {
+  DISCUSSION_COMMENT_CHANGED,
   DISCUSSION_COMMENT_CREATED,
+  type DiscussionCommentChangedEvent,
   type DiscussionCommentCreatedEvent,
 } from '../discussions/index.ts';
 
@@ -69,6 +72,11 @@ export function createNoticesPlugin(
           async (event) => {
             await createCommentNotices(deps, event);
           },
+        ),
+        // Inside the comment's own transaction: an edit or delete reaches every preview, or fails.
+        ctx.events.subscribe<DiscussionCommentChangedEvent>(
+          DISCUSSION_COMMENT_CHANGED,
+          updateCommentPreviews,
         ),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);

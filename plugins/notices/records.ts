@@ -1,14 +1,11 @@
 /**
- * Notices as the API returns them. Rows keep only the actor's id and the comment's id; the actor's
- * current name and avatar and the comment's current text are looked up when a notice is read, so
- * a renamed user shows their new name everywhere, and an edited comment its new preview, while a
- * deleted comment shows none (nothing has to be rewritten in every recipient's feed).
+ * Notices as the API returns them. Rows keep only the actor's id; the actor's current name and
+ * avatar are looked up when a notice is read, so a renamed user shows their new name everywhere.
  */
 import { usersById } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { NoticeDisplayMetadata, NoticeRow } from './tables.ts';
 import { userPresentation, type UserPresentation } from '../avatars/index.ts';
-import { commentPlaintexts } from '../discussions/index.ts';
 
 /** Longest preview before it is cut; a cut preview keeps {@link PREVIEW_CUT} characters plus `...`. */
 export const PREVIEW_MAX = 120;
@@ -40,22 +37,22 @@ export function previewText(plaintext: string | null): string | undefined {
 }
 
 /**
- * The display metadata with the preview of the comment as it is now: none when the comment was
- * deleted, is encrypted, or the hub is in E2EE mode (no plaintext leaves an E2EE hub). A preview
- * stored in the row by earlier versions is never shown.
+ * The display metadata with its preview set to this comment text (none for null: a deleted or
+ * encrypted comment). Every notice of one comment carries the same metadata (create.ts writes it
+ * once per comment), so one result serves them all.
  */
-function withPreview(
+export function withPreview(
   metadata: NoticeDisplayMetadata,
-  plaintext: string | undefined,
+  plaintext: string | null,
 ): NoticeDisplayMetadata {
-  const { previewText: _stored, ...rest } = metadata;
-  const preview = plaintext === undefined ? undefined : previewText(plaintext);
+  const { previewText: _old, ...rest } = metadata;
+  const preview = previewText(plaintext);
   return preview === undefined ? rest : { ...rest, previewText: preview };
 }
 
 /**
- * Turns rows into records, loading every distinct actor and comment once. `e2ee` is the hub mode
- * of the current request.
+ * Turns rows into records, loading every distinct actor once. `e2ee` is the hub mode of the
+ * current request: an E2EE hub shows no preview, even one stored before E2EE was switched on.
  */
 export async function toNoticeRecords(
   store: Store,
@@ -66,12 +63,6 @@ export async function toNoticeRecords(
     store,
     rows.map((row) => row.actorUserId),
   );
-  const texts = e2ee
-    ? new Map<string, string>()
-    : await commentPlaintexts(
-        store,
-        rows.flatMap((row) => (row.discussionCommentId ? [row.discussionCommentId] : [])),
-      );
   return rows.map((row) => ({
     id: row.id,
     eventType: row.eventType,
@@ -90,9 +81,6 @@ export async function toNoticeRecords(
     ),
     createdAt: row.createdAt,
     readAt: row.readAt,
-    displayMetadata: withPreview(
-      row.displayMetadata,
-      row.discussionCommentId ? texts.get(row.discussionCommentId) : undefined,
-    ),
+    displayMetadata: e2ee ? withPreview(row.displayMetadata, null) : row.displayMetadata,
   }));
 }
