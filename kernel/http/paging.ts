@@ -43,17 +43,37 @@ export function encodeCursor(row: KeysetPosition): string {
   return Buffer.from(`${row.createdAt}|${row.id}`, 'utf8').toString('base64url');
 }
 
-/** The position a cursor names, or null for anything the hub could not have issued. */
-export function decodeCursor(cursor: string): KeysetPosition | null {
+/**
+ * A cursor that names only a time, for a list that must not reveal the row it stopped at (the
+ * notice feed stopping on a notice the reader may no longer see). It decodes, where a list
+ * accepts it (`cursorQuery`'s `timeOnly`), to a position with an empty id: in a descending list,
+ * every row older than that time comes next.
+ */
+export function encodeTimeCursor(createdAt: string): string {
+  return Buffer.from(createdAt, 'utf8').toString('base64url');
+}
+
+const validTime = (text: string) =>
+  ISO.test(text) &&
+  !Number.isNaN(Date.parse(text)) &&
+  // Normalizes e.g. a 30th of February, which Date.parse rolls over instead of refusing.
+  new Date(text).toISOString() === text;
+
+/**
+ * The position a cursor names, or null for anything the hub could not have issued. With
+ * `timeOnly`, a cursor from {@link encodeTimeCursor} is accepted too (its position's id is empty).
+ */
+export function decodeCursor(
+  cursor: string,
+  options: { timeOnly?: boolean } = {},
+): KeysetPosition | null {
   if (cursor.length === 0 || cursor.length > CURSOR_MAX || !BASE64URL.test(cursor)) return null;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const bar = text.indexOf('|');
-  if (bar < 0) return null;
+  if (bar < 0) return options.timeOnly && validTime(text) ? { createdAt: text, id: '' } : null;
   const createdAt = text.slice(0, bar);
   const id = text.slice(bar + 1);
-  if (!ISO.test(createdAt) || Number.isNaN(Date.parse(createdAt))) return null;
-  // Normalizes e.g. a 30th of February, which Date.parse rolls over instead of refusing.
-  if (new Date(createdAt).toISOString() !== createdAt) return null;
+  if (!validTime(createdAt)) return null;
   // U+FFFD stands for bytes that were not UTF-8: no id the hub issues contains it.
   if (!id || id.length > ID_MAX || id.includes('\u0000') || id.includes('\uFFFD')) return null;
   return { createdAt, id };
@@ -61,16 +81,20 @@ export function decodeCursor(cursor: string): KeysetPosition | null {
 
 /**
  * `cursor`: an optional keyset cursor, decoded; a bad one is a 400 `cursor: Invalid <what> cursor`.
- * With `emptyIsAbsent`, `cursor=` means the first page instead of a bad cursor.
+ * With `emptyIsAbsent`, `cursor=` means the first page instead of a bad cursor; with `timeOnly`,
+ * cursors from {@link encodeTimeCursor} are accepted (see there).
  */
-export function cursorQuery(what: string, options: { emptyIsAbsent?: boolean } = {}) {
+export function cursorQuery(
+  what: string,
+  options: { emptyIsAbsent?: boolean; timeOnly?: boolean } = {},
+) {
   const message = `Invalid ${what} cursor`;
   return z
     .string({ error: 'must be a single string' })
     .optional()
     .transform((value, ctx): KeysetPosition | undefined => {
       if (value === undefined || (value === '' && options.emptyIsAbsent)) return undefined;
-      const position = decodeCursor(value);
+      const position = decodeCursor(value, options);
       if (!position) {
         ctx.addIssue({ code: 'custom', message });
         return z.NEVER;

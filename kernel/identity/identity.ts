@@ -22,13 +22,15 @@ export function createIdentity(options: {
   cache?: ReadCache;
 }): Identity {
   const access = createAccessRegistry();
+  const tokens = createTokensService({
+    clock: options.clock,
+    ...(options.cache ? { cache: options.cache } : {}),
+  });
   return {
     access,
-    users: createUsersService({ access, clock: options.clock }),
-    tokens: createTokensService({
-      clock: options.clock,
-      ...(options.cache ? { cache: options.cache } : {}),
-    }),
+    // A deleted user's tokens stop working: listeners of `tokens.onRevoked` hear of it too.
+    users: createUsersService({ access, clock: options.clock, onDeleted: tokens.announceRevoked }),
+    tokens,
     tenants: createTenantsService(options),
   };
 }

@@ -1,4 +1,7 @@
-/** API tokens: issue (secret shown once), list, revoke, delete, and look-up by secret. */
+/**
+ * API tokens: issue (secret shown once), list, revoke, delete, and look-up by secret; and what a
+ * long-lived connection (a notice stream) needs to learn that its token stopped working.
+ */
 import { badRequest, notFound } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
@@ -61,16 +64,35 @@ function freeze(found: Authenticated | null): Authenticated | null {
 /** Tokens whose last touch this process remembers; past this many it starts afresh. */
 const TOUCHED_MAX = 10_000;
 
+/** Token hashes per `in` condition of {@link activeHashes}. */
+const HASH_CHUNK = 500;
+
+/** Whether a stored token may authenticate at all (its owner must still exist too). */
+const usable = (token: ApiTokenRow): token is ApiTokenRow & { userId: string } =>
+  token.revokedAt === null && token.userId !== null;
+
 export function createTokensService({ clock, cache }: { clock: Clock; cache?: ReadCache }) {
   /** Token id → when this process last wrote its `lastUsedAt` (ms). */
   const touched = new Map<string, number>();
+  /** Called after this process revoked or deleted a token, or deleted a user (with its tokens). */
+  const revokeListeners = new Set<() => void>();
   /** The active token with this hash and its owner, from the tables. */
   async function lookup(store: Store, hash: string): Promise<Authenticated | null> {
     const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
-    if (!token || token.revokedAt !== null || token.userId === null) return null;
+    if (!token || !usable(token)) return null;
     const user = await store.table(usersTable).get(token.userId);
     if (!user) return null;
     return { user, token };
+  }
+
+  function announceRevoked(): void {
+    for (const listener of revokeListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not fail the revocation that already happened.
+      }
+    }
   }
 
   /** Issues a token for a user the caller has already checked; returns the secret once. */
@@ -154,11 +176,60 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
       const changed = await store
         .table(apiTokensTable)
         .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
-      return changed === 0 ? null : store.table(apiTokensTable).get(id);
+      if (changed === 0) return null;
+      announceRevoked();
+      return store.table(apiTokensTable).get(id);
     },
 
     async delete(store: Store, id: string): Promise<boolean> {
-      return store.table(apiTokensTable).delete(id);
+      const deleted = await store.table(apiTokensTable).delete(id);
+      if (deleted) announceRevoked();
+      return deleted;
+    },
+
+    /**
+     * Registers a listener called after this process revoked or deleted a token or deleted a user
+     * (always after the change committed), so open streams can check their tokens at once. Other
+     * processes' revocations are not announced: {@link activeHashes} finds them.
+     */
+    onRevoked(listener: () => void): () => void {
+      revokeListeners.add(listener);
+      return () => revokeListeners.delete(listener);
+    },
+    /** For the users service: a deleted user's tokens stopped working. */
+    announceRevoked,
+
+    /**
+     * A value that stays the same while no token and no user changed in any process, so a caller
+     * that checked tokens at this stamp need not check them again; null where the driver cannot
+     * tell (MySQL, Firestore, a PostgreSQL listener not proven yet): check every time then.
+     */
+    stamp(store: Store): number | null {
+      return store.changes?.stamp([apiTokensTable.name, usersTable.name]) ?? null;
+    },
+
+    /**
+     * Which of these token hashes still authenticate (the token is neither revoked nor deleted and
+     * its user exists), by the same rule as {@link authenticateHash}: one query for the tokens and
+     * one for their users per few hundred hashes, however many there are.
+     */
+    async activeHashes(store: Store, hashes: readonly string[]): Promise<Set<string>> {
+      const active = new Set<string>();
+      const unique = [...new Set(hashes)];
+      for (let i = 0; i < unique.length; i += HASH_CHUNK) {
+        const tokens = (
+          await store
+            .table(apiTokensTable)
+            .find({ where: { tokenHash: { in: unique.slice(i, i + HASH_CHUNK) } } })
+        ).filter(usable);
+        const users = new Set(
+          (await store.table(usersTable).getMany([...new Set(tokens.map((t) => t.userId))])).map(
+            (user) => user.id,
+          ),
+        );
+        for (const token of tokens) if (users.has(token.userId)) active.add(token.tokenHash);
+      }
+      return active;
     },
 
     /** The active token and its owner for a presented secret, or null. */

@@ -161,6 +161,8 @@ export async function lockCaller(tx: Store, id: string): Promise<UserRow> {
 export interface UsersServiceDeps {
   access: AccessRegistry;
   clock: Clock;
+  /** Called after a deletion committed: the user's tokens no longer authenticate. */
+  onDeleted?: () => void;
 }
 
 /** Validates access lists present in `input` against the role, returning normalized lists. */
@@ -193,7 +195,7 @@ function uniqueNameError(name: string) {
 /** Removes what a plugin keeps about a user (avatar, invitations) inside the deletion's transaction. */
 export type UserDeleteHook = (tx: Store, user: UserRow) => Promise<void>;
 
-export function createUsersService({ access, clock }: UsersServiceDeps) {
+export function createUsersService({ access, clock, onDeleted }: UsersServiceDeps) {
   // Plugins register these at setup, so the HTTP API and the CLI delete the same things.
   const deleteHooks: UserDeleteHook[] = [];
   return {
@@ -282,7 +284,7 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
     /** Deletes the user and every token of theirs in one transaction. */
     async delete(store: Store, id: string, actorId?: string): Promise<UserRow> {
       if (actorId === id) throw forbidden('You cannot delete your own account.');
-      return store.transaction(async (tx) => {
+      const deleted = await store.transaction(async (tx) => {
         // Locked first, so concurrent token issues and invitation redeems wait (see lockHuman).
         const user = await lockHuman(tx, id);
         await tx.table(apiTokensTable).deleteWhere({ userId: id });
@@ -290,6 +292,8 @@ export function createUsersService({ access, clock }: UsersServiceDeps) {
         await tx.table(usersTable).delete(id);
         return user;
       });
+      onDeleted?.();
+      return deleted;
     },
 
     async get(store: Store, id: string): Promise<UserRow> {

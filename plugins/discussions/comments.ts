@@ -14,6 +14,7 @@ import { commentsTable } from './tables.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import { createComment, requireComment, type DiscussionDeps } from './write.ts';
+import { DISCUSSION_COMMENT_CHANGED, type DiscussionCommentChangedEvent } from './events.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import {
   checkTarget,
@@ -33,6 +34,10 @@ const TARGET_PATHS: readonly (readonly [string, TargetType])[] = [
 ];
 
 export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
+
+/** Tells other plugins, inside the change's transaction, that a comment's text changed. */
+const publishChange = (deps: DiscussionDeps, event: DiscussionCommentChangedEvent) =>
+  deps.events.publishInTransaction(DISCUSSION_COMMENT_CHANGED, event);
 
 /** Mounts every comment route on `app`. */
 export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
@@ -135,6 +140,14 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       // Re-read inside the transaction: a delete that landed meanwhile wins over the edit.
       const current = await tx.table(commentsTable).get(id);
       if (!current || current.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
+      // In this transaction: notices' previews change with the text, or neither does.
+      await publishChange(deps, {
+        tx,
+        tenantId: c.var.tenant.id,
+        commentId: id,
+        plaintext: body.plaintext,
+        deleted: false,
+      });
       return tx.table(commentsTable).update(id, {
         body: body.body,
         bodyFormat: body.bodyFormat,
@@ -160,6 +173,14 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       if (!current) throw notFound(COMMENT_NOT_FOUND);
       // Deleting twice answers the same tombstone: a retried request must not fail.
       if (current.tombstonedAt !== null) return current;
+      // In this transaction: the text leaves every notice's preview with the comment, or stays.
+      await publishChange(deps, {
+        tx,
+        tenantId: c.var.tenant.id,
+        commentId: id,
+        plaintext: null,
+        deleted: true,
+      });
       const now = deps.clock.iso();
       return tx.table(commentsTable).update(id, {
         body: '',

@@ -1,8 +1,10 @@
+import type { Store } from '../../kernel/storage/contract.ts';
 import { type EntityTarget } from '../entities/index.ts';
 /**
- * The event the `discussions` plugin publishes after a comment or reply is stored (after its
- * transaction commits). The `notices` plugin turns it into notices; nothing else is needed from
- * the discussions side, so the two plugins only share this type and the subscriptions table.
+ * The events the `discussions` plugin publishes: a comment or reply stored (after its transaction
+ * commits), and a comment's text changed by an edit or a delete (inside that transaction). The
+ * `notices` plugin turns the first into notices and keeps their previews true with the second; the
+ * two plugins share only these types and the subscriptions table.
  */
 
 export const DISCUSSION_COMMENT_CREATED = 'discussions.comment.created';
@@ -25,4 +27,22 @@ export interface DiscussionCommentCreatedEvent {
   parentAuthorUserId: string | null;
   /** Users named by `@mentions` in a plaintext body (never the actor); already subscribed to the thread. */
   mentionedUserIds: string[];
+}
+
+export const DISCUSSION_COMMENT_CHANGED = 'discussions.comment.changed';
+
+/**
+ * A comment's text was edited or the comment deleted (tombstoned). Published with the event bus's
+ * `publishInTransaction` inside the transaction that changes the comment, before the comment's
+ * row is written: a handler's writes go through `tx` and commit or roll back with the change, and
+ * a handler that fails fails the edit or delete.
+ */
+export interface DiscussionCommentChangedEvent {
+  /** The store of the transaction that changes the comment. */
+  tx: Store;
+  tenantId: string;
+  commentId: string;
+  /** The new trimmed plaintext; null once deleted, or when the new body is encrypted. */
+  plaintext: string | null;
+  deleted: boolean;
 }

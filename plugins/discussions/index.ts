@@ -1,7 +1,7 @@
 /**
  * The `discussions` plugin: threaded comments on saved requests, collections, folders and run
  * results, thread subscriptions, and the `discussions.comment.created` event the notices plugin
- * turns into notices. On E2EE hubs (`collaboration.e2ee`) bodies are ciphertext the hub never reads.
+ * turns into notices (and `discussions.comment.changed`, which keeps their previews true). On E2EE hubs (`collaboration.e2ee`) bodies are ciphertext the hub never reads.
  */
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { discussionsApi } from './api.ts';
@@ -47,5 +47,10 @@ export const discussionsPlugin = definePlugin({
 });
 
 // The plugin's public face: the only names other plugins may import from discussions.
-export { DISCUSSION_COMMENT_CREATED, type DiscussionCommentCreatedEvent } from './events.ts';
+export {
+  DISCUSSION_COMMENT_CHANGED,
+  DISCUSSION_COMMENT_CREATED,
+  type DiscussionCommentChangedEvent,
+  type DiscussionCommentCreatedEvent,
+} from './events.ts';
 export { subscriptionsTable } from './tables.ts';

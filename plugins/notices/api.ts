@@ -21,7 +21,9 @@ const noticeRecord = z
     readAt: z.string().nullable(),
     displayMetadata: z
       .looseObject({ actorName: z.string() })
-      .describe('What the client shows: target names, a comment preview (none on E2EE hubs)'),
+      .describe(
+        "What the client shows: target names, and a preview of the comment's current text (none once it is deleted, and none on E2EE hubs)",
+      ),
   })
   .meta({ id: 'Notice' });
 
@@ -43,11 +45,16 @@ export const noticesApi: RouteDocs = {
     summary: 'Mark every notice read; answers how many changed',
     responses: { 200: count },
   },
-  'POST /notices/:id/read': { summary: 'Mark one notice read', responses: { 200: noticeRecord } },
+  'POST /notices/:id/read': {
+    summary: 'Mark one notice read',
+    description:
+      'A notice the feed does not show (its target is gone or the caller lost access to it) is a 404, like one that does not exist.',
+    responses: { 200: noticeRecord },
+  },
   'GET /notices/stream': {
     summary: 'New notices as Server-Sent Events',
     description:
-      'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. 503 while the Redis fan-out is not ready or the hub is shutting down.',
+      'Each event is `data: {"v":1,"type":…,"noticeId":…,"unreadCount":…}`; comments (`: heartbeat`) keep the connection open. The stream ends with `: shutdown` when the hub stops, and with `: unauthorized` within a second of its token being revoked or deleted or its user deleted. 503 while the Redis fan-out is not ready or the hub is shutting down.',
     responses: {
       200: {
         contentType: 'text/event-stream',

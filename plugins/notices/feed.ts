@@ -7,10 +7,11 @@
  */
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
+import type { FindOptions, Store } from '../../kernel/storage/contract.ts';
 import {
   cursorQuery,
   encodeCursor,
+  encodeTimeCursor,
   limitQuery,
   type KeysetPosition,
 } from '../../kernel/http/paging.ts';
@@ -32,7 +33,7 @@ export const MAX_BATCHES_PER_PAGE = 20;
 
 /** `GET /notices` query: a bad limit or cursor is a 400 naming the field; `cursor=` is the first page. */
 export const feedQuery = z.object({
-  cursor: cursorQuery('notice list', { emptyIsAbsent: true }),
+  cursor: cursorQuery('notice list', { emptyIsAbsent: true, timeOnly: true }),
   limit: limitQuery(DEFAULT_PAGE_SIZE),
 });
 
@@ -72,10 +73,18 @@ export interface FeedPage {
   nextCursor?: string;
 }
 
+/** The user's notices in feed order, newest first; ties on `createdAt` go by id. */
+const FEED_ORDER = [
+  ['createdAt', 'desc'],
+  ['id', 'desc'],
+] as const;
+
 /**
  * One page of the user's feed after `after`, with accessible notices only. The page is full unless
- * the feed ends or MAX_BATCHES_PER_PAGE batches were read; in the latter case `nextCursor` points
- * after the last row read (the page may then be short, or even empty).
+ * the feed ends or MAX_BATCHES_PER_PAGE batches were read. A cursor never names a notice the
+ * reader cannot see: after a full page it is the last notice on it; when the batches ran out it
+ * names only a time (the rest of the last row's millisecond is read first), since the last row
+ * read may be one the reader lost access to. The page may then be short, or even empty.
  */
 export async function readFeed(
   store: Store,
@@ -88,29 +97,58 @@ export async function readFeed(
   // Read in batches a little larger than the page, so one batch usually suffices even when a few
   // notices are hidden; one extra accessible row tells whether another page exists.
   const batch = Math.min(Math.max(limit * 2, 20), 500);
-  let position = after;
-  for (let batches = 1; ; batches++) {
-    const rows = await notices.find({
-      where: { recipientUserId: user.id },
-      orderBy: [
-        ['createdAt', 'desc'],
-        ['id', 'desc'],
-      ],
-      limit: batch,
-      ...(position ? { after: position } : {}),
-    });
+  /** Adds the visible rows; true once a visible row is found beyond a full page. */
+  const take = async (rows: readonly NoticeRow[]): Promise<boolean> => {
     const allowed = await accessibleTargets(store, user, rows);
     for (const row of rows) {
       if (!allowed.has(`${row.entityType}:${row.entityId}`)) continue;
-      if (page.length === limit)
-        return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!) };
+      if (page.length === limit) return true;
       page.push(row);
     }
+    return false;
+  };
+  const full = (): FeedPage => ({ rows: page, nextCursor: encodeCursor(page[page.length - 1]!) });
+  const mine = { recipientUserId: user.id };
+  // A time-only cursor (empty id) continues with everything older than its time.
+  let query: FindOptions<NoticeRow> =
+    after && after.id === ''
+      ? { where: { ...mine, createdAt: { lt: after.createdAt } } }
+      : { where: mine, ...(after ? { after } : {}) };
+  let last: NoticeRow;
+  for (let batches = 1; ; batches++) {
+    const rows = await notices.find({ ...query, orderBy: FEED_ORDER, limit: batch });
+    if (await take(rows)) return full();
     if (rows.length < batch) return { rows: page };
-    const last = rows[rows.length - 1]!;
-    position = { createdAt: last.createdAt, id: last.id };
-    if (batches >= MAX_BATCHES_PER_PAGE) return { rows: page, nextCursor: encodeCursor(position) };
+    last = rows[rows.length - 1]!;
+    query = { where: mine, after: { createdAt: last.createdAt, id: last.id } };
+    if (batches >= MAX_BATCHES_PER_PAGE) break;
   }
+  // Out of batches. The rest of the last row's millisecond is read too (rarely more than a few
+  // rows), so the cursor can name that time alone instead of the last row, which may be hidden.
+  for (;;) {
+    const rows = await notices.find({
+      where: { ...mine, createdAt: last.createdAt },
+      orderBy: FEED_ORDER,
+      after: { createdAt: last.createdAt, id: last.id },
+      limit: batch,
+    });
+    if (await take(rows)) return full();
+    if (rows.length < batch) return { rows: page, nextCursor: encodeTimeCursor(last.createdAt) };
+    last = rows[rows.length - 1]!;
+  }
+}
+
+/**
+ * The rows among these that the user may open now: what the feed would show of them (for a
+ * single notice read outside the feed).
+ */
+export async function visibleNotices(
+  store: Store,
+  user: UserRow,
+  rows: readonly NoticeRow[],
+): Promise<NoticeRow[]> {
+  const allowed = await accessibleTargets(store, user, rows);
+  return rows.filter((row) => allowed.has(`${row.entityType}:${row.entityId}`));
 }
 
 /** Unread notices read per batch by {@link countUnread}. */

@@ -1,7 +1,8 @@
 /**
  * The `notices` plugin: turns new discussion comments into per-user notices, serves the feed and
  * the notification level, and pushes "new notice" events to open SSE streams — in process on a
- * single hub, over Redis pub/sub when a `redis` section lets several instances share the work.
+ * single hub, over Redis pub/sub when a `redis` section lets several instances share the work. A
+ * stream ends once its token no longer authenticates (revocation.ts).
  */
 import { CONFIG_RELOADED, type ConfigReloadedEvent } from '../../kernel/config/reload.ts';
 import type { RedisConfig } from '../../kernel/redis/config.ts';
@@ -9,7 +10,9 @@ import { createPluginApp, definePlugin, type PluginDefinition } from '../../kern
 import { noticesApi } from './api.ts';
 import { deleteNoticesOfRemoved } from './cleanup.ts';
 import { createCommentNotices } from './create.ts';
+import { updateCommentPreviews } from './previews.ts';
 import { createMemoryFanout, createRedisFanout } from './fanout.ts';
+import { watchStreamTokens } from './revocation.ts';
 import { noticeRoutes } from './routes.ts';
 import { createSwitchableFanout } from './switchable.ts';
 import {
@@ -26,7 +29,9 @@ import {
 } from './tables.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
 import {
+  DISCUSSION_COMMENT_CHANGED,
   DISCUSSION_COMMENT_CREATED,
+  type DiscussionCommentChangedEvent,
   type DiscussionCommentCreatedEvent,
 } from '../discussions/index.ts';
 
@@ -68,6 +73,11 @@ export function createNoticesPlugin(
             await createCommentNotices(deps, event);
           },
         ),
+        // Inside the comment's own transaction: an edit or delete reaches every preview, or fails.
+        ctx.events.subscribe<DiscussionCommentChangedEvent>(
+          DISCUSSION_COMMENT_CHANGED,
+          updateCommentPreviews,
+        ),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
         }),
@@ -81,12 +91,25 @@ export function createNoticesPlugin(
         await tx.table(noticesTable).deleteWhere({ recipientUserId: user.id });
         await tx.table(notificationSettingsTable).delete(user.id);
       });
+      // A stream ends when its token stops working, whichever process revoked it.
+      const tokenWatch = watchStreamTokens({
+        registry,
+        storage: ctx.storage,
+        tokens: ctx.identity.tokens,
+        log: ctx.log,
+      });
       // Open streams would otherwise hold a graceful shutdown until its timeout.
-      const endStreams = () => registry.shutdown();
+      const endStreams = () => {
+        tokenWatch.close();
+        registry.shutdown();
+      };
       ctx.signal.addEventListener('abort', endStreams, { once: true });
 
       const routes = createPluginApp();
-      noticeRoutes(routes, { clock: ctx.clock });
+      noticeRoutes(routes, {
+        clock: ctx.clock,
+        e2ee: () => ctx.hubConfig().collaboration.e2ee,
+      });
       streamRoutes(routes, {
         registry,
         fanout,

@@ -36,10 +36,28 @@ export function previewText(plaintext: string | null): string | undefined {
   return chars.length > PREVIEW_MAX ? `${chars.slice(0, PREVIEW_CUT).join('')}...` : chars.join('');
 }
 
-/** Turns rows into records, loading every distinct actor once. */
+/**
+ * The display metadata with its preview set to this comment text (none for null: a deleted or
+ * encrypted comment). Every notice of one comment carries the same metadata (create.ts writes it
+ * once per comment), so one result serves them all.
+ */
+export function withPreview(
+  metadata: NoticeDisplayMetadata,
+  plaintext: string | null,
+): NoticeDisplayMetadata {
+  const { previewText: _old, ...rest } = metadata;
+  const preview = previewText(plaintext);
+  return preview === undefined ? rest : { ...rest, previewText: preview };
+}
+
+/**
+ * Turns rows into records, loading every distinct actor once. `e2ee` is the hub mode of the
+ * current request: an E2EE hub shows no preview, even one stored before E2EE was switched on.
+ */
 export async function toNoticeRecords(
   store: Store,
   rows: readonly NoticeRow[],
+  e2ee: boolean,
 ): Promise<NoticeRecord[]> {
   const actors = await usersById(
     store,
@@ -63,6 +81,6 @@ export async function toNoticeRecords(
     ),
     createdAt: row.createdAt,
     readAt: row.readAt,
-    displayMetadata: row.displayMetadata,
+    displayMetadata: e2ee ? withPreview(row.displayMetadata, null) : row.displayMetadata,
   }));
 }

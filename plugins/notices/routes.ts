@@ -1,7 +1,8 @@
 /**
  * The notice routes (bearer token): the feed, the unread count, marking as read, and the caller's
- * notification level. A notice is only ever visible to its recipient; anyone else gets the same
- * 404 as for a notice that does not exist.
+ * notification level. A notice is only ever visible to its recipient, and only while the feed
+ * shows it (its target still exists and the recipient may open it); anyone else, and the
+ * recipient otherwise, gets the same 404 as for a notice that does not exist.
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ import { notFound } from '../../kernel/errors.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { jsonBody, validate } from '../../kernel/http/validate.ts';
-import { countUnread, feedQuery, readFeed } from './feed.ts';
+import { countUnread, feedQuery, readFeed, visibleNotices } from './feed.ts';
 import { toNoticeRecords } from './records.ts';
 import {
   NOTIFICATION_LEVELS,
@@ -31,11 +32,17 @@ const settingsBody = z.object({
   level: z.enum(NOTIFICATION_LEVELS, { error: `must be one of ${NOTIFICATION_LEVELS.join(', ')}` }),
 });
 
-export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void {
+export interface NoticeRouteDeps {
+  clock: Clock;
+  /** Whether the hub is in E2EE mode now (no comment previews then); read per request. */
+  e2ee(): boolean;
+}
+
+export function noticeRoutes(app: Hono<KernelEnv>, deps: NoticeRouteDeps): void {
   app.get('/notices', validate('query', feedQuery), async (c) => {
     const { cursor, limit } = c.req.valid('query');
     const page = await readFeed(c.var.store, c.var.auth.user, limit, cursor);
-    const notices = await toNoticeRecords(c.var.store, page.rows);
+    const notices = await toNoticeRecords(c.var.store, page.rows, deps.e2ee());
     return c.json(page.nextCursor ? { notices, nextCursor: page.nextCursor } : { notices });
   });
 
@@ -56,11 +63,14 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: { clock: Clock }): void
   app.post('/notices/:id/read', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
     const notices = c.var.store.table(noticesTable);
+    const user = c.var.auth.user;
     let row = await notices.get(id);
-    if (!row || row.recipientUserId !== c.var.auth.user.id) throw notFound(NOT_FOUND);
+    if (!row || row.recipientUserId !== user.id) throw notFound(NOT_FOUND);
+    // The feed's filter: a notice it hides (target gone or out of reach) tells nothing here either.
+    if ((await visibleNotices(c.var.store, user, [row])).length === 0) throw notFound(NOT_FOUND);
     // Marking twice keeps the first time it was read.
     if (row.readAt === null) row = (await notices.update(id, { readAt: deps.clock.iso() })) ?? row;
-    const [record] = await toNoticeRecords(c.var.store, [row]);
+    const [record] = await toNoticeRecords(c.var.store, [row], deps.e2ee());
     return c.json(record);
   });
 

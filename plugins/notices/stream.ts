@@ -1,8 +1,10 @@
 /**
  * `GET /notices/stream`: a Server-Sent Events feed of the caller's new notices on this instance.
  * Streams are kept in a registry keyed by tenant and user, so a fan-out message reaches exactly the
- * recipient's streams. The stream is a plain `ReadableStream`, which works the same through
- * `app.request()` and @hono/node-server; a client that goes away cancels it and leaves the registry.
+ * recipient's streams; each also remembers the hash of the token it was opened with, so it can be
+ * ended when that token stops working (revocation.ts). The stream is a plain `ReadableStream`,
+ * which works the same through `app.request()` and @hono/node-server; a client that goes away
+ * cancels it and leaves the registry.
  */
 import type { Hono } from 'hono';
 import { serviceUnavailable } from '../../kernel/errors.ts';
@@ -19,9 +21,13 @@ export const DEFAULT_HEARTBEAT_MS = 30_000;
 const MAX_QUEUED_CHUNKS = 256;
 
 interface StreamHandle {
+  /** The sha256 of the bearer token the stream was opened with. */
+  tokenHash: string;
   send(text: string): void;
   /** Writes `: shutdown` and ends the stream. */
   shutdown(): void;
+  /** Writes `: unauthorized` and ends the stream: its token no longer authenticates. */
+  unauthorized(): void;
 }
 
 export interface StreamRegistry {
@@ -32,12 +38,18 @@ export interface StreamRegistry {
   isShutDown(): boolean;
   add(tenantId: string, userId: string, handle: StreamHandle): () => void;
   deliver(message: NoticeMessage): void;
+  /** The token hashes of the open streams, by tenant. */
+  tokens(): Map<string, Set<string>>;
+  /** Ends the tenant's streams opened with any of these token hashes (`: unauthorized`); returns how many. */
+  endTokens(tenantId: string, hashes: ReadonlySet<string>): number;
 }
 
 const keyOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;
 
 export function createStreamRegistry(): StreamRegistry {
   const streams = new Map<string, Set<StreamHandle>>();
+  /** The tenant of each open stream, for the token checks. */
+  const tenants = new Map<StreamHandle, string>();
   let shutDown = false;
   return {
     size: () => [...streams.values()].reduce((sum, set) => sum + set.size, 0),
@@ -46,16 +58,37 @@ export function createStreamRegistry(): StreamRegistry {
       shutDown = true;
       for (const set of [...streams.values()]) for (const handle of [...set]) handle.shutdown();
       streams.clear();
+      tenants.clear();
     },
     add(tenantId, userId, handle) {
       const key = keyOf(tenantId, userId);
       let set = streams.get(key);
       if (!set) streams.set(key, (set = new Set()));
       set.add(handle);
+      tenants.set(handle, tenantId);
       return () => {
         set.delete(handle);
+        tenants.delete(handle);
         if (set.size === 0 && streams.get(key) === set) streams.delete(key);
       };
+    },
+    tokens() {
+      const byTenant = new Map<string, Set<string>>();
+      for (const [handle, tenantId] of tenants) {
+        let hashes = byTenant.get(tenantId);
+        if (!hashes) byTenant.set(tenantId, (hashes = new Set()));
+        hashes.add(handle.tokenHash);
+      }
+      return byTenant;
+    },
+    endTokens(tenantId, hashes) {
+      let ended = 0;
+      for (const [handle, tenant] of [...tenants]) {
+        if (tenant !== tenantId || !hashes.has(handle.tokenHash)) continue;
+        handle.unauthorized();
+        ended += 1;
+      }
+      return ended;
     },
     deliver(message) {
       const set = streams.get(keyOf(message.tenantId, message.recipientUserId));
@@ -76,8 +109,7 @@ export const SSE_HEADERS = {
 /** Opens one SSE body registered for the user; ends on cancel, on shutdown, or when the client is stuck. */
 function openStream(
   registry: StreamRegistry,
-  tenantId: string,
-  userId: string,
+  owner: { tenantId: string; userId: string; tokenHash: string },
   heartbeatMs: number,
   abort: AbortSignal,
 ): ReadableStream<Uint8Array> {
@@ -104,10 +136,15 @@ function openStream(
         controller.enqueue(encoder.encode(text));
       };
       const timer = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
-      const unregister = registry.add(tenantId, userId, {
+      const unregister = registry.add(owner.tenantId, owner.userId, {
+        tokenHash: owner.tokenHash,
         send: write,
         shutdown() {
           write(': shutdown\n\n');
+          end();
+        },
+        unauthorized() {
+          write(': unauthorized\n\n');
           end();
         },
       });
@@ -130,8 +167,11 @@ export function streamRoutes(
     if (deps.registry.isShutDown() || !deps.fanout.ready()) throw serviceUnavailable();
     const body = openStream(
       deps.registry,
-      c.var.tenant.id,
-      c.var.auth.user.id,
+      {
+        tenantId: c.var.tenant.id,
+        userId: c.var.auth.user.id,
+        tokenHash: c.var.auth.token.tokenHash,
+      },
       deps.heartbeatMs,
       c.req.raw.signal,
     );

@@ -37,6 +37,7 @@ export const noticesTable = defineTable({
     ['recipientUserId', 'createdAt', 'id'],
     ['recipientUserId', 'readAt'],
     ['recipientUserId', 'readAt', 'createdAt', 'id'],
+    ['discussionCommentId'],
   ],
 });
 
@@ -61,4 +62,6 @@ export const noticeMigrations: Migration[] = [
   { id: 'notices/0001-tables', createTables: noticeTables },
   // The unread count walks a user's unread notices in feed order to apply the feed's access filter.
   { id: 'notices/0002-unread-order-index', addIndexes: [noticesTable] },
+  // An edited or deleted comment updates the previews of its notices (previews.ts).
+  { id: 'notices/0003-comment-index', addIndexes: [noticesTable] },
 ];

@@ -6,9 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { subscriptionsTable, subscriptionId } from '../../plugins/discussions/tables.ts';
+import {
+  commentsTable,
+  subscriptionsTable,
+  subscriptionId,
+} from '../../plugins/discussions/tables.ts';
+import { DISCUSSION_COMMENT_CHANGED } from '../../plugins/discussions/index.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import type { Account } from '../helpers/fixtures.ts';
+import { useTestHub } from '../helpers/hub.ts';
 import { useNoticesHub } from './setup.ts';
 
 /** `{ userName: kind }` of the notices each account has, newest first. */
@@ -224,9 +230,104 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     expect(encrypted.displayMetadata.previewText).toBeUndefined();
     expect('previewText' in encrypted.displayMetadata).toBe(false);
   });
+
+  it("shows an edited comment's new text in every recipient's notice, and none once it is deleted", async () => {
+    const s = await scene();
+    const [first, second, actor] = [await s.member(), await s.member(), await s.member()];
+    const root = await f.comment(s.path, 'thread', first.token);
+    await f.reply(root.id, 'me too', second.token);
+    const reply = await f.reply(root.id, 'the secret is 1234', actor.token);
+    const previews = async () =>
+      Promise.all(
+        [first, second].map(async (account) => {
+          const notices = (await f.notices(account.token)).notices;
+          const notice = notices.find((n) => n.discussionCommentId === reply.id)!;
+          return notice.displayMetadata.previewText;
+        }),
+      );
+    expect(await previews()).toEqual(['the secret is 1234', 'the secret is 1234']);
+
+    const edited = await f.t.request('PUT', `/discussion-comments/${reply.id}`, {
+      token: actor.token,
+      body: { body: `  ${'z'.repeat(125)} ` },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(await previews()).toEqual([`${'z'.repeat(117)}...`, `${'z'.repeat(117)}...`]);
+
+    const deleted = await f.t.request('DELETE', `/discussion-comments/${reply.id}`, {
+      token: actor.token,
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await previews()).toEqual([undefined, undefined]);
+    const notice = (await f.notices(first.token)).notices.find(
+      (n) => n.discussionCommentId === reply.id,
+    );
+    const read = await f.t.request('POST', `/notices/${notice.id}/read`, { token: first.token });
+    expect(read.status, read.text).toBe(200);
+    expect('previewText' in read.body.displayMetadata).toBe(false);
+    expect(read.text).not.toContain('1234');
+  });
+
+  it('rolls an edit back with the previews when a step in its transaction fails', async () => {
+    const s = await scene();
+    const [watcher, actor] = [await s.member(), await s.member()];
+    const root = await f.comment(s.path, 'thread', watcher.token);
+    const reply = await f.reply(root.id, 'first words', actor.token);
+    // Runs after the notices plugin's handler (subscribed at setup), inside the same transaction.
+    const off = f.t.hub.events.subscribe(DISCUSSION_COMMENT_CHANGED, () => {
+      throw new Error('fails on purpose after the previews were written');
+    });
+    try {
+      for (const change of [
+        () =>
+          f.t.request('PUT', `/discussion-comments/${reply.id}`, {
+            token: actor.token,
+            body: { body: 'second words' },
+          }),
+        () => f.t.request('DELETE', `/discussion-comments/${reply.id}`, { token: actor.token }),
+      ]) {
+        expect((await change()).status).toBe(500);
+        const comment = await f.t.store().table(commentsTable).get(reply.id);
+        expect(comment).toMatchObject({ body: 'first words', tombstonedAt: null });
+        const [notice] = (await f.notices(watcher.token)).notices;
+        expect(notice.displayMetadata.previewText).toBe('first words');
+      }
+    } finally {
+      off();
+    }
+  });
 });
 
 function plain(plaintext: string | null) {
   const id = crypto.randomUUID();
   return { id, parentCommentId: null, rootCommentId: id, depth: 1, plaintext };
 }
+
+describe.each(httpDrivers())('notice previews on an E2EE hub (%s)', (kind) => {
+  const f = useNoticesHub(kind);
+  // A hub on the same database that requires encrypted bodies, as after switching E2EE on.
+  const e2ee = useTestHub(f.t, { config: { collaboration: { e2ee: true } } });
+
+  it('shows no preview stored before E2EE was switched on', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await f.publish({
+      actorUserId: owner.id,
+      entityType: 'collection',
+      entityId: collection.id,
+      mentionedUserIds: [reader.id],
+      comment: plain('written in plaintext'),
+    });
+    const [plainHub] = (await f.notices(reader.token)).notices;
+    expect(plainHub.displayMetadata.previewText).toBe('written in plaintext');
+    const feed = await e2ee.request('GET', '/notices', { token: reader.token });
+    expect(feed.status).toBe(200);
+    expect('previewText' in feed.body.notices[0].displayMetadata).toBe(false);
+    const read = await e2ee.request('POST', `/notices/${plainHub.id}/read`, {
+      token: reader.token,
+    });
+    expect(read.status).toBe(200);
+    expect(read.text).not.toContain('written in plaintext');
+  });
+});

@@ -148,6 +148,87 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     expect(requests).toBe(2);
   });
 
+  it("never puts a hidden notice's id in the cursor when the scan bound stops on one", async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const collection = await f.collection(owner.token);
+    const reader = await f.user({ collectionAccess: [collection.id] });
+    await mention(reader, collection.id, 1);
+    const [readable] = (await f.notices(reader.token)).notices;
+    const { MAX_BATCHES_PER_PAGE } = await import('../../plugins/notices/feed.ts');
+    // With limit=1 one request reads MAX_BATCHES_PER_PAGE batches of 20 rows. The last row it reads
+    // is hidden and shares its millisecond with 30 more hidden rows and the readable notice, whose
+    // UUID sorts after every "hidden-…" id in the feed's (createdAt, id) descending order.
+    const bound = MAX_BATCHES_PER_PAGE * 20;
+    const newer = bound - 30;
+    const hiddenIds: string[] = [];
+    const store = f.t.store();
+    for (let i = 1; i <= bound + 30; i++) {
+      const id = `hidden-${reader.id}-${String(i).padStart(4, '0')}`;
+      hiddenIds.push(id);
+      const createdAt =
+        i <= newer
+          ? new Date(Date.parse(readable.createdAt) + 1 + newer - i).toISOString()
+          : readable.createdAt;
+      await store.table(noticesTable).insert({
+        id,
+        recipientUserId: reader.id,
+        eventType: 'discussion.mention',
+        entityType: 'collection',
+        entityId: `gone-${i}`,
+        requestId: null,
+        collectionId: `gone-${i}`,
+        folderId: null,
+        runResultId: null,
+        discussionThreadId: null,
+        discussionCommentId: null,
+        actorUserId: null,
+        displayMetadata: { actorName: 'x', targetLabel: 'gone' },
+        createdAt,
+        readAt: null,
+      });
+    }
+    const seen: string[] = [];
+    const cursors: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await f.notices(reader.token, `?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...page.notices.map((n) => n.id));
+      cursor = page.nextCursor;
+      if (cursor) cursors.push(cursor);
+      expect(cursors.length).toBeLessThan(10);
+    } while (cursor);
+    expect(seen).toEqual([readable.id]);
+    expect(cursors.length).toBeGreaterThan(0);
+    for (const text of cursors.map((c) => Buffer.from(c, 'base64url').toString('utf8'))) {
+      expect(text).not.toContain('hidden-');
+      expect(hiddenIds.some((id) => text.includes(id))).toBe(false);
+    }
+  });
+
+  it('answers 404 to marking a notice read once the feed hides it, and leaves it unread', async () => {
+    const owner = await f.user({ collectionAccess: ['*'] });
+    const [kept, revoked] = [await f.collection(owner.token), await f.collection(owner.token)];
+    const reader = await f.user({ collectionAccess: [kept.id, revoked.id] });
+    await mention(reader, revoked.id, 1);
+    const [hidden] = (await f.notices(reader.token)).notices;
+    expect(hidden.collectionId).toBe(revoked.id);
+    const res = await f.t.request('PUT', `/admin/users/${reader.id}`, {
+      body: { collectionAccess: [kept.id] },
+    });
+    expect(res.status, res.text).toBe(200);
+
+    const read = await f.t.request('POST', `/notices/${hidden.id}/read`, { token: reader.token });
+    expect(read.status).toBe(404);
+    expect(read.body).toEqual({ error: 'Notice not found' });
+    expect(read.text).not.toContain(revoked.name);
+    expect((await f.t.store().table(noticesTable).get(hidden.id))!.readAt).toBeNull();
+    // Given back, the notice reads (and marks) as before: the filter is access as it is now.
+    await f.t.request('PUT', `/admin/users/${reader.id}`, { body: { collectionAccess: ['*'] } });
+    const again = await f.t.request('POST', `/notices/${hidden.id}/read`, { token: reader.token });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.displayMetadata.targetLabel).toBe(revoked.name);
+  });
+
   it.each(['0', '101', 'ten', '0x10', '1e1', ' 5'])(
     'rejects limit=%s with 400 naming limit',
     async (limit) => {
