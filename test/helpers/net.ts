@@ -12,3 +12,33 @@ export async function freePort(): Promise<number> {
 
 /** A port on 127.0.0.1 that nothing listens on: an ephemeral port bound, then released. */
 export const closedPort: () => Promise<number> = freePort;
+
+export interface ServerAnswer {
+  status: number;
+  /** The JSON body, or null for an empty one. */
+  body: any;
+  headers: Headers;
+}
+
+/**
+ * One JSON request over a real socket to a hub served at `baseUrl` (a `workspace-hub start`
+ * process), with a bearer secret; a body is sent as JSON.
+ */
+export async function callServer(
+  baseUrl: string,
+  method: string,
+  path: string,
+  secret: string,
+  body?: unknown,
+): Promise<ServerAnswer> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}

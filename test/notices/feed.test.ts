@@ -12,6 +12,30 @@ import { failingDeletes } from '../helpers/drivers.ts';
 import type { Account } from '../helpers/fixtures.ts';
 import { useNoticesHub } from './setup.ts';
 
+/**
+ * A notice row about a collection that no longer exists (so the feed hides it), written straight
+ * into the table: the way to put hundreds of hidden notices before a reader quickly.
+ */
+function hiddenNotice(readerId: string, i: number, eventType: string, createdAt: string) {
+  return {
+    id: `hidden-${readerId}-${String(i).padStart(4, '0')}`,
+    recipientUserId: readerId,
+    eventType,
+    entityType: 'collection',
+    entityId: `gone-${i}`,
+    requestId: null,
+    collectionId: `gone-${i}`,
+    folderId: null,
+    runResultId: null,
+    discussionThreadId: null,
+    discussionCommentId: null,
+    actorUserId: null,
+    displayMetadata: { actorName: 'x', targetLabel: 'gone' },
+    createdAt,
+    readAt: null,
+  };
+}
+
 describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
   const f = useNoticesHub(kind, { clock });
@@ -108,28 +132,13 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const [readable] = (await f.notices(reader.token)).notices;
     // Newer than the readable notice: far more hidden notices than one request may read with limit=1.
     const store = f.t.hub.driver().forTenant('__default__');
-    const { noticesTable } = await import('../../plugins/notices/tables.ts');
     const { MAX_BATCHES_PER_PAGE } = await import('../../plugins/notices/feed.ts');
     const hidden = MAX_BATCHES_PER_PAGE * 20 + 30;
     const base = Date.parse(readable.createdAt);
     for (let i = 1; i <= hidden; i++) {
-      await store.table(noticesTable).insert({
-        id: `hidden-${reader.id}-${String(i).padStart(4, '0')}`,
-        recipientUserId: reader.id,
-        eventType: 'mention',
-        entityType: 'collection',
-        entityId: `gone-${i}`,
-        requestId: null,
-        collectionId: `gone-${i}`,
-        folderId: null,
-        runResultId: null,
-        discussionThreadId: null,
-        discussionCommentId: null,
-        actorUserId: null,
-        displayMetadata: { actorName: 'x', targetLabel: 'gone' },
-        createdAt: new Date(base + i).toISOString(),
-        readAt: null,
-      });
+      await store
+        .table(noticesTable)
+        .insert(hiddenNotice(reader.id, i, 'mention', new Date(base + i).toISOString()));
     }
     const first = await f.notices(reader.token, '?limit=1');
     expect(first.notices).toEqual([]);
@@ -169,23 +178,9 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
         i <= newer
           ? new Date(Date.parse(readable.createdAt) + 1 + newer - i).toISOString()
           : readable.createdAt;
-      await store.table(noticesTable).insert({
-        id,
-        recipientUserId: reader.id,
-        eventType: 'discussion.mention',
-        entityType: 'collection',
-        entityId: `gone-${i}`,
-        requestId: null,
-        collectionId: `gone-${i}`,
-        folderId: null,
-        runResultId: null,
-        discussionThreadId: null,
-        discussionCommentId: null,
-        actorUserId: null,
-        displayMetadata: { actorName: 'x', targetLabel: 'gone' },
-        createdAt,
-        readAt: null,
-      });
+      await store
+        .table(noticesTable)
+        .insert(hiddenNotice(reader.id, i, 'discussion.mention', createdAt));
     }
     const seen: string[] = [];
     const cursors: string[] = [];

@@ -19,7 +19,7 @@ import {
   type RunningServer,
 } from '../helpers/cli.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { freePort } from '../helpers/net.ts';
+import { callServer, freePort } from '../helpers/net.ts';
 import { uniqueName, useTestHub, type TestHub } from '../helpers/hub.ts';
 import { sseReader } from '../helpers/sse.ts';
 import { pluginsWith, useNoticesHub } from './setup.ts';
@@ -153,18 +153,8 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter(driverAvailable)
       await database?.drop();
     });
 
-    const call = async (method: string, path: string, secret: string, body?: unknown) => {
-      const res = await fetch(`${hub.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${secret}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : null };
-    };
+    const call = (method: string, path: string, secret: string, body?: unknown) =>
+      callServer(hub.url, method, path, secret, body);
     const stream = async (secret: string) => {
       const sse = sseReader(
         await fetch(`${hub.url}/notices/stream`, {
