@@ -33,8 +33,11 @@ export const col = {
   /** A UUID or other short identifier (at most 128 characters). */
   id: () => column<string>('id', false, 128),
   idNullable: () => column<string | null>('id', true, 128),
-  /** A short, indexable string. @default maxLength 255 */
-  string: (maxLength = 255) => column<string>('string', false, maxLength),
+  /**
+   * A short, indexable string; `T` narrows its type (e.g. an enum the plugin validates on write).
+   * @default maxLength 255
+   */
+  string: <T extends string = string>(maxLength = 255) => column<T>('string', false, maxLength),
   stringNullable: (maxLength = 255) => column<string | null>('string', true, maxLength),
   /** Unbounded text; not indexable on every driver. */
   text: () => column<string>('text', false),

@@ -1,136 +1,13 @@
 /**
  * API docs of the entity routes. The routes are mounted per kind (top-level kinds, collection item
- * kinds), so their docs are made per kind too; request bodies come from the kinds' validators.
+ * kinds), so their docs are made per kind too: answers are the kinds' record schemas (records.ts),
+ * request bodies come from the kinds' validators.
  */
 import { z } from 'zod';
 import type { OperationDoc, RouteDocs } from '../../kernel/http/openapi.ts';
-import { livePageConfig, liveServerConfig } from './live.ts';
-import { authSchema, keyValueSchema, variableSchema } from './schemas.ts';
+import type { ItemKind } from './item-kind.ts';
+import { adminSummary, folderRecord, runResultDetail, runResultRecord } from './records.ts';
 import type { TopLevelKind } from './top-level.ts';
-
-const attribution = {
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  createdByUserId: z.string().nullable(),
-  updatedByUserId: z.string().nullable(),
-};
-
-const collectionRecord = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    variables: z.array(variableSchema),
-    headers: z.array(keyValueSchema),
-    auth: authSchema,
-    preRequestScript: z.string(),
-    postRequestScript: z.string(),
-    ...attribution,
-    deletionLocked: z.boolean(),
-    marker: z.string().nullable(),
-  })
-  .meta({ id: 'Collection' });
-
-const environmentRecord = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    variables: z.array(variableSchema),
-    parentUuid: z.string().nullable(),
-    ...attribution,
-    deletionLocked: z.boolean(),
-    marker: z.string().nullable(),
-  })
-  .meta({ id: 'Environment' });
-
-const snippetRecord = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    code: z.string(),
-    scope: z.enum(['pre-request', 'post-request', 'any']),
-    sortOrder: z.number().int(),
-    ...attribution,
-    deletionLocked: z.boolean(),
-  })
-  .meta({ id: 'Snippet' });
-
-const liveRecord = (id: string, config: z.ZodObject) =>
-  config
-    .extend({ id: z.string(), name: z.string(), ...attribution, deletionLocked: z.boolean() })
-    .meta({ id });
-
-const folderRecord = z
-  .object({
-    id: z.string(),
-    collectionId: z.string(),
-    parentFolderId: z.string().nullable(),
-    name: z.string(),
-    sortOrder: z.number().int(),
-    ...attribution,
-    marker: z.string().nullable(),
-  })
-  .meta({ id: 'Folder' });
-
-const itemPlacement = {
-  id: z.string(),
-  collectionId: z.string(),
-  folderId: z.string().nullable(),
-  name: z.string(),
-};
-
-const requestRecord = z
-  .object({
-    ...itemPlacement,
-    protocol: z.enum(['http', 'sse']),
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
-    url: z.string(),
-    headers: z.array(keyValueSchema),
-    params: z.array(keyValueSchema),
-    auth: authSchema,
-    body: z.string(),
-    bodyType: z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']),
-    preRequestScript: z.string(),
-    postRequestScript: z.string(),
-    comment: z.string(),
-    sortOrder: z.number().int(),
-    ...attribution,
-    marker: z.string().nullable(),
-  })
-  .meta({ id: 'SavedRequest' });
-
-const documentRecord = z
-  .object({
-    ...itemPlacement,
-    content: z.string().describe('Markdown'),
-    sortOrder: z.number().int(),
-    ...attribution,
-    marker: z.string().nullable(),
-  })
-  .meta({ id: 'Document' });
-
-const adminSummary = z
-  .object({ id: z.string(), name: z.string(), deletionLocked: z.boolean() })
-  .meta({ id: 'AdminSummary' });
-
-const runResultRecord = z
-  .object({
-    id: z.string(),
-    kind: z.string(),
-    label: z.string().nullable(),
-    collectionName: z.string().nullable(),
-    requestName: z.string().nullable(),
-    summary: z.object({
-      passed: z.number().int(),
-      failed: z.number().int(),
-      skipped: z.number().int(),
-    }),
-    createdAt: z.string(),
-    createdByUserId: z.string().nullable(),
-  })
-  .meta({ id: 'RunResult' });
-const runResultDetail = runResultRecord
-  .extend({ payload: z.record(z.string(), z.unknown()) })
-  .meta({ id: 'RunResultDetail' });
 
 const runResultUsage = z
   .object({
@@ -144,17 +21,8 @@ const runResultUsage = z
   })
   .meta({ id: 'RunResultUsage' });
 
-/** The record schema and a readable noun of each top-level kind, by path. */
-const topLevel: Record<string, { record: z.ZodType; noun: string }> = {
-  '/collections': { record: collectionRecord, noun: 'collection' },
-  '/environments': { record: environmentRecord, noun: 'environment' },
-  '/snippets': { record: snippetRecord, noun: 'snippet' },
-  '/live-servers': { record: liveRecord('LiveServer', liveServerConfig), noun: 'live server' },
-  '/live-pages': { record: liveRecord('LivePage', livePageConfig), noun: 'live page' },
-};
-
 function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
-  const { record, noun } = topLevel[kind.path]!;
+  const { record, noun } = kind;
   const list = (item: z.ZodType) => z.object({ [kind.listKey]: z.array(item) });
   const adminItem = kind.admin?.fullRecords ? record : adminSummary;
   const docs: RouteDocs = {
@@ -198,7 +66,7 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   return docs;
 }
 
-function itemDocs(segment: string, noun: string, record: z.ZodType, idsKey: string): RouteDocs {
+function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
   const list = z.object({ [segment]: z.array(record) });
   const access: OperationDoc['errors'] = [403];
   return {
@@ -240,7 +108,10 @@ function itemDocs(segment: string, noun: string, record: z.ZodType, idsKey: stri
   };
 }
 
-export function entitiesApi(kinds: readonly TopLevelKind<any, any, any, any>[]): RouteDocs {
+export function entitiesApi(
+  kinds: readonly TopLevelKind<any, any, any, any>[],
+  items: readonly ItemKind[],
+): RouteDocs {
   const folders = z.object({ folders: z.array(folderRecord) });
   return {
     ...Object.assign({}, ...kinds.map(topLevelDocs)),
@@ -278,8 +149,7 @@ export function entitiesApi(kinds: readonly TopLevelKind<any, any, any, any>[]):
       summary: "List a collection's folders",
       responses: { 200: folders },
     },
-    ...itemDocs('requests', 'saved request', requestRecord, 'orderedRequestIds'),
-    ...itemDocs('documents', 'document', documentRecord, 'orderedDocumentIds'),
+    ...Object.assign({}, ...items.map(itemDocs)),
     'GET /run-results': {
       summary: 'List the run results the caller may read (newest first)',
       responses: { 200: z.object({ runResults: z.array(runResultRecord) }) },

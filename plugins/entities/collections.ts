@@ -7,17 +7,8 @@ import { z } from 'zod';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { created } from './access.ts';
 import { compareNames } from './ordering.ts';
-import { toCollectionRecord } from './records.ts';
-import {
-  authSchema,
-  definedOnly,
-  defaultAuth,
-  keyValueSchema,
-  listOf,
-  markerSchema,
-  nameSchema,
-  variableSchema,
-} from './schemas.ts';
+import { collectionRecord, SERVER_OWNED, toCollectionRecord } from './records.ts';
+import { definedOnly, markerSchema, nameSchema, optionalFields } from './schemas.ts';
 import {
   collectionsTable,
   documentsTable,
@@ -27,19 +18,22 @@ import {
 } from './tables.ts';
 import { defineTopLevelKind, type Removed } from './top-level.ts';
 
-const fields = {
-  variables: listOf(variableSchema).optional(),
-  headers: listOf(keyValueSchema).optional(),
-  auth: authSchema.optional(),
-  preRequestScript: z.string().optional(),
-  postRequestScript: z.string().optional(),
-  marker: markerSchema.optional(),
-};
+/** The settings a client writes, from the record: defaults on create, all optional on update. */
+const settings = collectionRecord.omit({
+  ...SERVER_OWNED,
+  name: true,
+  deletionLocked: true,
+  marker: true,
+}).shape;
 
 /** `POST /collections`: a name, and optionally any settings (handy for imports). */
-const createBody = z.object({ name: nameSchema, ...fields });
+const createBody = z.object({ name: nameSchema, ...settings, marker: markerSchema.optional() });
 /** `PUT /collections/:id`: fields that are omitted keep their value. */
-const updateBody = z.object({ name: nameSchema.optional(), ...fields });
+const updateBody = z.object({
+  name: nameSchema.optional(),
+  ...optionalFields(settings),
+  marker: markerSchema.optional(),
+});
 
 /** Removes every folder, request and document of a collection; returns their ids. */
 export async function removeCollectionContents(tx: Store, collectionId: string): Promise<Removed> {
@@ -76,12 +70,7 @@ export const collectionsKind = defineTopLevelKind<
   async create(input, { user, now, id }) {
     return {
       id,
-      name: input.name,
-      variables: input.variables ?? [],
-      headers: input.headers ?? [],
-      auth: input.auth ?? defaultAuth(),
-      preRequestScript: input.preRequestScript ?? '',
-      postRequestScript: input.postRequestScript ?? '',
+      ...input,
       deletionLocked: false,
       marker: input.marker ?? null,
       ...created(user, now),
@@ -91,6 +80,7 @@ export const collectionsKind = defineTopLevelKind<
     return definedOnly(input);
   },
   toRecord: toCollectionRecord,
+  record: collectionRecord,
   creatorOnlyDelete: true,
   cascade: (tx, row) => removeCollectionContents(tx, row.id),
 });

@@ -1,24 +1,15 @@
 /** Collection documents (markdown files), on the shared collection-item routes. */
-import { z } from 'zod';
-import { toDocumentRecord } from './records.ts';
-import { idSchema, markerSchema, nameSchema } from './schemas.ts';
-import { documentsTable, type DocumentRow } from './tables.ts';
-import type { ItemKind } from './items.ts';
+import { defineItemKind } from './item-kind.ts';
+import { documentRecord, toDocumentRecord } from './records.ts';
+import { documentsTable } from './tables.ts';
 
-const placement = { folderId: idSchema.nullable().optional(), marker: markerSchema.optional() };
-
-export const documentsKind: ItemKind<DocumentRow> = {
+export const documentsKind = defineItemKind({
   segment: 'documents',
+  noun: 'document',
   idsKey: 'orderedDocumentIds',
   table: documentsTable,
   deletedKind: 'document',
   notFound: 'Document not found',
-  createBody: z.object({ name: nameSchema, ...placement, content: z.string().default('') }),
-  updateBody: z.object({
-    collectionId: idSchema,
-    name: nameSchema.optional(),
-    ...placement,
-    content: z.string().optional(),
-  }),
+  record: documentRecord,
   toRecord: toDocumentRecord,
-};
+});

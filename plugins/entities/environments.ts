@@ -11,26 +11,30 @@ import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { created, lockTenant } from './access.ts';
 import { compareNames } from './ordering.ts';
-import { toEnvironmentRecord } from './records.ts';
-import {
-  definedOnly,
-  idSchema,
-  listOf,
-  markerSchema,
-  nameSchema,
-  variableSchema,
-} from './schemas.ts';
+import { environmentRecord, SERVER_OWNED, toEnvironmentRecord } from './records.ts';
+import { definedOnly, idSchema, markerSchema, nameSchema, optionalFields } from './schemas.ts';
 import { environmentsTable, type EnvironmentRow } from './tables.ts';
 import { defineTopLevelKind } from './top-level.ts';
 
-const fields = {
-  variables: listOf(variableSchema).optional(),
+/** What a client writes besides the name, marker and parent: from the record. */
+const settings = environmentRecord.omit({
+  ...SERVER_OWNED,
+  name: true,
+  parentUuid: true,
+  deletionLocked: true,
+  marker: true,
+}).shape;
+const placement = {
   marker: markerSchema.optional(),
   parentUuid: idSchema.nullable().optional(),
 };
 
-const createBody = z.object({ name: nameSchema, ...fields });
-const updateBody = z.object({ name: nameSchema.optional(), ...fields });
+const createBody = z.object({ name: nameSchema, ...settings, ...placement });
+const updateBody = z.object({
+  name: nameSchema.optional(),
+  ...optionalFields(settings),
+  ...placement,
+});
 
 /** Longest inheritance chain walked when checking for loops. */
 const MAX_CHAIN = 1000;
@@ -83,8 +87,7 @@ export const environmentsKind = defineTopLevelKind<
     if (parentUuid !== null) await assertValidParent(tx, user, null, parentUuid);
     return {
       id,
-      name: input.name,
-      variables: input.variables ?? [],
+      ...input,
       parentUuid,
       deletionLocked: false,
       marker: input.marker ?? null,
@@ -99,6 +102,7 @@ export const environmentsKind = defineTopLevelKind<
     return definedOnly(input);
   },
   toRecord: toEnvironmentRecord,
+  record: environmentRecord,
   async cascade(tx, row) {
     await tx.table(environmentsTable).updateWhere({ parentUuid: row.id }, { parentUuid: null });
     return {};

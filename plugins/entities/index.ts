@@ -31,13 +31,15 @@ const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
   livePagesKind,
 ];
 
+const itemKinds = [requestsKind, documentsKind];
+
 export const entitiesPlugin = definePlugin<RunResultsConfig>({
   name: 'entities',
   // Read per request, so a reload applies new limits at once.
   config: { section: 'runResults', schema: runResultsSchema, reloadable: true },
   tables: entityTables,
   migrations: entityMigrations,
-  api: entitiesApi(topLevelKinds),
+  api: entitiesApi(topLevelKinds, itemKinds),
   setup(ctx) {
     for (const kind of topLevelKinds) {
       const table: Table = kind.table;
@@ -52,8 +54,7 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);
-    itemRoutes(routes, deps, requestsKind);
-    itemRoutes(routes, deps, documentsKind);
+    for (const kind of itemKinds) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
     // A deleted account's runs stay (their collection's members may still read them); its usage
     // row goes, as nobody can store more under that account.

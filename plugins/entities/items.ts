@@ -11,8 +11,7 @@ import { forbidden, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
-import type { Store, TableApi } from '../../kernel/storage/contract.ts';
-import type { Table } from '../../kernel/storage/table.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import {
   assertCollectionAccess,
   created,
@@ -25,6 +24,7 @@ import {
   type EntityDeps,
 } from './access.ts';
 import { createAppender } from './append.ts';
+import type { ItemKind, ItemRow } from './item-kind.ts';
 import {
   addSortOrders,
   nextSortOrder,
@@ -39,68 +39,28 @@ import { collectionsTable } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
-export interface ItemRow {
-  id: string;
-  collectionId: string;
-  folderId: string | null;
-  name: string;
-  sortOrder: number;
-  marker: string | null;
-  createdAt: string;
-  updatedAt: string;
-  createdByUserId: string | null;
-  updatedByUserId: string | null;
-}
-
-type ItemCreate = { name: string; folderId?: string | null; marker?: string | null };
-type ItemUpdate = {
-  collectionId: string;
-  name?: string;
-  folderId?: string | null;
-  marker?: string | null;
-};
-
-export interface ItemKind<Row extends ItemRow> {
-  /** Path segment and list wrapper, e.g. `requests`. */
-  segment: string;
-  /** Reorder body key, e.g. `orderedRequestIds`. */
-  idsKey: string;
-  table: Table;
-  deletedKind: 'request' | 'document';
-  notFound: string;
-  /** Create body: name, optional folderId and marker, and the kind's fields with their defaults. */
-  createBody: z.ZodType<ItemCreate>;
-  /** Update body: collectionId, and optional name, folderId, marker and the kind's fields. */
-  updateBody: z.ZodType<ItemUpdate>;
-  toRecord(row: Row): object;
-}
-
 const moveBody = z.object({ folderId: idSchema.nullable(), index: z.number().int().min(0) });
 
-export function itemRoutes<Row extends ItemRow>(
-  app: Hono<KernelEnv>,
-  deps: EntityDeps,
-  kind: ItemKind<Row>,
-): void {
-  const rows = (store: Store) => store.table(kind.table) as unknown as TableApi<Row>;
+export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind): void {
+  const rows = (store: Store) => store.table(kind.table);
   const inContainer = (store: Store, collectionId: string, folderId: string | null) =>
-    rows(store).find({ where: { collectionId, folderId } as never });
+    rows(store).find({ where: { collectionId, folderId } });
   /** The next position in a container: one indexed row, not the whole folder. */
   const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
     nextSortOrder(
       await rows(store).find({
-        where: { collectionId, folderId } as never,
+        where: { collectionId, folderId },
         orderBy: [['sortOrder', 'desc']],
         limit: 1,
       }),
     );
-  const load = async (store: Store, id: string): Promise<Row> => {
+  const load = async (store: Store, id: string): Promise<ItemRow> => {
     const row = await rows(store).get(id);
     if (!row) throw notFound(kind.notFound);
     return row;
   };
   /** Appends into one container: lock the collection, check the folder, then the next position. */
-  const appender = createAppender<{ collectionId: string; folderId: string | null }, Row>({
+  const appender = createAppender<{ collectionId: string; folderId: string | null }, ItemRow>({
     key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
     async start(tx, { collectionId, folderId }) {
       // Access was checked per create, before it joined a batch: here only the lock and existence.
@@ -110,7 +70,7 @@ export function itemRoutes<Row extends ItemRow>(
     },
     insert: (tx, built) => rows(tx).insertMany(built),
   });
-  const listed = (list: Row[]) => ({
+  const listed = (list: ItemRow[]) => ({
     [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)),
   });
   const reorderBody = z.object({
@@ -130,7 +90,7 @@ export function itemRoutes<Row extends ItemRow>(
       async () => {
         // A 404 is thrown, so it is never kept.
         await existingCollection(store, collectionId);
-        return toCachedJson(listed(await rows(store).find({ where: { collectionId } as never })));
+        return toCachedJson(listed(await rows(store).find({ where: { collectionId } })));
       },
       cachedJsonBytes,
     );
@@ -140,29 +100,23 @@ export function itemRoutes<Row extends ItemRow>(
   app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.var.auth.user;
-    const {
-      name,
-      folderId = null,
-      marker = null,
-      ...content
-    } = c.req.valid('json' as never) as ItemCreate;
+    const { name, folderId = null, marker = null, ...content } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
     const store = c.var.store;
     // Last in its folder; concurrent creates into one folder are written together (append.ts).
     const row = await appender.append(
       { collectionId, folderId },
       store,
-      (sortOrder, now) =>
-        ({
-          ...content,
-          id: newId(),
-          collectionId,
-          folderId,
-          name,
-          sortOrder,
-          marker,
-          ...created(user, now),
-        }) as unknown as Row,
+      (sortOrder, now) => ({
+        ...content,
+        id: newId(),
+        collectionId,
+        folderId,
+        name,
+        sortOrder,
+        marker,
+        ...created(user, now),
+      }),
       Number(c.req.header('content-length') ?? 0) || 0,
     );
     return c.json(kind.toRecord(row), 200);
@@ -171,12 +125,7 @@ export function itemRoutes<Row extends ItemRow>(
   app.put(`/${kind.segment}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
-    const {
-      collectionId,
-      folderId,
-      marker = null,
-      ...fields
-    } = c.req.valid('json' as never) as ItemUpdate;
+    const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
     // An edit that stays in its collection and folder (the common case) is one statement on the
     // row alone: the collection lock only orders writers that plan positions, and the item keeps
@@ -184,11 +133,7 @@ export function itemRoutes<Row extends ItemRow>(
     // which the condition no longer holds and the edit takes the full path below.
     const inPlace = { ...definedOnly(fields), marker, ...touched(user, deps.clock.iso()) };
     const stays = { collectionId, ...(folderId !== undefined ? { folderId } : {}) };
-    const edited = await rows(c.var.store).update(
-      id,
-      inPlace as unknown as Partial<Row>,
-      stays as never,
-    );
+    const edited = await rows(c.var.store).update(id, inPlace, stays);
     if (edited) return c.json(kind.toRecord(edited));
     const row = await c.var.store.transaction(async (tx) => {
       const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
@@ -209,7 +154,7 @@ export function itemRoutes<Row extends ItemRow>(
         marker,
         ...touched(user, deps.clock.iso()),
       };
-      return rows(tx).update(id, patch as unknown as Partial<Row>);
+      return rows(tx).update(id, patch);
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(kind.toRecord(row));
@@ -234,10 +179,7 @@ export function itemRoutes<Row extends ItemRow>(
     jsonBody(reorderBody),
     async (c) => {
       const collectionId = pathId(c, 'collectionId', 'Collection not found');
-      const body = c.req.valid('json' as never) as { folderId?: string | null } & Record<
-        string,
-        string[]
-      >;
+      const body = c.req.valid('json') as { folderId?: string | null } & Record<string, string[]>;
       const ids = body[kind.idsKey]!;
       await c.var.store.transaction(async (tx) => {
         await requireCollection(tx, c.var.auth.user, collectionId);
@@ -262,7 +204,7 @@ export function itemRoutes<Row extends ItemRow>(
             .filter((row) => row.collectionId === collectionId)
             .map((row) => row.id),
         );
-        const patches = new Map<string, Partial<Row>>();
+        const patches = new Map<string, Partial<ItemRow>>();
         addSortOrders(
           patches,
           renumber(
@@ -286,14 +228,14 @@ export function itemRoutes<Row extends ItemRow>(
       const source = await inContainer(tx, item.collectionId, item.folderId);
       const destination =
         target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
-      const patches = new Map<string, Partial<Row>>();
+      const patches = new Map<string, Partial<ItemRow>>();
       addSortOrders(patches, planMove(item, source, destination, index));
       if (destination !== null || patches.has(id)) {
         patches.set(id, {
           ...patches.get(id),
           folderId: target,
           ...touched(user, deps.clock.iso()),
-        } as Partial<Row>);
+        });
       }
       await writeChanges(rows(tx), patches);
     });
@@ -304,7 +246,7 @@ export function itemRoutes<Row extends ItemRow>(
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     if (!(await c.var.store.table(collectionsTable).get(collectionId)))
       throw notFound('Collection not found');
-    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } as never })));
+    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } })));
   });
 
   app.delete(`/admin/${kind.segment}/:id`, async (c) => {

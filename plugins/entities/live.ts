@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { created } from './access.ts';
 import { compareNames } from './ordering.ts';
+import { attribution } from './records.ts';
 import { defaultAuth, listOf, nameSchema } from './schemas.ts';
 import { livePagesTable, liveServersTable, type LiveRow } from './tables.ts';
 import { defineTopLevelKind } from './top-level.ts';
@@ -97,6 +98,8 @@ function defineLiveKind(options: {
   field: 'liveServerAccess' | 'livePageAccess';
   noun: string;
   deletedKind: 'liveServer' | 'livePage';
+  /** The record's name in /openapi.json. */
+  recordId: string;
 }) {
   const body = options.config.extend({ name: nameSchema });
   type Body = z.output<typeof body>;
@@ -124,6 +127,9 @@ function defineLiveKind(options: {
     async update(_row, input) {
       return split(input);
     },
+    record: options.config
+      .extend({ id: z.string(), name: z.string(), ...attribution, deletionLocked: z.boolean() })
+      .meta({ id: options.recordId }),
     toRecord: (row) => ({
       ...defaults,
       ...row.payload,
@@ -147,6 +153,7 @@ export const liveServersKind = defineLiveKind({
   field: 'liveServerAccess',
   noun: 'live server',
   deletedKind: 'liveServer',
+  recordId: 'LiveServer',
 });
 
 export const livePagesKind = defineLiveKind({
@@ -157,4 +164,5 @@ export const livePagesKind = defineLiveKind({
   field: 'livePageAccess',
   noun: 'live page',
   deletedKind: 'livePage',
+  recordId: 'LivePage',
 });

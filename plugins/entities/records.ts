@@ -1,116 +1,210 @@
 /**
- * Rows → API records. Each record lists its fields explicitly, so a column added later never leaks
- * into responses by accident, and every field the desktop client validates is always present.
+ * The records: one zod schema per kind of record, the single description of what the API answers.
+ * The schema's key order is the JSON answer's key order; a field a client may write carries its
+ * create default here. From each schema follow the row → record mapper (below), the request bodies
+ * (`writableFields` and `optionalFields` in schemas.ts) and the documented answer (api.ts). A mapper
+ * is typed against its table's row, so a record field without a column of its type fails to compile.
  */
+import { z } from 'zod';
+import { authSchema, keyValueSchema, listOf, variableSchema } from './schemas.ts';
 import type {
   CollectionRow,
   DocumentRow,
   EnvironmentRow,
   FolderRow,
   RequestRow,
+  RunResultRow,
   SnippetRow,
 } from './tables.ts';
 
-const attribution = (row: {
-  createdAt: string;
-  updatedAt: string;
-  createdByUserId: string | null;
-  updatedByUserId: string | null;
-}) => ({
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt,
-  createdByUserId: row.createdByUserId,
-  updatedByUserId: row.updatedByUserId,
-});
+export const attribution = {
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  createdByUserId: z.string().nullable(),
+  updatedByUserId: z.string().nullable(),
+};
+/** The record fields no request body sets: ids and attribution are the hub's. */
+export const SERVER_OWNED = {
+  id: true,
+  createdAt: true,
+  updatedAt: true,
+  createdByUserId: true,
+  updatedByUserId: true,
+} as const;
 
-export function toCollectionRecord(row: CollectionRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    variables: row.variables,
-    headers: row.headers,
-    auth: row.auth,
-    preRequestScript: row.preRequestScript,
-    postRequestScript: row.postRequestScript,
-    ...attribution(row),
-    deletionLocked: row.deletionLocked,
-    marker: row.marker,
-  };
-}
+const marker = z.string().nullable();
 
-export function toEnvironmentRecord(row: EnvironmentRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    variables: row.variables,
-    parentUuid: row.parentUuid,
-    ...attribution(row),
-    deletionLocked: row.deletionLocked,
-    marker: row.marker,
-  };
-}
+export const protocolSchema = z.enum(['http', 'sse']);
+export const methodSchema = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+export const bodyTypeSchema = z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']);
+export const snippetScopeSchema = z.enum(['pre-request', 'post-request', 'any']);
+export type Protocol = z.output<typeof protocolSchema>;
+export type Method = z.output<typeof methodSchema>;
+export type BodyType = z.output<typeof bodyTypeSchema>;
+export type SnippetScope = z.output<typeof snippetScopeSchema>;
 
-export function toSnippetRecord(row: SnippetRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    code: row.code,
-    scope: row.scope,
-    sortOrder: row.sortOrder,
-    ...attribution(row),
-    deletionLocked: row.deletionLocked,
-  };
-}
+export const collectionRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    variables: listOf(variableSchema).default(() => []),
+    headers: listOf(keyValueSchema).default(() => []),
+    auth: authSchema.prefault({}),
+    preRequestScript: z.string().default(''),
+    postRequestScript: z.string().default(''),
+    ...attribution,
+    deletionLocked: z.boolean(),
+    marker,
+  })
+  .meta({ id: 'Collection' });
 
-export function toFolderRecord(row: FolderRow) {
-  return {
-    id: row.id,
-    collectionId: row.collectionId,
-    parentFolderId: row.parentFolderId,
-    name: row.name,
-    sortOrder: row.sortOrder,
-    ...attribution(row),
-    marker: row.marker,
-  };
-}
+export const environmentRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    variables: listOf(variableSchema).default(() => []),
+    parentUuid: z.string().nullable(),
+    ...attribution,
+    deletionLocked: z.boolean(),
+    marker,
+  })
+  .meta({ id: 'Environment' });
 
-export function toRequestRecord(row: RequestRow) {
-  return {
-    id: row.id,
-    collectionId: row.collectionId,
-    folderId: row.folderId,
-    name: row.name,
-    protocol: row.protocol,
-    method: row.method,
-    url: row.url,
-    headers: row.headers,
-    params: row.params,
-    auth: row.auth,
-    body: row.body,
-    bodyType: row.bodyType,
-    preRequestScript: row.preRequestScript,
-    postRequestScript: row.postRequestScript,
-    comment: row.comment,
-    sortOrder: row.sortOrder,
-    ...attribution(row),
-    marker: row.marker,
-  };
-}
+export const snippetRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string().default(''),
+    scope: snippetScopeSchema.default('any'),
+    sortOrder: z.number().int(),
+    ...attribution,
+    deletionLocked: z.boolean(),
+  })
+  .meta({ id: 'Snippet' });
 
-export function toDocumentRecord(row: DocumentRow) {
-  return {
-    id: row.id,
-    collectionId: row.collectionId,
-    folderId: row.folderId,
-    name: row.name,
-    content: row.content,
-    sortOrder: row.sortOrder,
-    ...attribution(row),
-    marker: row.marker,
-  };
-}
+export const folderRecord = z
+  .object({
+    id: z.string(),
+    collectionId: z.string(),
+    parentFolderId: z.string().nullable(),
+    name: z.string(),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker,
+  })
+  .meta({ id: 'Folder' });
+
+/** The fields every collection item (saved request, document) has, with rules of their own. */
+export const ITEM_OWNED = {
+  ...SERVER_OWNED,
+  collectionId: true,
+  folderId: true,
+  name: true,
+  sortOrder: true,
+  marker: true,
+} as const;
+
+export const requestRecord = z
+  .object({
+    id: z.string(),
+    collectionId: z.string(),
+    folderId: z.string().nullable(),
+    name: z.string(),
+    protocol: protocolSchema.default('http'),
+    method: methodSchema.default('GET'),
+    url: z.string().default(''),
+    headers: listOf(keyValueSchema).default(() => []),
+    params: listOf(keyValueSchema).default(() => []),
+    auth: authSchema.prefault({}),
+    body: z.string().default(''),
+    bodyType: bodyTypeSchema.default('none'),
+    preRequestScript: z.string().default(''),
+    postRequestScript: z.string().default(''),
+    comment: z.string().default(''),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker,
+  })
+  .meta({ id: 'SavedRequest' });
+
+export const documentRecord = z
+  .object({
+    id: z.string(),
+    collectionId: z.string(),
+    folderId: z.string().nullable(),
+    name: z.string(),
+    content: z.string().default('').describe('Markdown'),
+    sortOrder: z.number().int(),
+    ...attribution,
+    marker,
+  })
+  .meta({ id: 'Document' });
 
 /** What admin listings show of a top-level entity. */
-export function toAdminSummary(row: { id: string; name: string; deletionLocked: boolean }) {
-  return { id: row.id, name: row.name, deletionLocked: row.deletionLocked };
+export const adminSummary = z
+  .object({ id: z.string(), name: z.string(), deletionLocked: z.boolean() })
+  .meta({ id: 'AdminSummary' });
+
+export const runResultRecord = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    label: z.string().nullable(),
+    collectionName: z.string().nullable(),
+    requestName: z.string().nullable(),
+    summary: z.object({
+      passed: z.number().int(),
+      failed: z.number().int(),
+      skipped: z.number().int(),
+    }),
+    createdAt: z.string(),
+    createdByUserId: z.string().nullable(),
+  })
+  .meta({ id: 'RunResult' });
+export const runResultDetail = runResultRecord
+  .extend({ payload: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'RunResultDetail' });
+
+/**
+ * The mapper of a record schema: copies the schema's fields from a row, in the schema's order, and
+ * nothing else, so a column added later never leaks into answers by accident. No parsing: rows
+ * were validated on the way in.
+ */
+export function recordMapper<S extends z.ZodObject>(schema: S) {
+  const keys = Object.keys(schema.shape);
+  return (row: z.output<S>): z.output<S> => {
+    const record: Record<string, unknown> = {};
+    for (const key of keys) record[key] = (row as Record<string, unknown>)[key];
+    return record as z.output<S>;
+  };
 }
+
+// Each mapper's parameter is its table's row: tsc checks the row carries every record field.
+export const toCollectionRecord: (row: CollectionRow) => object = recordMapper(collectionRecord);
+export const toEnvironmentRecord: (row: EnvironmentRow) => object = recordMapper(environmentRecord);
+export const toSnippetRecord: (row: SnippetRow) => object = recordMapper(snippetRecord);
+export const toFolderRecord: (row: FolderRow) => object = recordMapper(folderRecord);
+export const toRequestRecord: (row: RequestRow) => object = recordMapper(requestRecord);
+export const toDocumentRecord: (row: DocumentRow) => object = recordMapper(documentRecord);
+export const toAdminSummary: (row: {
+  id: string;
+  name: string;
+  deletionLocked: boolean;
+}) => object = recordMapper(adminSummary);
+
+/** A run's summary columns make one `summary` object, so this mapper is written out. */
+export const toRunResultRecord = (row: RunResultRow): z.output<typeof runResultRecord> => ({
+  id: row.id,
+  kind: row.kind,
+  label: row.label,
+  collectionName: row.collectionName,
+  requestName: row.requestName,
+  summary: { passed: row.summaryPassed, failed: row.summaryFailed, skipped: row.summarySkipped },
+  createdAt: row.createdAt,
+  createdByUserId: row.createdByUserId,
+});
+
+export const toRunResultDetail = (row: RunResultRow): z.output<typeof runResultDetail> => ({
+  ...toRunResultRecord(row),
+  payload: row.payload,
+});

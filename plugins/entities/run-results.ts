@@ -15,6 +15,7 @@ import { lockCaller } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { publishDeleted, type EntityDeps } from './access.ts';
+import { toRunResultDetail, toRunResultRecord } from './records.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
 import { ID_MAX, pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
@@ -82,24 +83,6 @@ export function canReadRunResult(
   if (user.role === 'admin' || row.createdByUserId === user.id) return true;
   return row.collectionId !== null && hasAccess(user, 'collectionAccess', row.collectionId);
 }
-
-export function toRunResultRecord(row: RunResultRow) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    label: row.label,
-    collectionName: row.collectionName,
-    requestName: row.requestName,
-    summary: { passed: row.summaryPassed, failed: row.summaryFailed, skipped: row.summarySkipped },
-    createdAt: row.createdAt,
-    createdByUserId: row.createdByUserId,
-  };
-}
-
-export const toRunResultDetail = (row: RunResultRow) => ({
-  ...toRunResultRecord(row),
-  payload: row.payload,
-});
 
 const NEWEST_FIRST = [
   ['createdAt', 'desc'],

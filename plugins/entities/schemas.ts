@@ -77,3 +77,22 @@ export function definedOnly<T extends object>(input: T): Partial<T> {
     Object.entries(input).filter(([, value]) => value !== undefined),
   ) as Partial<T>;
 }
+
+type WithoutDefault<T> =
+  T extends z.ZodDefault<infer Inner> ? Inner : T extends z.ZodPrefault<infer Inner> ? Inner : T;
+
+/**
+ * An update body's fields: each one optional, and without its create default, so an omitted field
+ * keeps its value (zod's `.partial()` would fill in the default instead).
+ */
+export function optionalFields<S extends z.ZodRawShape>(
+  shape: S,
+): { [K in keyof S]: z.ZodOptional<WithoutDefault<S[K]>> } {
+  const optional: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    const inner =
+      field instanceof z.ZodDefault || field instanceof z.ZodPrefault ? field.unwrap() : field;
+    optional[key] = (inner as z.ZodType).optional();
+  }
+  return optional as { [K in keyof S]: z.ZodOptional<WithoutDefault<S[K]>> };
+}

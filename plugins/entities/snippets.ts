@@ -6,24 +6,26 @@
 import { z } from 'zod';
 import { created, lockTenant, touched } from './access.ts';
 import { compareSiblings, nextSortOrder } from './ordering.ts';
-import { toSnippetRecord } from './records.ts';
-import { definedOnly, nameSchema } from './schemas.ts';
+import { SERVER_OWNED, snippetRecord, toSnippetRecord } from './records.ts';
+import { definedOnly, nameSchema, optionalFields } from './schemas.ts';
 import { snippetsTable, type SnippetRow } from './tables.ts';
 import { defineTopLevelKind } from './top-level.ts';
 
-const scopeSchema = z.enum(['pre-request', 'post-request', 'any']);
 const sortOrderSchema = z.number().int().min(0).max(2_147_483_647);
 
-const createBody = z.object({
-  name: nameSchema,
-  code: z.string().default(''),
-  scope: scopeSchema.default('any'),
-});
+/** The snippet's own fields, from the record (a new snippet goes last: no sortOrder on create). */
+const content = snippetRecord.omit({
+  ...SERVER_OWNED,
+  name: true,
+  sortOrder: true,
+  deletionLocked: true,
+}).shape;
+
+const createBody = z.object({ name: nameSchema, ...content });
 
 const updateBody = z.object({
   name: nameSchema.optional(),
-  code: z.string().optional(),
-  scope: scopeSchema.optional(),
+  ...optionalFields(content),
   sortOrder: sortOrderSchema.optional(),
 });
 
@@ -65,6 +67,7 @@ export const snippetsKind = defineTopLevelKind<
     return definedOnly(input);
   },
   toRecord: toSnippetRecord,
+  record: snippetRecord,
   admin: {
     fullRecords: true,
     create: true,

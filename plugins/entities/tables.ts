@@ -5,6 +5,7 @@
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import type { BodyType, Method, Protocol, SnippetScope } from './records.ts';
 import { NAME_MAX, type AuthConfig, type KeyValue, type Variable } from './schemas.ts';
 
 /** Who made a row and who touched it last (null only for rows made outside a user request). */
@@ -53,7 +54,7 @@ export const snippetsTable = defineTable({
     id: col.id(),
     name: col.string(NAME_MAX),
     code: col.text(),
-    scope: col.string(16),
+    scope: col.string<SnippetScope>(16),
     sortOrder: col.int(),
     deletionLocked: col.bool(),
     ...attribution,
@@ -96,44 +97,42 @@ export const foldersTable = defineTable({
   indexes: [['collectionId', 'parentFolderId'], ['parentFolderId']],
 });
 
+/** Where a collection item sits: the first columns of saved requests and documents. */
+const itemPlacement = {
+  id: col.id(),
+  collectionId: col.id(),
+  /** Null for an item at the collection root. */
+  folderId: col.idNullable(),
+  name: col.string(NAME_MAX),
+};
+/** An item's position, marker and attribution: its last columns, after the kind's own. */
+const itemPosition = { sortOrder: col.int(), marker: col.stringNullable(NAME_MAX), ...attribution };
+/** The columns the shared item routes (items.ts) read and write on every item kind. */
+export type ItemColumns = typeof itemPlacement & typeof itemPosition;
+
 export const requestsTable = defineTable({
   name: 'requests',
   columns: {
-    id: col.id(),
-    collectionId: col.id(),
-    /** Null for a request at the collection root. */
-    folderId: col.idNullable(),
-    name: col.string(NAME_MAX),
-    protocol: col.string(8),
-    method: col.string(16),
+    ...itemPlacement,
+    protocol: col.string<Protocol>(8),
+    method: col.string<Method>(16),
     url: col.text(),
     headers: col.json<KeyValue[]>(),
     params: col.json<KeyValue[]>(),
     auth: col.json<AuthConfig>(),
     body: col.text(),
-    bodyType: col.string(16),
+    bodyType: col.string<BodyType>(16),
     preRequestScript: col.text(),
     postRequestScript: col.text(),
     comment: col.text(),
-    sortOrder: col.int(),
-    marker: col.stringNullable(NAME_MAX),
-    ...attribution,
+    ...itemPosition,
   },
   indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
 });
 
 export const documentsTable = defineTable({
   name: 'documents',
-  columns: {
-    id: col.id(),
-    collectionId: col.id(),
-    folderId: col.idNullable(),
-    name: col.string(NAME_MAX),
-    content: col.text(),
-    sortOrder: col.int(),
-    marker: col.stringNullable(NAME_MAX),
-    ...attribution,
-  },
+  columns: { ...itemPlacement, content: col.text(), ...itemPosition },
   indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
 });
 

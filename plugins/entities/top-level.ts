@@ -76,6 +76,8 @@ export interface TopLevelKind<
   /** The columns an update changes (may read, never write). */
   update(row: Row, input: Update, ctx: WriteContext): Promise<Partial<Row>>;
   toRecord(row: Row): object;
+  /** The record schema (records.ts): what `toRecord` answers, in /openapi.json. */
+  record: z.ZodType;
   /** Only the creator may delete through the data API (collections). */
   creatorOnlyDelete?: boolean;
   /** Removes what depends on the row. Inside the delete's transaction: all reads before writes. */
@@ -179,7 +181,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
   app.post(kind.path, jsonBody(kind.createBody), async (c) => {
     const user = c.var.auth.user;
     if (!canCreate(user, kind.field)) throw forbidden();
-    const input = c.req.valid('json' as never);
+    const input = c.req.valid('json');
     const row = await c.var.store.transaction(async (tx) => {
       const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
       return rowsOf<Row>(tx, kind.table).insert(built);
@@ -192,7 +194,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
     const user = c.var.auth.user;
     // Access first: a user outside the list learns nothing about which ids exist.
     if (!hasAccess(user, kind.field, id)) throw forbidden();
-    const input = c.req.valid('json' as never);
+    const input = c.req.valid('json');
     const row = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
@@ -233,7 +235,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
 
   if (kind.admin?.create) {
     app.post(adminPath, jsonBody(kind.createBody), async (c) => {
-      const input = c.req.valid('json' as never);
+      const input = c.req.valid('json');
       const user = c.var.auth.user;
       const row = await c.var.store.transaction(async (tx) =>
         rowsOf<Row>(tx, kind.table).insert(
@@ -247,7 +249,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
   app.put(`${adminPath}/:id`, jsonBody(kind.admin?.updateBody ?? lockBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
-    const input = c.req.valid('json' as never) as { deletionLocked: boolean };
+    const input = c.req.valid('json') as { deletionLocked: boolean };
     const row = await c.var.store.transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
