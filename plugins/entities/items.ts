@@ -1,9 +1,9 @@
 /**
  * One implementation for the two kinds of collection items, saved requests and documents: list,
  * create (last in its folder), update, creator-only delete, reorder within one folder, move to a
- * folder at an index, and the admin inspection routes. A kind describes its table, bodies and
- * record; the item columns (`collectionId`, `folderId`, `sortOrder`, `marker`, attribution) are
- * handled here.
+ * folder at an index, and the admin inspection routes. A kind (item-kind.ts) names its table and
+ * record schema, from which its bodies follow; the item columns (`collectionId`, `folderId`,
+ * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';

@@ -6,7 +6,16 @@
  * is typed against its table's row, so a record field without a column of its type fails to compile.
  */
 import { z } from 'zod';
-import { authSchema, keyValueSchema, listOf, variableSchema } from './schemas.ts';
+import {
+  authSchema,
+  bodyTypeSchema,
+  keyValueSchema,
+  listOf,
+  methodSchema,
+  protocolSchema,
+  snippetScopeSchema,
+  variableSchema,
+} from './schemas.ts';
 import type {
   CollectionRow,
   DocumentRow,
@@ -33,15 +42,6 @@ export const SERVER_OWNED = {
 } as const;
 
 const marker = z.string().nullable();
-
-export const protocolSchema = z.enum(['http', 'sse']);
-export const methodSchema = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-export const bodyTypeSchema = z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']);
-export const snippetScopeSchema = z.enum(['pre-request', 'post-request', 'any']);
-export type Protocol = z.output<typeof protocolSchema>;
-export type Method = z.output<typeof methodSchema>;
-export type BodyType = z.output<typeof bodyTypeSchema>;
-export type SnippetScope = z.output<typeof snippetScopeSchema>;
 
 export const collectionRecord = z
   .object({

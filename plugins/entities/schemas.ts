@@ -62,6 +62,16 @@ export const authSchema = z.object({
 });
 export type AuthConfig = z.output<typeof authSchema>;
 
+/** Enums of record fields, also the types of their columns (tables.ts). */
+export const protocolSchema = z.enum(['http', 'sse']);
+export const methodSchema = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+export const bodyTypeSchema = z.enum(['none', 'json', 'text', 'multipart', 'urlencoded']);
+export const snippetScopeSchema = z.enum(['pre-request', 'post-request', 'any']);
+export type Protocol = z.output<typeof protocolSchema>;
+export type Method = z.output<typeof methodSchema>;
+export type BodyType = z.output<typeof bodyTypeSchema>;
+export type SnippetScope = z.output<typeof snippetScopeSchema>;
+
 export const defaultAuth = (): AuthConfig => authSchema.parse({});
 
 /** `PUT /admin/<kind>/:id`: toggles the deletion lock. */

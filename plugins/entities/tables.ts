@@ -5,8 +5,16 @@
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-import type { BodyType, Method, Protocol, SnippetScope } from './records.ts';
-import { NAME_MAX, type AuthConfig, type KeyValue, type Variable } from './schemas.ts';
+import {
+  NAME_MAX,
+  type AuthConfig,
+  type BodyType,
+  type KeyValue,
+  type Method,
+  type Protocol,
+  type SnippetScope,
+  type Variable,
+} from './schemas.ts';
 
 /** Who made a row and who touched it last (null only for rows made outside a user request). */
 const attribution = {

@@ -2,7 +2,8 @@
  * One generic implementation of the five top-level kinds (collections, environments, snippets, live
  * servers, live pages): list filtered by the access list, create (wildcard only), update, delete
  * (with the deletion lock and cascades), and the admin list / lock toggle / forced delete. Each kind
- * only describes its table, body schemas, how a row is built and patched, and its record shape.
+ * only describes its table, body schemas (derived from its record schema in records.ts), how a row
+ * is built and patched, and its record.
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
