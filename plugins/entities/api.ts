@@ -7,19 +7,8 @@ import { z } from 'zod';
 import type { OperationDoc, RouteDocs } from '../../kernel/http/openapi.ts';
 import type { ItemKind } from './item-kind.ts';
 import { adminSummary, folderRecord, runResultDetail, runResultRecord } from './records.ts';
+import { runResultUsageRecord } from './run-result-usage.ts';
 import type { TopLevelKind } from './top-level.ts';
-
-const runResultUsage = z
-  .object({
-    userId: z.string(),
-    count: z.number().int().describe('Run results the user keeps'),
-    bytes: z.number().int().describe('Their size: labels and payloads as JSON, in UTF-8 bytes'),
-    limits: z.object({
-      count: z.number().int().nullable().describe('runResults.maxPerUser; null: no limit'),
-      bytes: z.number().int().nullable().describe('runResults.maxBytesPerUser; null: no limit'),
-    }),
-  })
-  .meta({ id: 'RunResultUsage' });
 
 function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const { record, noun } = kind;
@@ -183,7 +172,7 @@ export function entitiesApi(
     'GET /admin/users/:id/run-results/usage': {
       summary: "A user's stored run results (count and bytes) against the configured limits",
       errors: [404],
-      responses: { 200: runResultUsage },
+      responses: { 200: runResultUsageRecord },
     },
   };
 }

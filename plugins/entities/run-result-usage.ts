@@ -37,12 +37,18 @@ export const runResultsSchema = z
 export type RunResultsConfig = z.output<typeof runResultsSchema>;
 
 /** What a user has stored, and the limits that apply (null: no limit). */
-export interface RunResultUsage {
-  userId: string;
-  count: number;
-  bytes: number;
-  limits: { count: number | null; bytes: number | null };
-}
+export const runResultUsageRecord = z
+  .object({
+    userId: z.string(),
+    count: z.number().int().describe('Run results the user keeps'),
+    bytes: z.number().int().describe('Their size: labels and payloads as JSON, in UTF-8 bytes'),
+    limits: z.object({
+      count: z.number().int().nullable().describe('runResults.maxPerUser; null: no limit'),
+      bytes: z.number().int().nullable().describe('runResults.maxBytesPerUser; null: no limit'),
+    }),
+  })
+  .meta({ id: 'RunResultUsage' });
+export type RunResultUsage = z.output<typeof runResultUsageRecord>;
 
 const encoder = new TextEncoder();
 const utf8Length = (text: string) => encoder.encode(text).length;
