@@ -79,6 +79,12 @@ const liveColumns = {
   ...attribution,
 };
 
+/** The columns the shared top-level routes (top-level.ts) read and write on every top-level kind. */
+export type TopLevelColumns = Pick<
+  typeof liveColumns,
+  'id' | 'name' | 'deletionLocked' | keyof typeof attribution
+>;
+
 export const liveServersTable = defineTable({
   name: 'live_servers',
   columns: liveColumns,

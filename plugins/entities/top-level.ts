@@ -23,11 +23,12 @@ import {
   toCachedJson,
   type CachedJson,
 } from '../../kernel/http/cached-json.ts';
-import type { Store, TableApi } from '../../kernel/storage/contract.ts';
-import type { Table } from '../../kernel/storage/table.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import type { Columns, RowOfTable, Table } from '../../kernel/storage/table.ts';
 import { publishDeleted, touched, type DeletedKind, type EntityDeps } from './access.ts';
 import { toAdminSummary } from './records.ts';
 import { lockBody } from './schemas.ts';
+import type { TopLevelColumns } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
@@ -61,7 +62,7 @@ export interface TopLevelKind<
   path: string;
   /** List wrapper key, e.g. `liveServers`. */
   listKey: string;
-  table: Table;
+  table: TopLevelTable;
   field: EntityAccessField;
   /** The noun in `Deletion is locked for this <noun>.` */
   noun: string;
@@ -105,24 +106,29 @@ export function defineTopLevelKind<
   return kind;
 }
 
-const rowsOf = <Row>(store: Store, table: Table) => store.table(table) as unknown as TableApi<Row>;
+/** A top-level table: the columns the shared routes use, typed, and the kind's own columns. */
+type TopLevelTable = Table<TopLevelColumns & Columns>;
+/** A kind as the shared routes hold it: they read only the typed top-level columns of its rows. */
+type AnyTopLevelKind = TopLevelKind<any, any, any, any>;
+const rowsOf = (store: Store, kind: AnyTopLevelKind) => store.table(kind.table);
+type AnyTopLevelRow = RowOfTable<TopLevelTable>;
 
 /** Rows the user may see: everything for admins and `[*]`, the listed ids otherwise. */
-async function accessibleRows<Row extends TopLevelRow>(
+async function accessibleRows(
   store: Store,
   user: UserRow,
-  kind: TopLevelKind<Row, any, any, any>,
-): Promise<Row[]> {
+  kind: AnyTopLevelKind,
+): Promise<AnyTopLevelRow[]> {
   const list = user[kind.field];
-  const table = rowsOf<Row>(store, kind.table);
-  let rows: Row[];
+  const table = rowsOf(store, kind);
+  let rows: AnyTopLevelRow[];
   if (seesAll(user, kind)) rows = await table.find();
   else if (list.length === 0) rows = [];
   else rows = await table.getMany(list);
   return rows.sort((a, b) => kind.compare(a, b));
 }
 
-const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) =>
+const seesAll = (user: UserRow, kind: AnyTopLevelKind) =>
   user.role === 'admin' || user[kind.field].includes(WILDCARD);
 
 /**
@@ -130,11 +136,11 @@ const seesAll = (user: UserRow, kind: TopLevelKind<any, any, any, any>) =>
  * kind's table changes (the access list itself is part of the key, and a changed user row is a
  * new authentication).
  */
-function listAnswer<Row extends TopLevelRow>(
+function listAnswer(
   deps: EntityDeps,
   store: Store,
   user: UserRow,
-  kind: TopLevelKind<Row, any, any, any>,
+  kind: AnyTopLevelKind,
 ): Promise<CachedJson> {
   // JSON, not a join: ids are never split apart or run together, whatever they hold.
   const scope = seesAll(user, kind) ? WILDCARD : JSON.stringify(user[kind.field]);
@@ -151,26 +157,22 @@ function listAnswer<Row extends TopLevelRow>(
 }
 
 /** Deletes the row and its dependants in the caller's transaction; returns every removed id. */
-async function removeRow<Row extends TopLevelRow>(
-  tx: Store,
-  kind: TopLevelKind<Row, any, any, any>,
-  row: Row,
-): Promise<Removed> {
+async function removeRow(tx: Store, kind: AnyTopLevelKind, row: AnyTopLevelRow): Promise<Removed> {
   const removed = (await kind.cascade?.(tx, row)) ?? {};
-  await rowsOf<Row>(tx, kind.table).delete(row.id);
+  await rowsOf(tx, kind).delete(row.id);
   return { ...removed, [kind.deletedKind]: [row.id] };
 }
 
 /** Mounts the data routes and admin routes of one kind on `app`. */
-export function mountTopLevelKind<Row extends TopLevelRow>(
+export function mountTopLevelKind(
   app: Hono<KernelEnv>,
   deps: EntityDeps,
-  kind: TopLevelKind<Row, any, any, any>,
+  kind: AnyTopLevelKind,
 ): void {
   // Rows loaded to be written are locked until the transaction ends (a plain read outside one), so
   // a delete and its cascade never race an update or a child being added.
-  const load = async (tx: Store, id: string): Promise<Row> => {
-    const row = await rowsOf<Row>(tx, kind.table).getForUpdate(id);
+  const load = async (tx: Store, id: string): Promise<AnyTopLevelRow> => {
+    const row = await rowsOf(tx, kind).getForUpdate(id);
     if (!row) throw notFound(kind.notFound);
     return row;
   };
@@ -185,7 +187,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
     const input = c.req.valid('json');
     const row = await c.var.store.transaction(async (tx) => {
       const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
-      return rowsOf<Row>(tx, kind.table).insert(built);
+      return rowsOf(tx, kind).insert(built);
     });
     return c.json(kind.toRecord(row), 200);
   });
@@ -200,10 +202,10 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
       const current = await load(tx, id);
       const now = deps.clock.iso();
       const patch = await kind.update(current, input, { tx, user, now });
-      return rowsOf<Row>(tx, kind.table).update(id, {
+      return rowsOf(tx, kind).update(id, {
         ...patch,
         ...touched(user, now),
-      } as Partial<Row>);
+      });
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(kind.toRecord(row));
@@ -224,13 +226,11 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
   });
 
   const adminPath = `/admin${kind.path}`;
-  const adminRecord = (row: Row) =>
+  const adminRecord = (row: AnyTopLevelRow) =>
     kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row);
 
   app.get(adminPath, async (c) => {
-    const rows = (await rowsOf<Row>(c.var.store, kind.table).find()).sort((a, b) =>
-      kind.compare(a, b),
-    );
+    const rows = (await rowsOf(c.var.store, kind).find()).sort((a, b) => kind.compare(a, b));
     return c.json({ [kind.listKey]: rows.map(adminRecord) });
   });
 
@@ -239,7 +239,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
       const input = c.req.valid('json');
       const user = c.var.auth.user;
       const row = await c.var.store.transaction(async (tx) =>
-        rowsOf<Row>(tx, kind.table).insert(
+        rowsOf(tx, kind).insert(
           await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
         ),
       );
@@ -257,7 +257,7 @@ export function mountTopLevelKind<Row extends TopLevelRow>(
       const patch = kind.admin
         ? await kind.admin.patch(current, input, { tx, user, now })
         : { deletionLocked: input.deletionLocked };
-      return rowsOf<Row>(tx, kind.table).update(id, patch as Partial<Row>);
+      return rowsOf(tx, kind).update(id, patch);
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(adminRecord(row));
