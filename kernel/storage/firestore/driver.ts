@@ -7,14 +7,15 @@
  * writes its default into every existing document, so equality filters on it match old rows too.
  */
 import { Timestamp, type DocumentData, type Firestore } from '@google-cloud/firestore';
-import type { Migration, Store, StorageDriver } from '../contract.ts';
+import { createCircuitBreaker, type CircuitBreaker } from '../../breaker.ts';
+import { StorageError, type Migration, type Store, type StorageDriver } from '../contract.ts';
 import { noChangeFeed } from '../changes.ts';
 import type { ColumnSpec, Table } from '../table.ts';
 import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
 import { UNIQUE_KEYS } from './session.ts';
-import { createFirestoreStore, mapFirestoreError } from './store.ts';
-import { createGate, withDeadline, type FirestoreContext } from './table-api.ts';
+import { createFirestoreStore, isFirestoreStall, mapFirestoreError } from './store.ts';
+import { createGate, withDeadline, type FirestoreContext, type Gate } from './table-api.ts';
 
 export const MIGRATIONS = 'hubMigrations';
 const COLLECTIONS = 'hubCollections';
@@ -123,14 +124,47 @@ export interface FirestoreDriverOptions {
   timeoutMillis?: number;
 }
 
+/**
+ * The gate behind the circuit breaker: while it is open, top-level calls fail at once; a call
+ * that stalls (our deadline, or the client's own UNAVAILABLE / DEADLINE_EXCEEDED) opens it.
+ */
+function breakerGate(gate: Gate, breaker: CircuitBreaker): Gate {
+  return {
+    run(call) {
+      if (breaker.isOpen())
+        return Promise.reject(
+          new StorageError('unavailable', 'The database stalled; failing at once until it answers', {
+            cause: breaker.cause,
+          }),
+        );
+      const started = Date.now();
+      return gate.run(call).catch((error: unknown) => {
+        if (isFirestoreStall(error)) breaker.trip(error, started);
+        throw error;
+      });
+    },
+    close() {
+      breaker.dispose();
+      return gate.close();
+    },
+  };
+}
+
 export function createFirestoreDriver(
   db: Firestore,
   options: FirestoreDriverOptions = {},
 ): StorageDriver {
+  const bounded = <T>(call: Promise<T>) =>
+    options.timeoutMillis ? withDeadline(call, options.timeoutMillis) : call;
+  // One read at a time while open; bounded like any call, so a stalled probe gives way to the next.
+  const breaker = createCircuitBreaker({
+    name: 'database',
+    probe: async () => void (await bounded(db.collection(MIGRATIONS).limit(1).get())),
+  });
   const ctx: FirestoreContext = {
     db,
     locks: createLockManager(),
-    gate: createGate(options.timeoutMillis),
+    gate: breakerGate(createGate(options.timeoutMillis), breaker),
   };
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -172,10 +206,9 @@ export function createFirestoreDriver(
           await record.set({ id: migration.id, appliedAt: Timestamp.now() });
         }),
       ),
-    ping: () => {
-      const ping = guard(async () => void (await db.collection(MIGRATIONS).limit(1).get()));
-      return options.timeoutMillis ? withDeadline(ping, options.timeoutMillis) : ping;
-    },
+    ping: () =>
+      guard(() => ctx.gate.run(async () => void (await db.collection(MIGRATIONS).limit(1).get()))),
+    circuit: breaker,
     async close() {
       await ctx.gate.close();
       await db.terminate();
