@@ -82,10 +82,10 @@ export function createRedisThrottleStore(
   });
 
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    if (breaker.isOpen())
-      throw new ThrottleUnavailableError(`Throttle store unavailable (${operation}): circuit open`, {
-        cause: breaker.cause,
-      });
+    if (breaker.isOpen()) {
+      const reason = `Throttle store unavailable (${operation}): circuit open`;
+      throw new ThrottleUnavailableError(reason, { cause: breaker.cause });
+    }
     await firstConnection;
     const started = Date.now();
     try {

@@ -131,12 +131,10 @@ export interface FirestoreDriverOptions {
 function breakerGate(gate: Gate, breaker: CircuitBreaker): Gate {
   return {
     run(call) {
-      if (breaker.isOpen())
-        return Promise.reject(
-          new StorageError('unavailable', 'The database stalled; failing at once until it answers', {
-            cause: breaker.cause,
-          }),
-        );
+      if (breaker.isOpen()) {
+        const message = 'The database stalled; failing at once until it answers';
+        return Promise.reject(new StorageError('unavailable', message, { cause: breaker.cause }));
+      }
       const started = Date.now();
       return gate.run(call).catch((error: unknown) => {
         if (isFirestoreStall(error)) breaker.trip(error, started);
