@@ -125,22 +125,25 @@ export interface FirestoreDriverOptions {
 }
 
 /**
- * The gate behind the circuit breaker: while it is open, top-level calls fail at once; a call
- * that stalls (our deadline, or the client's own UNAVAILABLE / DEADLINE_EXCEEDED) opens it.
+ * Runs `call` behind the circuit breaker: while it is open, it fails at once; a call that stalls
+ * (our deadline, or the client's own UNAVAILABLE / DEADLINE_EXCEEDED) opens it.
  */
+function throughBreaker<T>(breaker: CircuitBreaker, call: () => Promise<T>): Promise<T> {
+  if (breaker.isOpen()) {
+    const message = 'The database stalled; failing at once until it answers';
+    return Promise.reject(new StorageError('unavailable', message, { cause: breaker.cause }));
+  }
+  const started = Date.now();
+  return call().catch((error: unknown) => {
+    if (isFirestoreStall(error)) breaker.trip(error, started);
+    throw error;
+  });
+}
+
+/** The gate's top-level calls behind the circuit breaker; closing it stops the probes. */
 function breakerGate(gate: Gate, breaker: CircuitBreaker): Gate {
   return {
-    run(call) {
-      if (breaker.isOpen()) {
-        const message = 'The database stalled; failing at once until it answers';
-        return Promise.reject(new StorageError('unavailable', message, { cause: breaker.cause }));
-      }
-      const started = Date.now();
-      return gate.run(call).catch((error: unknown) => {
-        if (isFirestoreStall(error)) breaker.trip(error, started);
-        throw error;
-      });
-    },
+    run: (call) => throughBreaker(breaker, () => gate.run(call)),
     close() {
       breaker.dispose();
       return gate.close();
@@ -152,13 +155,12 @@ export function createFirestoreDriver(
   db: Firestore,
   options: FirestoreDriverOptions = {},
 ): StorageDriver {
-  const bounded = <T>(call: Promise<T>) =>
-    options.timeoutMillis ? withDeadline(call, options.timeoutMillis) : call;
-  // One read at a time while open; bounded like any call, so a stalled probe gives way to the next.
-  const breaker = createCircuitBreaker({
-    name: 'database',
-    probe: async () => void (await bounded(db.collection(MIGRATIONS).limit(1).get())),
-  });
+  // One document read, bounded like any call: the ping, and the breaker's probe while it is open.
+  const readOne = async () => {
+    const read = db.collection(MIGRATIONS).limit(1).get();
+    await (options.timeoutMillis ? withDeadline(read, options.timeoutMillis) : read);
+  };
+  const breaker = createCircuitBreaker({ name: 'database', probe: readOne });
   const ctx: FirestoreContext = {
     db,
     locks: createLockManager(),
@@ -204,8 +206,7 @@ export function createFirestoreDriver(
           await record.set({ id: migration.id, appliedAt: Timestamp.now() });
         }),
       ),
-    ping: () =>
-      guard(() => ctx.gate.run(async () => void (await db.collection(MIGRATIONS).limit(1).get()))),
+    ping: () => throughBreaker(breaker, () => guard(readOne)),
     circuit: breaker,
     async close() {
       await ctx.gate.close();

@@ -50,7 +50,7 @@ export class CircuitOpenError extends Error {
 }
 
 /** A pool of the hub's with its circuit breaker. */
-export type Breakered<P> = P & { readonly breaker: CircuitBreaker };
+export type WithBreaker<P> = P & { readonly breaker: CircuitBreaker };
 
 const unbounded = new AsyncLocalStorage<boolean>();
 
@@ -113,8 +113,8 @@ const stalledOnAcquire = (error: unknown) =>
   error instanceof DatabaseTimeoutError || isConnectFailure(error);
 
 /**
- * The breaker of one pool. `acquire` takes a connection past the breaker (reporting a stall);
- * `probe` runs `SELECT 1` on one, bounded like any statement even when a migration tripped it.
+ * The breaker of one pool. `probe` takes a connection past the breaker and runs `SELECT 1` on it,
+ * bounded like any statement even when a migration's statement (unbounded) tripped it.
  */
 function poolBreaker(probe: () => Promise<void>): CircuitBreaker {
   return createCircuitBreaker({
@@ -123,6 +123,7 @@ function poolBreaker(probe: () => Promise<void>): CircuitBreaker {
   });
 }
 
+/** Runs `acquire`, tripping the breaker when taking the connection stalled or failed to connect. */
 async function reportingStall<C>(breaker: () => CircuitBreaker, acquire: () => Promise<C>) {
   const started = Date.now();
   try {
@@ -133,7 +134,7 @@ async function reportingStall<C>(breaker: () => CircuitBreaker, acquire: () => P
   }
 }
 
-export function boundedPgPool(pool: PgPool, bounds: PoolBounds): Breakered<PostgresPool> {
+export function boundedPgPool(pool: PgPool, bounds: PoolBounds): WithBreaker<PostgresPool> {
   pool.on('connect', (client) => {
     client.on('error', () => {
       // The connection died while checked out; its statement (or the next) reports the error and
@@ -230,7 +231,7 @@ interface MyPool {
   on(event: 'connection', listener: (connection: any) => void): unknown;
 }
 
-export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): Breakered<MysqlPool> {
+export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<MysqlPool> {
   pool.on('connection', (connection: MyConnection) => {
     // mysql2 listens with `once`; a second error on the same connection would be unhandled.
     connection.on('error', () => undefined);

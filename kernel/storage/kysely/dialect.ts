@@ -168,7 +168,6 @@ const NOT_A_STALL = new Set(['53300', 'ER_CON_COUNT_ERROR', 'HUB_DB_CIRCUIT_OPEN
 export function isConnectFailure(error: unknown): boolean {
   const e = error as DbError;
   if (e?.code && NOT_A_STALL.has(e.code)) return false;
-  if (/Pool is closed|closed state|Cannot use a pool after calling end/i.test(e?.message ?? ''))
-    return false;
+  if (/Pool is closed|closed state/i.test(e?.message ?? '')) return false;
   return isOutageError(error);
 }
