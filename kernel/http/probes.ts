@@ -8,6 +8,7 @@
  * failures.
  */
 import type { Context } from 'hono';
+import type { Circuit } from '../breaker.ts';
 import type { KernelEnv } from '../plugin.ts';
 import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
@@ -78,11 +79,16 @@ export function readyzHandler(deps: ProbeDeps) {
     }
     const driver = deps.driver();
     const throttle = deps.throttle();
-    const databaseOpen = driver.circuit?.isOpen() ?? false;
-    const redisOpen = deps.redisConfigured() && (throttle.circuit?.isOpen() ?? false);
+    // A dependency whose circuit breaker is open is not asked: its probe already is, several
+    // times a second, and the answer must not wait.
+    const ask = (
+      name: string,
+      circuit: Circuit | undefined,
+      check: () => Promise<string | void>,
+    ) => (circuit?.isOpen() ? CIRCUIT_OPEN : bounded(name, check, timeoutMs, c));
     const [database, schema, redis] = await Promise.all([
-      databaseOpen ? CIRCUIT_OPEN : bounded('database', () => driver.ping(), timeoutMs, c),
-      databaseOpen
+      ask('database', driver.circuit, () => driver.ping()),
+      driver.circuit?.isOpen()
         ? NOT_CHECKED
         : bounded(
             'schema',
@@ -96,11 +102,9 @@ export function readyzHandler(deps: ProbeDeps) {
             timeoutMs,
             c,
           ),
-      !deps.redisConfigured()
-        ? 'not configured'
-        : redisOpen
-          ? CIRCUIT_OPEN
-          : bounded('redis', () => throttle.ping(), timeoutMs, c),
+      deps.redisConfigured()
+        ? ask('redis', throttle.circuit, () => throttle.ping())
+        : 'not configured',
     ]);
     const checks = { database, schema, redis };
     const failing = Object.entries(checks)
