@@ -96,6 +96,9 @@ describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)',
     expect(figures.fast503.count).toBeGreaterThan(100);
     expect(figures.fast503.p99).toBeLessThan(BOUND_MS / 2);
     expect(figures.firstOkAfterResumeMs).not.toBeNull();
+    const settled = answers.filter((a) => a.sentAt >= resumedAt + figures.firstOkAfterResumeMs!);
+    expect(settled.length).toBeGreaterThan(0);
+    expect(settled.map((a) => a.status)).toEqual(settled.map(() => 200));
     for (const answer of answers.filter((a) => a.status === 503)) {
       expect(answer.body).toEqual({ error: 'Service Unavailable' });
       expect(answer.retryAfter).toBe('1');

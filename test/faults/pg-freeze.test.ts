@@ -42,7 +42,8 @@ describe.skipIf(!privatePostgresAvailable())('a frozen PostgreSQL server (privat
       // Once the first timeout has opened the breaker, readiness says why without waiting.
       await eventually(
         () => clients.answers.some((a) => a.status === 503),
-        TIMEOUT_MS * 2,
+        // Reads served from the read cache can keep answering 200 for a few seconds first.
+        FREEZE_MS - 2000,
         'the first 503',
       );
       await sleep(1000);
@@ -82,9 +83,10 @@ describe.skipIf(!privatePostgresAvailable())('a frozen PostgreSQL server (privat
       expect(answer.retryAfter).toBe('1');
     }
     expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
-    expect(answers.filter((a) => a.sentAt >= thawedAt + 500).map((a) => a.status)).toEqual(
-      answers.filter((a) => a.sentAt >= thawedAt + 500).map(() => 200),
-    );
+    // Once it serves again it stays serving: no 503 to a request sent after the first 200.
+    const settled = answers.filter((a) => a.sentAt >= thawedAt + figures.firstOkAfterResumeMs!);
+    expect(settled.length).toBeGreaterThan(0);
+    expect(settled.map((a) => a.status)).toEqual(settled.map(() => 200));
 
     expect(readyDuring?.status).toBe(503);
     expect(readyDuring?.body).toMatchObject({

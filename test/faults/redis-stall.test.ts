@@ -77,7 +77,9 @@ describe.runIf(requireService(REDIS_URL_VAR))('a stalled Redis under load', () =
       expect(answer.retryAfter).toBe('1');
     }
     expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
-    const settled = answers.filter((a) => a.sentAt >= resumedAt + 500);
+    // Once it serves again it stays serving: no 503 to a request sent after the first 200.
+    const settled = answers.filter((a) => a.sentAt >= resumedAt + figures.firstOkAfterResumeMs!);
+    expect(settled.length).toBeGreaterThan(0);
     expect(settled.map((a) => a.status)).toEqual(settled.map(() => 200));
 
     expect(readyDuring?.status).toBe(503);
