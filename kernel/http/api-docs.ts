@@ -159,7 +159,7 @@ export const kernelRouteDocs: RouteDocs = {
     summary:
       'Readiness probe: the database answers, Redis (when configured) answers and the schema is current',
     description:
-      'Each check has a short timeout of its own. 503 names the failing part in `checks`, and is also the answer once shutdown has begun.',
+      'Each check has a short timeout of its own. 503 names the failing part in `checks` (`circuit open` while the database or Redis has stalled and requests fail at once, until a probe answers), and is also the answer once shutdown has begun.',
     errors: [503],
     responses: {
       200: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.string()) }),

@@ -88,7 +88,20 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many failed attempts from this address; see Retry-After',
   500: 'Unexpected failure',
   502: 'The upstream provider failed',
-  503: 'A dependency (database, throttle store, upstream) is unavailable, or the feature is not configured',
+  503: 'A dependency (database, throttle store, upstream) is unavailable, or the feature is not configured. For a dependency that is down the body is `{"error": "Service Unavailable"}` with `Retry-After`; while it stays down (its circuit breaker open) the answer is immediate',
+};
+
+/** The `Retry-After` header of the answers that carry one. */
+const RETRY_AFTER: Record<number, Record<string, unknown>> = {
+  429: {
+    description: 'Seconds until the block ends',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  503: {
+    description:
+      'Seconds to wait before trying again, when a dependency (database, throttle store) is down',
+    schema: { type: 'integer', minimum: 1 },
+  },
 };
 
 export interface OpenApiInfo {
@@ -336,6 +349,7 @@ export function buildOpenApiDocument(
         `E${status}`,
         {
           description: STATUS_TEXT[status] ?? `Error ${status}`,
+          ...(RETRY_AFTER[status] ? { headers: { 'Retry-After': RETRY_AFTER[status] } } : {}),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),

@@ -18,6 +18,9 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported Media Type',
 };
 
+/** `Retry-After` of a 503 for a dependency that is down. */
+const RETRY_AFTER_SECONDS = '1';
+
 export function serializeError(error: Error, c: Context<KernelEnv>): Response {
   if (error instanceof HttpError) {
     return c.json({ error: error.message, ...error.extra }, error.status, error.headers);
@@ -28,8 +31,11 @@ export function serializeError(error: Error, c: Context<KernelEnv>): Response {
     return c.json({ error: error.message || STATUS_TEXT[status] || 'Request failed' }, status);
   }
   // A dependency (database, Redis) is down: one wording for all of them, as `serviceUnavailable()`.
-  // Not logged per request; kernel/outage.ts logs the outage once, with its cause.
-  if (unavailableDependency(error)) return c.json({ error: UNAVAILABLE }, 503);
+  // Not logged per request; kernel/outage.ts logs the outage once, with its cause. While the
+  // dependency's circuit breaker is open these answers are immediate, and its probe runs several
+  // times a second, so a second is a fair time to come back.
+  if (unavailableDependency(error))
+    return c.json({ error: UNAVAILABLE }, 503, { 'Retry-After': RETRY_AFTER_SECONDS });
   const log = c.var.log;
   // A value no database can store (a NUL character); the message names the column.
   if (error instanceof StorageError && error.code === 'invalid')

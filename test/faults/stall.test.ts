@@ -84,6 +84,8 @@ for (const kind of ['postgres', 'mysql'] as const) {
       await sleep(BOUND_MS * 1.5);
       behind.proxy.resume();
       await stalled;
+      // The circuit breaker opened at the first timeout; it closes once its probe is answered.
+      await eventually(async () => (await list()).status === 200, 5000, 'a 200 after the stall');
       for (let i = 0; i < 20; i++) {
         const res = await list();
         expect(res.status).toBe(200);

@@ -11,6 +11,11 @@
  * Both raise a {@link DatabaseTimeoutError}, which the store maps to an `unavailable` StorageError.
  * Migrations may run longer than any request should, so they run inside {@link withoutQueryTimeout}.
  *
+ * Each pool has a circuit breaker (kernel/breaker.ts): either timeout, or a connection that could
+ * not be opened, trips it, and while it is open taking a connection fails at once with a
+ * {@link CircuitOpenError} while one `SELECT 1` at a time probes the database. A statement that
+ * fails on a connection that died under it does not trip it: the next connection tells.
+ *
  * The wrappers also keep an `error` listener on every pooled connection for its whole life. The
  * client libraries emit `error` on a connection that dies while it is checked out (a restart, a
  * failover, `pg_terminate_backend`, `KILL`), and an `error` event nobody listens to ends the process.
@@ -18,6 +23,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPool, MysqlPoolConnection, PostgresPool, PostgresPoolClient } from 'kysely';
+import { createCircuitBreaker, type CircuitBreaker } from '../../breaker.ts';
+import { isConnectFailure } from './dialect.ts';
 
 export interface PoolBounds {
   acquireTimeoutMillis: number;
@@ -32,6 +39,18 @@ export class DatabaseTimeoutError extends Error {
     this.name = 'DatabaseTimeoutError';
   }
 }
+
+/** The breaker is open: the database stalled and no probe has answered since. */
+export class CircuitOpenError extends Error {
+  readonly code = 'HUB_DB_CIRCUIT_OPEN';
+  constructor(cause: unknown) {
+    super('The database stalled; requests fail at once until a probe answers', { cause });
+    this.name = 'CircuitOpenError';
+  }
+}
+
+/** A pool of the hub's with its circuit breaker. */
+export type WithBreaker<P> = P & { readonly breaker: CircuitBreaker };
 
 const unbounded = new AsyncLocalStorage<boolean>();
 
@@ -89,7 +108,33 @@ interface PgPool {
   on(event: 'connect', listener: (client: PgClient) => void): unknown;
 }
 
-export function boundedPgPool(pool: PgPool, bounds: PoolBounds): PostgresPool {
+/** Whether a failure to take a connection says the database is stalled or gone. */
+const stalledOnAcquire = (error: unknown) =>
+  error instanceof DatabaseTimeoutError || isConnectFailure(error);
+
+/**
+ * The breaker of one pool. `probe` takes a connection past the breaker and runs `SELECT 1` on it,
+ * bounded like any statement even when a migration's statement (unbounded) tripped it.
+ */
+function poolBreaker(probe: () => Promise<void>): CircuitBreaker {
+  return createCircuitBreaker({
+    name: 'database',
+    probe: () => unbounded.run(false, probe),
+  });
+}
+
+/** Runs `acquire`, tripping the breaker when taking the connection stalled or failed to connect. */
+async function reportingStall<C>(breaker: () => CircuitBreaker, acquire: () => Promise<C>) {
+  const started = Date.now();
+  try {
+    return await acquire();
+  } catch (error) {
+    if (stalledOnAcquire(error)) breaker().trip(error, started);
+    throw error;
+  }
+}
+
+export function boundedPgPool(pool: PgPool, bounds: PoolBounds): WithBreaker<PostgresPool> {
   pool.on('connect', (client) => {
     client.on('error', () => {
       // The connection died while checked out; its statement (or the next) reports the error and
@@ -107,13 +152,16 @@ export function boundedPgPool(pool: PgPool, bounds: PoolBounds): PostgresPool {
         const pending: Promise<any> = client.query(...args);
         if (unbounded.getStore()) return pending;
         const ms = bounds.queryTimeoutMillis;
+        const started = Date.now();
         return new Promise((resolve, reject) => {
           const timer = setTimeout(() => {
             broken = true;
             // Drop the socket now: the statement may still be running, and nothing it sends later
             // may reach another request.
             client.connection?.stream?.destroy?.();
-            reject(queryTimeout(ms));
+            const error = queryTimeout(ms);
+            breaker.trip(error, started);
+            reject(error);
           }, ms);
           pending.then(
             (result) => {
@@ -134,20 +182,38 @@ export function boundedPgPool(pool: PgPool, bounds: PoolBounds): PostgresPool {
       },
     };
   };
+  const acquire = () =>
+    reportingStall(
+      () => breaker,
+      () =>
+        acquireWithin<PgClient>(
+          bounds.acquireTimeoutMillis,
+          (done) =>
+            void pool.connect().then(
+              (c) => done(null, c),
+              (error) => done(error),
+            ),
+          (late) => late.release(),
+        ),
+    ).then(wrap);
+  const breaker = poolBreaker(async () => {
+    const client = await acquire();
+    try {
+      await client.query('SELECT 1', []);
+    } finally {
+      client.release();
+    }
+  });
   return {
+    breaker,
     async connect() {
-      const client = await acquireWithin<PgClient>(
-        bounds.acquireTimeoutMillis,
-        (done) =>
-          void pool.connect().then(
-            (c) => done(null, c),
-            (error) => done(error),
-          ),
-        (late) => late.release(),
-      );
-      return wrap(client);
+      if (breaker.isOpen()) throw new CircuitOpenError(breaker.cause);
+      return acquire();
     },
-    end: () => pool.end(),
+    end: () => {
+      breaker.dispose();
+      return pool.end();
+    },
   };
 }
 
@@ -165,7 +231,7 @@ interface MyPool {
   on(event: 'connection', listener: (connection: any) => void): unknown;
 }
 
-export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): MysqlPool {
+export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<MysqlPool> {
   pool.on('connection', (connection: MyConnection) => {
     // mysql2 listens with `once`; a second error on the same connection would be unhandled.
     connection.on('error', () => undefined);
@@ -185,13 +251,16 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): MysqlPool {
         }
         if (unbounded.getStore()) return connection.query(sql, parameters, callback);
         const ms = bounds.queryTimeoutMillis;
+        const started = Date.now();
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
           broken = true;
           // Removes it from the pool and closes the socket: its late answer must reach no one.
           connection.destroy();
-          callback(queryTimeout(ms), undefined);
+          const error = queryTimeout(ms);
+          breaker.trip(error, started);
+          callback(error, undefined);
         }, ms);
         connection.query(sql, parameters, (error, result) => {
           if (timedOut) return;
@@ -205,17 +274,42 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): MysqlPool {
     };
     return wrapper as MysqlPoolConnection;
   };
+  const acquire = () =>
+    reportingStall(
+      () => breaker,
+      () =>
+        acquireWithin<MyConnection>(
+          bounds.acquireTimeoutMillis,
+          (done) => pool.getConnection(done),
+          (late) => late.release(),
+        ),
+    ).then(wrap);
+  const breaker = poolBreaker(async () => {
+    const connection = await acquire();
+    try {
+      await new Promise<void>((resolve, reject) =>
+        connection.query('SELECT 1', [], (error: unknown) => (error ? reject(error) : resolve())),
+      );
+    } finally {
+      connection.release();
+    }
+  });
   return {
+    breaker,
     getConnection(callback) {
-      acquireWithin<MyConnection>(
-        bounds.acquireTimeoutMillis,
-        (done) => pool.getConnection(done),
-        (late) => late.release(),
-      ).then(
-        (connection) => callback(null, wrap(connection)),
+      if (breaker.isOpen()) {
+        const error = new CircuitOpenError(breaker.cause);
+        queueMicrotask(() => callback(error, undefined as unknown as MysqlPoolConnection));
+        return;
+      }
+      acquire().then(
+        (connection) => callback(null, connection),
         (error) => callback(error, undefined as unknown as MysqlPoolConnection),
       );
     },
-    end: (callback) => pool.end(callback),
+    end: (callback) => {
+      breaker.dispose();
+      pool.end(callback);
+    },
   };
 }

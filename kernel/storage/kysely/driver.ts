@@ -158,6 +158,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       ? { backup: (out: string) => backupSqlite(dialect, out) }
       : {}),
     poolStats: () => dialect.poolStats?.() ?? null,
+    ...(dialect.circuit ? { circuit: dialect.circuit } : {}),
     async close() {
       closed = true;
       await others?.close();
