@@ -7,6 +7,7 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
+import { NO_ACCESS } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub, withTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('accounts routes on %s', (kind) => {
@@ -155,13 +156,8 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body.user).toMatchObject({
         name: body.name,
         role: 'user',
-        collectionAccess: [],
-        environmentAccess: [],
-        snippetAccess: [],
-        liveServerAccess: [],
-        livePageAccess: [],
+        ...NO_ACCESS,
         llmAccess: true,
-        llmModels: [],
         llmMonthlyTokenLimit: 5000,
       });
       expect(res.body.user.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
