@@ -6,15 +6,8 @@
  * rest with its own empty 400, and offers no hook to change that.
  */
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProject,
-  DENO,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DENO, quietLogging, useCliProject, useServer } from '../helpers/cli.ts';
 import { parseAnswer, rawExchange, type RawOptions } from './raw-http.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -67,18 +60,11 @@ async function oversizedBodies(port: number, times: number): Promise<string[]> {
 }
 
 describe('HTTP parser errors on a running hub (embedded database)', () => {
-  let project: Project;
-  let server: RunningServer;
+  const project = useCliProject(null, { server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
+  const server = useServer(project, ['--port', '0']);
   let port: number;
-
-  beforeAll(async () => {
-    project = await createProject({ server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
-    server = await startServer(project.dir, ['--port', '0']);
+  beforeAll(() => {
     port = Number(new URL(server.url).port);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await project?.remove();
   });
 
   it('answers a malformed Transfer-Encoding with a JSON 400', async () => {
@@ -168,18 +154,11 @@ describe('HTTP parser errors on a running hub (embedded database)', () => {
 });
 
 describe.skipIf(!denoFound)('limits the hub itself checks, on Deno (embedded database)', () => {
-  let project: Project;
-  let server: RunningServer;
+  const project = useCliProject(null, { server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
+  const server = useServer(project, ['--port', '0'], { runtime: 'deno' });
   let port: number;
-
-  beforeAll(async () => {
-    project = await createProject({ server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
-    server = await startServer(project.dir, ['--port', '0'], { runtime: 'deno' });
+  beforeAll(() => {
     port = Number(new URL(server.url).port);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await project?.remove();
   });
 
   // Longer heads are refused by Deno's own parser (an empty 400) before the hub sees them.

@@ -6,6 +6,7 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { invitationsTable } from '../../plugins/invites/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
+import { NO_ACCESS } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 const HOUR = 3_600_000;
@@ -85,13 +86,9 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
       user: {
         name: user.name,
         role: 'user',
+        ...NO_ACCESS,
         collectionAccess: ['*'],
-        environmentAccess: [],
-        snippetAccess: [],
-        liveServerAccess: [],
-        livePageAccess: [],
         llmAccess: true,
-        llmModels: [],
       },
       expiresAt: '2026-03-03T12:00:00.000Z',
     });
