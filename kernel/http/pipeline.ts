@@ -24,7 +24,7 @@ import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './api-docs.ts';
 import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
-import { clientIpResolver, fromLoopback, warnUntrustedProxy } from './client-address.ts';
+import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
 import { urlLimit } from './limits.ts';
 import { describeMiddleware } from './openapi.ts';
 import { healthzHandler, readyzHandler } from './probes.ts';
