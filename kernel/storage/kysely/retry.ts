@@ -12,8 +12,8 @@
  *   180 attempts, about 10 s; then its error stands.
  *
  * Between attempts: 5 ms × attempt, at most 50 ms, plus 0–10 ms of jitter so that contenders do
- * not collide again in lockstep. Waiting happens here, off the event loop, never in SQLite's busy
- * handler (which would block it).
+ * not collide again in lockstep. The wait is a timer here, so the event loop keeps turning; never
+ * SQLite's busy handler, which would block it.
  */
 import { busyUnavailable, catchStorageError, mapError } from './errors.ts';
 import { isBusyError, type SqlFlavor } from './dialect.ts';
@@ -62,7 +62,7 @@ export function retryStatement<T>(table: string, run: () => Promise<T>, retryBus
   });
 }
 
-/** A whole transaction: run again after a lost race or a busy writer lock, else mapped and thrown. */
+/** A whole transaction: run again after a lost race or a busy writer lock; else mapped, thrown. */
 export function retryTransaction<T>(run: () => Promise<T>): Promise<T> {
   return withRetry(run, (error, attempt) => {
     const busy = isBusyError(error);
@@ -73,7 +73,7 @@ export function retryTransaction<T>(run: () => Promise<T>): Promise<T> {
   });
 }
 
-/** A migration step: SQLite waits out another process's writer lock; other errors stand as they are. */
+/** A migration step: SQLite waits out another process's writer lock; other errors stand. */
 export function retryMigration<T>(flavor: SqlFlavor, run: () => Promise<T>): Promise<T> {
   return withRetry(run, (error, attempt) => {
     if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= RETRY_POLICY.migrationBusyAttempts)
