@@ -15,12 +15,12 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { silentLogger } from '../../kernel/log.ts';
 import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
+import { exportHub } from '../../kernel/storage/transfer.ts';
 import {
-  exportHub,
   ImportFormatError,
   importHub,
   ImportRefusedError,
-} from '../../kernel/storage/transfer.ts';
+} from '../../kernel/storage/transfer-import.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { llmUsageTable } from '../../plugins/llm-proxy/tables.ts';
 import { insertDeviceKey } from '../helpers/rows.ts';

@@ -15,7 +15,7 @@ import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
 import { UNIQUE_KEYS } from './session.ts';
 import { createFirestoreStore, isFirestoreStall, mapFirestoreError } from './store.ts';
-import { createGate, withDeadline, type FirestoreContext, type Gate } from './table-api.ts';
+import { createGate, withDeadline, type FirestoreContext, type Gate } from './gate.ts';
 
 export const MIGRATIONS = 'hubMigrations';
 const COLLECTIONS = 'hubCollections';

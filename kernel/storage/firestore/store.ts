@@ -6,7 +6,8 @@
 import { StorageError, type Store } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { flush, uniqueError, type TxState } from './session.ts';
-import { firestoreTableApi, type FirestoreContext, type Gate } from './table-api.ts';
+import type { FirestoreContext, Gate } from './gate.ts';
+import { firestoreTableApi } from './table-api.ts';
 
 /** How often a transaction that lost a race is run in total before the conflict reaches the caller. */
 const CONFLICT_ATTEMPTS = 8;

@@ -5,7 +5,9 @@
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
 import type { SqlDialect } from './dialect.ts';
-import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
+import { boundedMysqlPool } from './bounded-mysql.ts';
+import { boundedPgPool } from './bounded-pg.ts';
+import type { PoolBounds } from './bounded-pool.ts';
 import { watchNotifications } from './pg-listen.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
 
