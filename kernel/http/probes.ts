@@ -6,6 +6,7 @@
  * while the ones in flight finish. Both are public, never throttled and never counted as failures.
  */
 import type { Context } from 'hono';
+import { errorBody } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
 import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
@@ -65,7 +66,9 @@ export function readyzHandler(deps: ProbeDeps) {
     c.header('Cache-Control', 'no-store');
     if (deps.shuttingDown()) {
       return c.json(
-        { error: 'Not ready: the hub is shutting down.', checks: { shutdown: 'in progress' } },
+        errorBody('Not ready: the hub is shutting down.', 'not_ready', {
+          checks: { shutdown: 'in progress' },
+        }),
         503,
       );
     }
@@ -93,7 +96,10 @@ export function readyzHandler(deps: ProbeDeps) {
       .filter(([, value]) => value !== 'ok' && value !== 'not configured')
       .map(([name]) => name);
     if (failing.length > 0)
-      return c.json({ error: `Not ready: ${failing.join(', ')} failing.`, checks }, 503);
+      return c.json(
+        errorBody(`Not ready: ${failing.join(', ')} failing.`, 'not_ready', { checks }),
+        503,
+      );
     return c.json({ status: 'ready', checks });
   };
 }

@@ -31,7 +31,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
     it('answers unknown routes with a JSON 404 before asking for a token', async () => {
       const res = await t.request('GET', '/no/such/route', { token: null });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Not Found' });
+      expect(res.body).toEqual({ error: 'Not Found', code: 'not_found' });
     });
 
     it('answers a known path with a wrong method with 405 and an Allow header listing its methods, before asking for a token', async () => {
@@ -46,7 +46,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
           method,
           path,
           405,
-          { error: 'Method Not Allowed' },
+          { error: 'Method Not Allowed', code: 'method_not_allowed' },
           allow,
         ]);
       }
@@ -71,7 +71,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       ] as Record<string, string>[]) {
         const res = await t.request('GET', '/auth/session', { token: null, headers });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ error: 'Unauthorized' });
+        expect(res.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
       }
     });
@@ -176,7 +176,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
           body: method === 'POST' ? newUserBody() : undefined,
         });
         expect(res.status, `${method} ${path}`).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden' });
+        expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
       }
     });
   });
@@ -327,6 +327,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(await res.json()).toEqual({
         error:
           'Content-Type must be application/json (the request sent a body without a Content-Type).',
+        code: 'unsupported_media_type',
       });
       expect(
         (await t.request('GET', '/admin/users')).body.users.some(

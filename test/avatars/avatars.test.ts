@@ -196,7 +196,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
       ]) {
         const res = await t.request('GET', path);
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'Avatar image not found' });
+        expect(res.body).toEqual({ error: 'Avatar image not found', code: 'not_found' });
       }
     });
 
