@@ -61,10 +61,17 @@ export function createPipeline(deps: PipelineDeps): {
   const app = new Hono<KernelEnv>();
   app.use('*', deps.retirement);
   app.use('*', requestId());
-  app.use('*', async (c, next) => {
-    c.set('log', deps.log.child({ requestId: c.var.requestId }));
-    await next();
-  });
+  // Anything unexpected is logged with this logger (the request id) and answered 500.
+  app.use(
+    '*',
+    describeMiddleware(
+      async (c, next) => {
+        c.set('log', deps.log.child({ requestId: c.var.requestId }));
+        await next();
+      },
+      { errors: [500] },
+    ),
+  );
   // Below `info` the access line would be dropped: then its fields are not even gathered.
   app.use(
     '*',

@@ -76,14 +76,17 @@ export const discussionsApi: RouteDocs = {
   },
   'GET /discussion-threads/:id/subscription': {
     summary: 'Whether the caller watches a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
   'POST /discussion-threads/:id/subscribe': {
     summary: 'Watch a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
   'POST /discussion-threads/:id/unsubscribe': {
     summary: 'Stop watching a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
 };

@@ -161,7 +161,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
         method,
         action,
         404,
-        { error: 'Discussion thread not found' },
+        { error: 'Discussion thread not found', code: 'not_found' },
       ]);
     }
   });

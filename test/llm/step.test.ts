@@ -224,7 +224,7 @@ describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s
     const res = await off.request('GET', '/admin/llm/models');
     expect([res.status, res.body]).toEqual([
       503,
-      { error: 'LLM support is not configured on this hub.' },
+      { error: 'LLM support is not configured on this hub.', code: 'not_configured' },
     ]);
   });
 });
