@@ -19,7 +19,7 @@ import {
 
 export { describeMiddleware, type MiddlewareDoc } from './openapi-routes.ts';
 
-/** One success response: a zod schema of a JSON body, `null` for no body, or a non-JSON body. */
+/** One success response: a zod schema of a JSON body, `null` for no body (204, 304), or a non-JSON body. */
 export type ResponseDoc =
   | z.ZodType
   | null
@@ -99,8 +99,14 @@ export function buildOpenApiDocument(
 
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() })) {
-      if (response === null) responses[status] = { description: 'No content' };
-      else if (response instanceof z.ZodType) {
+      if (response === null) {
+        const notModified = Number(status) === 304;
+        responses[status] = {
+          description: notModified
+            ? 'Not modified: `If-None-Match` named the current ETag'
+            : 'No content',
+        };
+      } else if (response instanceof z.ZodType) {
         responses[status] = {
           description: Number(status) === 201 ? 'Created' : 'Success',
           content: { 'application/json': { schema: convert(response, 'output') } },

@@ -43,6 +43,7 @@ export const discussionsApi: RouteDocs = {
               comments: z.array(commentRecordSchema),
               nextCursor: z.string().optional(),
             }),
+            304: null,
           },
         },
       ],

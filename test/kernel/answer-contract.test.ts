@@ -59,6 +59,13 @@ describe('answers checked against /openapi.json', () => {
     );
   });
 
+  it('accepts the 304 a cached list gives to a matching If-None-Match, as documented', async () => {
+    const first = await t.request('GET', '/admin/users');
+    const etag = first.headers.get('etag')!;
+    const again = await t.request('GET', '/admin/users', { headers: { 'if-none-match': etag } });
+    expect([again.status, again.text]).toEqual([304, '']);
+  });
+
   it('checks the 404 of a path no route has, and the 405 of a method a path does not have', async () => {
     const missing = await t.request('GET', '/drift/nowhere/at/all');
     expect([missing.status, missing.body]).toEqual([
