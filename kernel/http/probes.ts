@@ -9,6 +9,7 @@
  */
 import type { Context } from 'hono';
 import type { Circuit } from '../breaker.ts';
+import { errorBody } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
 import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
@@ -73,7 +74,9 @@ export function readyzHandler(deps: ProbeDeps) {
     c.header('Cache-Control', 'no-store');
     if (deps.shuttingDown()) {
       return c.json(
-        { error: 'Not ready: the hub is shutting down.', checks: { shutdown: 'in progress' } },
+        errorBody('Not ready: the hub is shutting down.', 'not_ready', {
+          checks: { shutdown: 'in progress' },
+        }),
         503,
       );
     }
@@ -115,7 +118,10 @@ export function readyzHandler(deps: ProbeDeps) {
       .map(([name]) => name);
     if (failing.length > 0) {
       const circuits = open.length > 0 ? ` (circuit open: ${open.join(', ')})` : '';
-      return c.json({ error: `Not ready: ${failing.join(', ')} failing${circuits}.`, checks }, 503);
+      return c.json(
+        errorBody(`Not ready: ${failing.join(', ')} failing${circuits}.`, 'not_ready', { checks }),
+        503,
+      );
     }
     return c.json({ status: 'ready', checks });
   };

@@ -38,7 +38,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       ] as Record<string, string>[]) {
         const res = await t.request('GET', '/auth/session', { token: null, headers });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ error: 'Unauthorized' });
+        expect(res.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
       }
     });
@@ -143,7 +143,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
           body: method === 'POST' ? newUserBody() : undefined,
         });
         expect(res.status, `${method} ${path}`).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden' });
+        expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
       }
     });
   });

@@ -314,7 +314,10 @@ describe.each(allDrivers())('top-level entities on %s', (driver) => {
         expect(lock.body).toMatchObject({ id: made.id, name: made.name, deletionLocked: true });
         const refused = await h.t.request('DELETE', `${path}/${made.id}`);
         expect(refused.status).toBe(403);
-        expect(refused.body).toEqual({ error: `Deletion is locked for this ${noun}.` });
+        expect(refused.body).toEqual({
+          error: `Deletion is locked for this ${noun}.`,
+          code: 'forbidden',
+        });
         expect(
           (
             await h.t.request('PUT', `/admin${path}/${made.id}`, {

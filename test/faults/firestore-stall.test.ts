@@ -40,7 +40,7 @@ describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)',
     }
     for (const res of results) {
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: 'Service Unavailable' });
+      expect(res.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       expect(res.ms).toBeLessThan(BOUND_MS * 4);
     }
     const recovery = await eventually(

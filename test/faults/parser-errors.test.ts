@@ -1,7 +1,8 @@
 /**
  * Requests Node's HTTP parser refuses, sent on raw sockets to a real `workspace-hub start` process:
- * every answer is an HTTP/1.1 response with the right status and a JSON `{ "error" }` body, and the
- * connection ends without a reset — also for a body over the limit sent with `Connection: close`.
+ * every answer is an HTTP/1.1 response with the right status and a JSON `{ "error", "code" }` body,
+ * and the connection ends without a reset — also for a body over the limit sent with
+ * `Connection: close`.
  * On Deno only the limits the hub checks itself (URL, body) are covered: Deno's parser answers the
  * rest with its own empty 400, and offers no hook to change that.
  */
@@ -15,6 +16,13 @@ const BODY_LIMIT = 64 * 1024;
 const denoFound = existsSync(DENO);
 if (process.env.CI === 'true' && !denoFound)
   throw new Error(`CI=true but the Deno binary is missing at ${DENO}`);
+
+const PARSER_CODES: Record<number, string> = {
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  414: 'url_too_long',
+  431: 'headers_too_large',
+};
 
 /** Sends the request and expects a clean JSON error answer with `status`; returns the message. */
 async function expectJsonError(
@@ -34,6 +42,8 @@ async function expectJsonError(
   const body = JSON.parse(parsed.body);
   expect(typeof body.error).toBe('string');
   expect(body.error.length).toBeGreaterThan(0);
+  // The code beside the message: what the parser could not read, or the limit that was passed.
+  expect(body.code).toBe(status === 400 ? 'malformed_request' : PARSER_CODES[status]);
   return body.error as string;
 }
 

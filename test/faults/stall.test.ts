@@ -43,7 +43,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
         const results = await Promise.all(Array.from({ length: 10 }, () => timed(list)));
         for (const res of results) {
           expect(res.status).toBe(503);
-          expect(res.body).toEqual({ error: 'Service Unavailable' });
+          expect(res.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
           // A bound, not a speed claim: without one these waited for the whole stall.
           expect(res.ms).toBeLessThan(BOUND_MS * 4);
         }

@@ -126,7 +126,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(
       (await pub('/auth/invitations/redeem', { secret: `hbi_${'A'.repeat(43)}`, tokenName: ' ' }))
         .body,
-    ).toEqual({ error: 'tokenName: must not be empty' });
+    ).toEqual({ error: 'tokenName: must not be empty', code: 'validation_failed' });
   });
 
   it('refuses a tokenName with control or bidi-override characters with 400 naming tokenName, and keeps the invitation usable', async () => {
@@ -147,7 +147,10 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
       );
     }
     const long = await pub('/auth/invitations/redeem', { secret, tokenName: 'x'.repeat(256) });
-    expect(long.body).toEqual({ error: 'tokenName: must be at most 255 characters' });
+    expect(long.body).toEqual({
+      error: 'tokenName: must be at most 255 characters',
+      code: 'validation_failed',
+    });
     const ok = await pub('/auth/invitations/redeem', {
       secret,
       tokenName: `  ${'\u{1F600}'.repeat(255)}  `,

@@ -30,7 +30,7 @@ describe('failed-authentication throttling', () => {
       await failTimes(t, 3, 'hbk_wrong-token-a');
       const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-a' });
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ error: 'Too Many Requests' });
+      expect(res.body).toEqual({ error: 'Too Many Requests', code: 'rate_limited' });
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(100);
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(120);
     });
@@ -150,7 +150,7 @@ describe('failed-authentication throttling', () => {
         async (t) => {
           const valid = await t.request('GET', '/auth/session');
           expect(valid.status).toBe(503);
-          expect(valid.body).toEqual({ error: 'Service Unavailable' });
+          expect(valid.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
           expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
           expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
         },

@@ -119,6 +119,7 @@ describe('readiness on failing dependencies', () => {
       expect(res.headers.get('content-type')).toContain('application/json');
       expect(res.body).toEqual({
         error: expect.stringContaining('shutting down'),
+        code: 'not_ready',
         checks: { shutdown: 'in progress' },
       });
       expect((await t.request('GET', '/healthz', { token: null })).status).toBe(200);

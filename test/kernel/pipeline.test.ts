@@ -21,7 +21,7 @@ describe.each(httpDrivers())('the request pipeline on %s', (kind) => {
   it('answers GET /no/such/route with a JSON 404 before asking for a token', async () => {
     const res = await t.request('GET', '/no/such/route', { token: null });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Not Found' });
+    expect(res.body).toEqual({ error: 'Not Found', code: 'not_found' });
   });
 
   it("answers PATCH /admin/users, POST /admin/users/:id, DELETE /health and PUT /auth/session with 405 and an Allow header listing the path's methods, before asking for a token", async () => {
@@ -36,7 +36,7 @@ describe.each(httpDrivers())('the request pipeline on %s', (kind) => {
         method,
         path,
         405,
-        { error: 'Method Not Allowed' },
+        { error: 'Method Not Allowed', code: 'method_not_allowed' },
         allow,
       ]);
     }
@@ -82,6 +82,7 @@ describe.each(httpDrivers())('the request pipeline on %s', (kind) => {
     expect(await res.json()).toEqual({
       error:
         'Content-Type must be application/json (the request sent a body without a Content-Type).',
+      code: 'unsupported_media_type',
     });
     expect(
       (await t.request('GET', '/admin/users')).body.users.some(

@@ -198,21 +198,24 @@ describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s
   it('asks for a token first: no token and an unknown token get 401', async () => {
     for (const token of [null, 'hbk_unknown']) {
       const res = await off.request('GET', '/admin/llm/models', { token });
-      expect([res.status, res.body]).toEqual([401, { error: 'Unauthorized' }]);
+      expect([res.status, res.body]).toEqual([
+        401,
+        { error: 'Unauthorized', code: 'unauthorized' },
+      ]);
     }
   });
 
   it('refuses a user-role token with 403, even one with LLM access', async () => {
     const plain = await off.createUser({ llmAccess: true, llmModels: ['*'] });
     const res = await off.request('GET', '/admin/llm/models', { token: plain.token });
-    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', code: 'forbidden' }]);
   });
 
   it('answers 503 to an admin token', async () => {
     const res = await off.request('GET', '/admin/llm/models');
     expect([res.status, res.body]).toEqual([
       503,
-      { error: 'LLM support is not configured on this hub.' },
+      { error: 'LLM support is not configured on this hub.', code: 'not_configured' },
     ]);
   });
 });

@@ -77,6 +77,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
         409,
         {
           error: `Epoch ${epoch} skips ahead of this MLS group; the next commit must be for epoch 1.`,
+          code: 'conflict',
         },
       ]);
     }
@@ -106,6 +107,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
         409,
         {
           error: `A commit for epoch ${epoch} of this MLS group already exists; the next commit must be for epoch 5.`,
+          code: 'conflict',
         },
       ]);
     }

@@ -203,7 +203,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
 
     const read = await f.t.request('POST', `/notices/${hidden.id}/read`, { token: reader.token });
     expect(read.status).toBe(404);
-    expect(read.body).toEqual({ error: 'Notice not found' });
+    expect(read.body).toEqual({ error: 'Notice not found', code: 'not_found' });
     expect(read.text).not.toContain(revoked.name);
     expect((await f.t.store().table(noticesTable).get(hidden.id))!.readAt).toBeNull();
     // Given back, the notice reads (and marks) as before: the filter is access as it is now.
@@ -234,7 +234,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const [first] = (await f.notices(reader.token)).notices;
     expect(
       (await f.t.request('POST', `/notices/${first.id}/read`, { token: owner.token })).body,
-    ).toEqual({ error: 'Notice not found' });
+    ).toEqual({ error: 'Notice not found', code: 'not_found' });
     expect(
       (await f.t.request('POST', '/notices/missing/read', { token: reader.token })).status,
     ).toBe(404);

@@ -156,7 +156,7 @@ describe('the SQLite driver with another process on the same file', () => {
       expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
       const blocked = await hub.request('POST', '/collections', { body: { name: 'while locked' } });
       expect(blocked.status).toBe(503);
-      expect(blocked.body).toEqual({ error: 'Service Unavailable' });
+      expect(blocked.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       // Reads do not need the writer lock (WAL).
       expect((await hub.request('GET', '/collections')).status).toBe(200);
       expect(await other.exec('COMMIT')).toBe('done');
