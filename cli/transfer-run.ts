@@ -16,7 +16,8 @@ import {
 import { tenantsTable } from '../kernel/identity/tables.ts';
 import type { StorageDriver } from '../kernel/storage/contract.ts';
 import { createDriver } from '../kernel/storage/create-driver.ts';
-import { exportHub, importHub } from '../kernel/storage/transfer.ts';
+import { exportHub } from '../kernel/storage/transfer.ts';
+import { importHub } from '../kernel/storage/transfer-import.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { HUB_VERSION } from '../kernel/version.ts';
 import { plugins } from '../plugins/index.ts';

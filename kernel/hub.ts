@@ -1,7 +1,9 @@
 /**
- * `createHub` composes the hub — storage, identity, throttle, plugins, config reload — and hands
- * them to the request pipeline (http/pipeline.ts); it never listens. Runtimes (runtime/node.ts, later runtime/deno.ts) serve `hub.fetch`;
- * tests call `hub.app.request()` with no socket at all.
+ * `createHub` composes the hub: it opens (and, on SQLite, migrates) the database, provisions
+ * identity, opens the throttle store, sets up the plugins in dependency order, wires config reload
+ * (which can swap the database and the throttle store while serving) and hands all of it to the
+ * request pipeline (http/pipeline.ts). It never listens: runtime/node.ts and runtime/deno.ts serve
+ * `hub.fetch`; tests call `hub.app.request()` with no socket at all.
  */
 import type { Context, Hono } from 'hono';
 import { systemClock, type Clock } from './clock.ts';
@@ -123,7 +125,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   // Read at every line, so a reload of the `logging` section applies at once.
   const log = options.log ?? createLogger(() => config.logging);
   const plugins = orderPlugins(options.plugins, Object.keys(kernelSections));
-  const tables: Table[] = [...kernelTables, ...plugins.flatMap((p) => p.tables ?? [])];
+  const tables = collectTables(plugins);
   const migrations = collectMigrations(plugins);
 
   // Reassigned by a config reload that switches databases; the hub owns every driver it opened.

@@ -91,7 +91,11 @@ export interface PluginDefinition<Section = unknown> {
   /** Plugins whose `setup` must run first. */
   dependencies?: string[];
   config?: PluginConfigSection<Section>;
-  /** Tables this plugin owns (for documentation and index listings). */
+  /**
+   * Tables this plugin owns (migrations create them). The kernel exports and imports their rows,
+   * deletes a tenant's rows with the tenant, and records their changes in the change feed that
+   * invalidates the read cache.
+   */
   tables?: Table[];
   /** Versioned schema steps; ids must start with `<plugin name>/`. */
   migrations?: Migration[];

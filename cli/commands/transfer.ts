@@ -1,7 +1,8 @@
 /**
  * `workspace-hub export --out <file>` and `workspace-hub import <file>`: move a hub between
- * databases (any driver to any driver). The format and the rules are in kernel/storage/transfer.ts;
- * what the commands do is in cli/transfer-run.ts, loaded only when one runs.
+ * databases (any driver to any driver). The format and the export are in
+ * kernel/storage/transfer.ts, the import in transfer-import.ts; what the commands do is in
+ * cli/transfer-run.ts, loaded only when one runs.
  */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg } from '../args.ts';

@@ -9,7 +9,6 @@ import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventBus } from '../events.ts';
 import type { Logger } from '../log.ts';
-import type { Context } from 'hono';
 import type { PluginDefinition, PluginInstance, ReloadStatus } from '../plugin.ts';
 import type { RedisConfig } from '../redis/config.ts';
 import type { DbConfig } from '../storage/config.ts';
@@ -95,19 +94,6 @@ export function pluginReloadTargets(
         ((next: unknown, previous: unknown) => instance.reload!(next, previous));
       return { section: config.section, reloadable: config.reloadable ?? true, reload };
     }),
-  };
-}
-
-/** The `POST /admin/config/reload` handler: 200 {sections}, or 400 {error, fatalError, sections: []}. */
-export function reloadHandler(reload: () => Promise<ReloadOutcome>) {
-  return async (c: Context) => {
-    const outcome = await reload();
-    if (!outcome.ok)
-      return c.json(
-        { error: outcome.fatalError, fatalError: outcome.fatalError, sections: [] },
-        400,
-      );
-    return c.json({ sections: outcome.sections });
   };
 }
 

@@ -4,6 +4,9 @@
  * Failures are counted per `{ip}:{sha256(token)}` (or `{ip}:none`) as the spec says. Because that
  * key changes with every guessed token, guessing alone would never trip it, so failures are also
  * counted per `{ip}:*` with a higher limit (`redis.maxFailuresPerIp`, 0 turns it off).
+ *
+ * An unreachable throttle store fails closed: its ThrottleUnavailableError is not caught here but
+ * goes on to the error serializer (503) and to the outage log, which names Redis as the cause.
  */
 import { createMiddleware } from 'hono/factory';
 import { HttpError, unauthorized } from '../errors.ts';
@@ -31,12 +34,6 @@ function tooManyRequests(seconds: number): HttpError {
   });
 }
 
-/**
- * Runs a throttle-store call. An unreachable store fails closed: the ThrottleUnavailableError goes
- * on to the error serializer (503) and to the outage log, which needs to know Redis is the cause.
- */
-const guarded = <T>(call: () => Promise<T>): Promise<T> => call();
-
 export interface AuthDeps {
   identity: Identity;
   throttle: () => ThrottleStore;
@@ -55,28 +52,26 @@ export function bearerAuth(deps: AuthDeps) {
     const ipKey = `${ip}:*`;
 
     // The spec's key decides first: a blocked token (or token-less client) gets 429.
-    const status = await guarded(() => throttle.status(key));
+    const status = await throttle.status(key);
     if (status.blockedFor > 0) throw tooManyRequests(status.blockedFor);
 
     // The per-address block only stops failing attempts: a valid token still gets in from a
     // blocked address, so guessing from a shared (proxy, NAT) address cannot lock everyone out.
     const fail = async (): Promise<never> => {
       if (policy.maxFailuresPerIp > 0) {
-        const ipBlocked = await guarded(() => throttle.blockedFor(ipKey));
+        const ipBlocked = await throttle.blockedFor(ipKey);
         if (ipBlocked > 0) throw tooManyRequests(ipBlocked);
       }
-      await guarded(async () => {
-        await throttle.recordFailure(key, policy);
-        if (policy.maxFailuresPerIp > 0)
-          await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });
-      });
+      await throttle.recordFailure(key, policy);
+      if (policy.maxFailuresPerIp > 0)
+        await throttle.recordFailure(ipKey, { ...policy, maxFailures: policy.maxFailuresPerIp });
       throw unauthorized();
     };
 
     if (!hash) return fail();
     const found = await deps.identity.tokens.authenticateHash(c.var.store, hash);
     if (!found) return fail();
-    if (status.hasFailures) await guarded(() => throttle.reset(key));
+    if (status.hasFailures) await throttle.reset(key);
     c.set('auth', found);
     // Recording use must never fail or slow the request.
     // A database outage is not logged here per request: kernel/outage.ts logs it once.
@@ -92,16 +87,14 @@ export function bearerAuth(deps: AuthDeps) {
 export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): ThrottleGuard {
   return {
     async assertNotBlocked(key) {
-      const blocked = await guarded(() => deps.throttle().blockedFor(key));
+      const blocked = await deps.throttle().blockedFor(key);
       if (blocked > 0) throw tooManyRequests(blocked);
     },
     async recordFailure(key) {
       const { maxFailures, windowSeconds, blockSeconds } = deps.policy();
-      await guarded(() =>
-        deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds }),
-      );
+      await deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds });
     },
-    reset: (key) => guarded(() => deps.throttle().reset(key)),
+    reset: (key) => deps.throttle().reset(key),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { HttpError } from '../errors.ts';
+import { describeMiddleware } from './openapi-routes.ts';
 
 /** Longest request target (path and query) the hub accepts, in bytes; longer gets 414. */
 export const MAX_URL_BYTES = 8 * 1024;
@@ -22,8 +23,11 @@ function requestTarget(url: string): string {
 }
 
 /** Refuses a request whose URL is over {@link MAX_URL_BYTES} with 414. */
-export const urlLimit: MiddlewareHandler = async (c, next) => {
-  if (requestTarget(c.req.url).length > MAX_URL_BYTES)
-    throw new HttpError(414, URL_TOO_LONG_MESSAGE);
-  await next();
-};
+export const urlLimit = describeMiddleware<MiddlewareHandler>(
+  async (c, next) => {
+    if (requestTarget(c.req.url).length > MAX_URL_BYTES)
+      throw new HttpError(414, URL_TOO_LONG_MESSAGE);
+    await next();
+  },
+  { errors: [414] },
+);

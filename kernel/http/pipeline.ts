@@ -8,30 +8,29 @@
  * this what it built; `client-address.ts` says who the client is.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
-import { reloadHandler, type ReloadOutcome } from '../config/reload.ts';
-import { HttpError, notFound } from '../errors.ts';
+import type { ReloadOutcome } from '../config/reload.ts';
+import { HttpError, notFound, unauthorized } from '../errors.ts';
 import type { Identity } from '../identity/identity.ts';
 import { writes, type Logger } from '../log.ts';
-import { metricsTokenMatches, UNMATCHED_ROUTE, type HubMetrics } from '../metrics.ts';
+import { metricsTokenMatches, type HubMetrics } from '../metrics.ts';
 import { createOutageLog } from '../outage.ts';
 import type { KernelEnv, PluginDefinition, PluginInstance } from '../plugin.ts';
 import { allowedMethods } from '../registry.ts';
 import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
+import { observeRequests } from './access-log.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './api-docs.ts';
 import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
-import { clientIpResolver, fromLoopback, warnUntrustedProxy } from './client-address.ts';
+import { limitBodySize, requireJsonBody } from './body-checks.ts';
+import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
 import { urlLimit } from './limits.ts';
-import { describeMiddleware } from './openapi.ts';
+import { describeMiddleware } from './openapi-routes.ts';
 import { healthzHandler, readyzHandler } from './probes.ts';
 import { serializeError } from './serialize-error.ts';
 import { resolveTenant, type TenantCache } from './tenant.ts';
-
-const JSON_TYPE = /^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i;
 
 /** What the pipeline reads; the getters follow a config reload that swaps connections. */
 export interface PipelineDeps {
@@ -62,10 +61,17 @@ export function createPipeline(deps: PipelineDeps): {
   const app = new Hono<KernelEnv>();
   app.use('*', deps.retirement);
   app.use('*', requestId());
-  app.use('*', async (c, next) => {
-    c.set('log', deps.log.child({ requestId: c.var.requestId }));
-    await next();
-  });
+  // Anything unexpected is logged with this logger (the request id) and answered 500.
+  app.use(
+    '*',
+    describeMiddleware(
+      async (c, next) => {
+        c.set('log', deps.log.child({ requestId: c.var.requestId }));
+        await next();
+      },
+      { errors: [500] },
+    ),
+  );
   // Below `info` the access line would be dropped: then its fields are not even gathered.
   app.use(
     '*',
@@ -97,11 +103,7 @@ export function createPipeline(deps: PipelineDeps): {
     if (settings.token !== undefined) {
       // With a token, the token decides, from any address.
       if (!metricsTokenMatches(c.req.header('authorization'), settings.token)) {
-        return c.json(
-          { error: 'Unauthorized: /metrics needs the metrics token (metrics.token).' },
-          401,
-          { 'WWW-Authenticate': 'Bearer' },
-        );
+        throw unauthorized('Unauthorized: /metrics needs the metrics token (metrics.token).');
       }
     } else if (!settings.public && !fromLoopback(c, config, deps.clientIp)) {
       throw new HttpError(
@@ -114,43 +116,11 @@ export function createPipeline(deps: PipelineDeps): {
       'Cache-Control': 'no-store',
     });
   });
-  const limitBody = bodyLimit({
-    maxSize: config().server.bodyLimitBytes,
-    onError: () => {
-      throw new HttpError(
-        413,
-        `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`,
-      );
-    },
-  });
-  // bodyLimit asks for the body stream, which makes the Node adapter build a whole web Request
-  // (and a stream) per request. A GET or HEAD has no body, and a body with a Content-Length is
-  // judged by that header alone, as bodyLimit itself does (Node's parser has checked the
-  // framing); only a chunked body is counted while it is read.
-  app.use('*', (c, next) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const length = c.req.header('content-length');
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined)
-      return limitBody(c, next);
-    if (Number.parseInt(length, 10) > config().server.bodyLimitBytes) {
-      throw new HttpError(
-        413,
-        `Request body is too large (limit ${config().server.bodyLimitBytes} bytes).`,
-      );
-    }
-    return next();
-  });
-  // Every body this API takes is JSON; a form or text body would otherwise read as "no fields".
-  app.use('*', async (c, next) => {
-    const type = c.req.header('content-type');
-    if (type && c.req.method !== 'GET' && c.req.method !== 'HEAD' && !JSON_TYPE.test(type)) {
-      throw new HttpError(
-        415,
-        `Content-Type must be application/json (got ${type.split(';')[0]!.trim().slice(0, 100)}).`,
-      );
-    }
-    await next();
-  });
+  app.use(
+    '*',
+    limitBodySize(() => config().server.bodyLimitBytes),
+  );
+  app.use('*', requireJsonBody);
   app.use(
     '*',
     resolveTenant({
@@ -196,9 +166,17 @@ export function createPipeline(deps: PipelineDeps): {
     '/admin/*',
     describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
   );
-  app.post('/admin/config/reload', reloadHandler(deps.reload));
+  app.post('/admin/config/reload', async (c) => {
+    const outcome = await deps.reload();
+    // A file that fails validation changes nothing; the spec names the message `fatalError` too.
+    if (!outcome.ok) {
+      const { fatalError } = outcome;
+      throw new HttpError(400, fatalError, { extra: { fatalError, sections: [] } });
+    }
+    return c.json({ sections: outcome.sections });
+  });
   for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
-  app.notFound((c) => c.json({ error: 'Not Found' }, 404));
+  app.notFound((c) => serializeError(notFound(), c));
   // A dependency outage is logged once (and counted), not once per failed request.
   const outages = createOutageLog(deps.log, {
     probes: { Database: () => deps.driver().ping(), Redis: () => deps.throttle().ping() },
@@ -208,77 +186,4 @@ export function createPipeline(deps: PipelineDeps): {
     return serializeError(error, c);
   });
   return { app, close: async () => outages.close() };
-}
-
-/** The route template of the handler that answered (`/collections/:id`), never the raw path. */
-function routeTemplate(c: Context<KernelEnv>): string {
-  const routes = matchedRoutes(c);
-  for (let i = routes.length - 1; i >= 0; i--)
-    if (routes[i]!.method !== 'ALL') return routes[i]!.path;
-  return UNMATCHED_ROUTE;
-}
-
-interface NodeBindings {
-  outgoing?: {
-    once(event: 'close', listener: () => void): void;
-    socket?: { bytesWritten: number } | null;
-    closed?: boolean;
-    destroyed?: boolean;
-  };
-}
-
-/**
- * Request metrics and the access log: one `info` line per request with the method, route template,
- * status, duration, bytes, request id, tenant and user id; never the query string, a header or a
- * body. On Node the line is written when the response has been sent, so a stream's duration and
- * bytes (status line and headers included) are its whole life; elsewhere when the headers are ready,
- * with the Content-Length when there is one.
- */
-function observeRequests(
-  log: Logger,
-  metrics: HubMetrics,
-  accessLog: () => boolean,
-  recordMetrics: () => boolean,
-) {
-  return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
-    const started = performance.now();
-    const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
-    const bytesBefore = outgoing?.socket?.bytesWritten;
-    try {
-      await next();
-    } finally {
-      const logging = accessLog();
-      const measuring = recordMetrics();
-      const route = logging || measuring ? routeTemplate(c) : '';
-      const status = c.res.status;
-      if (measuring) {
-        metrics.observeRequest(c.req.method, route, status, (performance.now() - started) / 1000);
-        if (status === 429) metrics.throttleBlocked();
-      }
-      if (logging) {
-        const fields = (bytes: number | undefined) => ({
-          method: c.req.method,
-          route,
-          ...(route === UNMATCHED_ROUTE ? { path: c.req.path.slice(0, 200) } : {}),
-          status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          ...(bytes === undefined ? {} : { bytes }),
-          requestId: c.var.requestId,
-          ...(c.var.tenant ? { tenant: c.var.tenant.id } : {}),
-          ...(c.var.auth ? { userId: c.var.auth.user.id } : {}),
-        });
-        if (outgoing && bytesBefore !== undefined) {
-          const socket = outgoing.socket;
-          const write = () =>
-            log.info('request', fields(socket ? socket.bytesWritten - bytesBefore : undefined));
-          // A client that left while the handler ran has closed the response already: log now.
-          if (outgoing.closed || outgoing.destroyed) write();
-          else outgoing.once('close', write);
-        } else {
-          const length = c.res.headers.get('content-length');
-          log.info('request', fields(length === null ? undefined : Number(length)));
-        }
-      }
-    }
-  };
 }

@@ -5,6 +5,7 @@
 import { createMiddleware } from 'hono/factory';
 import { badRequest, notFound } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
+import { describeMiddleware } from './openapi-routes.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { TenantRow } from '../identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId, type TenantsService } from '../identity/tenants.ts';
@@ -48,7 +49,7 @@ export function resolveTenant(deps: {
   cache: TenantCache;
   driver: () => StorageDriver;
 }) {
-  return createMiddleware<KernelEnv>(async (c, next) => {
+  const middleware = createMiddleware<KernelEnv>(async (c, next) => {
     const id = tenantHeader((name) => c.req.header(name));
     if (id !== DEFAULT_TENANT_ID && !deps.multitenancy()) {
       throw badRequest('Multitenancy is disabled; only the default tenant is available.');
@@ -59,4 +60,7 @@ export function resolveTenant(deps: {
     c.set('store', deps.driver().forTenant(id));
     await next();
   });
+  // A bad header (400), an unknown tenant (404); the store it hands on may be down (503) and, on a
+  // write, keep losing a race to a concurrent one (409).
+  return describeMiddleware(middleware, { errors: [400, 404, 503], writeErrors: [409] });
 }

@@ -6,7 +6,7 @@
 import { zValidator } from '@hono/zod-validator';
 import type { ValidationTargets } from 'hono';
 import { z } from 'zod';
-import { HttpError } from '../errors.ts';
+import { badRequest, HttpError } from '../errors.ts';
 
 /** Formats the first zod issue as `<field path>: <message>` (or just the message at the root). */
 export function formatIssues(error: z.ZodError, target?: string): string {
@@ -42,7 +42,7 @@ export function validate<T extends z.ZodType, Target extends keyof ValidationTar
 ) {
   const validator = zValidator(target, schema, (result) => {
     if (!result.success)
-      throw new HttpError(400, formatIssues(result.error as unknown as z.ZodError, target));
+      throw badRequest(formatIssues(result.error as unknown as z.ZodError, target));
   });
   let middleware: typeof validator = validator;
   if (target === 'json') {

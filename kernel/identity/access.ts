@@ -21,6 +21,15 @@ export const ENTITY_ACCESS_FIELDS = [
 export type EntityAccessField = (typeof ENTITY_ACCESS_FIELDS)[number];
 export type AccessField = EntityAccessField | 'llmModels';
 export const ACCESS_FIELDS: readonly AccessField[] = [...ENTITY_ACCESS_FIELDS, 'llmModels'];
+/** A user's access lists, one per {@link ACCESS_FIELDS} entry. */
+export type AccessLists = Record<AccessField, string[]>;
+
+/** The access lists of `source` in {@link ACCESS_FIELDS} order; a missing list is empty. */
+export function accessLists(source: Partial<AccessLists>): AccessLists {
+  return Object.fromEntries(
+    ACCESS_FIELDS.map((field) => [field, source[field] ?? []]),
+  ) as AccessLists;
+}
 
 /** The noun used in messages such as `Unknown collection id: <id>.` */
 export const ACCESS_LABELS: Record<AccessField, string> = {

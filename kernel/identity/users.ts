@@ -8,9 +8,10 @@ import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import {
   ACCESS_FIELDS,
+  accessLists,
   ENTITY_ACCESS_FIELDS,
   normalizeAccessList,
-  type AccessField,
+  type AccessLists,
   type AccessRegistry,
 } from './access.ts';
 import { AVATAR_PALETTE, defaultColor, defaultInitials } from './avatar-defaults.ts';
@@ -21,41 +22,19 @@ export type Role = 'user' | 'admin';
 export const SYSTEM_USER_NAME = 'system';
 export const BOOTSTRAP_USER_NAME = 'bootstrap';
 
+/** What a caller may set on a user besides the access lists. */
+type UserSettings = Pick<
+  UserRow,
+  'name' | 'avatarInitials' | 'avatarColor' | 'llmAccess' | 'llmMonthlyTokenLimit'
+> & { role: Role };
+
 /** Fields a caller may set on create (all but `name` and `role` optional) or update (all optional). */
-export interface UserInput {
-  name?: string;
-  role?: Role;
-  avatarInitials?: string;
-  avatarColor?: string;
-  collectionAccess?: string[];
-  environmentAccess?: string[];
-  snippetAccess?: string[];
-  liveServerAccess?: string[];
-  livePageAccess?: string[];
-  llmAccess?: boolean;
-  llmModels?: string[];
-  llmMonthlyTokenLimit?: number | null;
-}
+export type UserInput = Partial<UserSettings & AccessLists>;
 
 /** The user record the API returns. */
-export interface UserRecord {
-  id: string;
-  name: string;
-  role: Role;
-  avatarInitials: string;
-  avatarColor: string;
-  avatarImageUrl?: string;
-  collectionAccess: string[];
-  environmentAccess: string[];
-  snippetAccess: string[];
-  liveServerAccess: string[];
-  livePageAccess: string[];
-  llmAccess: boolean;
-  llmModels: string[];
-  llmMonthlyTokenLimit: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type UserRecord = UserSettings &
+  AccessLists &
+  Pick<UserRow, 'id' | 'createdAt' | 'updatedAt'> & { avatarImageUrl?: string };
 
 export function userAvatarUrl(
   user: Pick<UserRow, 'id' | 'avatarImageUpdatedAt'>,
@@ -83,13 +62,8 @@ export function toUserRecord(row: UserRow): UserRecord {
     avatarInitials: row.avatarInitials,
     avatarColor: row.avatarColor,
     ...(avatarImageUrl ? { avatarImageUrl } : {}),
-    collectionAccess: row.collectionAccess,
-    environmentAccess: row.environmentAccess,
-    snippetAccess: row.snippetAccess,
-    liveServerAccess: row.liveServerAccess,
-    livePageAccess: row.livePageAccess,
+    ...accessLists(row),
     llmAccess: row.llmAccess,
-    llmModels: row.llmModels,
     llmMonthlyTokenLimit: row.llmMonthlyTokenLimit,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -129,7 +103,7 @@ export function normalizeColor(raw: string): string {
   return raw;
 }
 
-function assertHuman(row: UserRow | null, id: string): UserRow {
+function assertHuman(row: UserRow | null): UserRow {
   if (!row) throw notFound('User not found');
   if (row.system)
     throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
@@ -144,7 +118,7 @@ function assertHuman(row: UserRow | null, id: string): UserRow {
  * outlived its owner.
  */
 export async function lockHuman(tx: Store, id: string): Promise<UserRow> {
-  return assertHuman(await tx.table(usersTable).getForUpdate(id), id);
+  return assertHuman(await tx.table(usersTable).getForUpdate(id));
 }
 
 /**
@@ -171,8 +145,8 @@ async function resolveAccessLists(
   access: AccessRegistry,
   role: Role,
   input: UserInput,
-): Promise<Partial<Record<AccessField, string[]>>> {
-  const lists: Partial<Record<AccessField, string[]>> = {};
+): Promise<Partial<AccessLists>> {
+  const lists: Partial<AccessLists> = {};
   for (const field of ACCESS_FIELDS) {
     const value = input[field];
     if (value === undefined) continue;
@@ -226,13 +200,8 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
         avatarColor:
           input.avatarColor !== undefined ? normalizeColor(input.avatarColor) : defaultColor(name),
         avatarImageUpdatedAt: null,
-        collectionAccess: lists.collectionAccess ?? [],
-        environmentAccess: lists.environmentAccess ?? [],
-        snippetAccess: lists.snippetAccess ?? [],
-        liveServerAccess: lists.liveServerAccess ?? [],
-        livePageAccess: lists.livePageAccess ?? [],
+        ...accessLists(lists),
         llmAccess: input.llmAccess ?? false,
-        llmModels: lists.llmModels ?? [],
         llmMonthlyTokenLimit: input.llmMonthlyTokenLimit ?? null,
         createdAt: now,
         updatedAt: now,
@@ -251,7 +220,7 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
      */
     async update(store: Store, id: string, input: UserInput, actorId?: string): Promise<UserRow> {
       const users = store.table(usersTable);
-      const current = assertHuman(await users.get(id), id);
+      const current = assertHuman(await users.get(id));
       const role = input.role ?? (current.role as Role);
       if (actorId === id && input.role !== undefined && input.role !== current.role) {
         throw forbidden('You cannot change your own role.');
@@ -315,7 +284,6 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
     },
 
     warnings: (store: Store, users: readonly UserRow[]) => access.warnings(store, users),
-    assertHuman,
     lockHuman,
   };
 }

@@ -36,8 +36,12 @@ function loadIoredis(): typeof import('ioredis') {
   return (ioredis ??= createRequire(import.meta.url)('ioredis') as typeof import('ioredis'));
 }
 
-/** Longest pause between reconnection attempts: bounds how long the hub stays down after Redis is back. */
-const MAX_RECONNECT_DELAY_MS = 2000;
+/**
+ * Longest pause between reconnection attempts: bounds how long the hub stays down after Redis is
+ * back, since the throttle's circuit breaker can only close once a connection is ready again. Kept
+ * short: an attempt costs one TCP connection.
+ */
+const MAX_RECONNECT_DELAY_MS = 500;
 
 /** Reconnect delay: 100 ms doubling up to {@link MAX_RECONNECT_DELAY_MS}, with jitter so instances spread out. */
 function reconnectDelay(attempt: number): number {

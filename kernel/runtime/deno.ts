@@ -74,7 +74,9 @@ export async function serveDeno(
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
   let draining = false;
-  // The connection info travels as the env, where denoClientIp finds the peer address.
+  // The connection info travels as the env, where denoClientIp finds the peer address. There is
+  // no `responseSent` hook (access-log.ts): Deno does not say when a response has left, so the
+  // access line is written when the headers are ready.
   const server = deno().serve(
     { hostname: host, port, onListen: () => listening() },
     async (request, info) => {

@@ -1,12 +1,13 @@
 /**
  * Answers for requests Node's HTTP parser refuses before the hub sees them (`clientError`): a real
- * HTTP/1.1 response with a JSON `{ "error" }` body and the right status — 400 for a malformed
+ * HTTP/1.1 response with a JSON `{ "error", "code" }` body and the right status — 400 for a malformed
  * request, 414 for a URL too long, 431 for headers too large, 408 for a head that never completes —
  * then a lingering close, so a client still sending is not reset before it reads the answer.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
+import { codeOfStatus, errorBody } from '../errors.ts';
 import { HEADERS_TOO_LARGE_MESSAGE, MAX_URL_BYTES, URL_TOO_LONG_MESSAGE } from '../http/limits.ts';
 import { lingeringClose } from './node-connections.ts';
 
@@ -62,7 +63,10 @@ export function describeClientError(error: ParserError): { status: number; messa
 
 /** One HTTP/1.1 response with a JSON error body that closes the connection. */
 function rawJsonError(status: number, message: string): string {
-  const body = JSON.stringify({ error: message });
+  // Every 400 here is a request the parser could not read; other statuses have their own code.
+  const body = JSON.stringify(
+    errorBody(message, status === 400 ? 'malformed_request' : codeOfStatus(status)),
+  );
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 

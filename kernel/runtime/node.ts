@@ -8,10 +8,12 @@
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Context } from 'hono';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { errorBody } from '../errors.ts';
 import type { Hub } from '../hub.ts';
+import type { ResponseSent, RuntimeBindings } from '../http/access-log.ts';
 import { MAX_HEADER_BYTES } from '../http/limits.ts';
 import { answerClientError } from './node-client-error.ts';
 import { ACCEPT_QUEUED_MAX_MS, manageConnections } from './node-connections.ts';
@@ -28,10 +30,34 @@ export function nodeClientIp(c: Context<KernelEnv>): string | undefined {
 
 /** A request the adapter cannot turn into a `Request` (e.g. a Host header that is no host). */
 function requestErrorResponse(error: unknown): Response {
-  const malformed = error instanceof RequestError;
-  const message = malformed ? `Malformed request: ${error.message}.` : 'Internal Server Error';
-  return Response.json({ error: message }, { status: malformed ? 400 : 500 });
+  if (error instanceof RequestError)
+    return Response.json(errorBody(`Malformed request: ${error.message}.`, 'malformed_request'), {
+      status: 400,
+    });
+  return Response.json(errorBody('Internal Server Error', 'internal_error'), { status: 500 });
 }
+
+/** What @hono/node-server passes with each request, plus the hook the access log reads. */
+interface NodeBindings extends RuntimeBindings {
+  outgoing: ServerResponse;
+}
+
+/**
+ * The access log's {@link ResponseSent} on Node: the line waits for the response to close and
+ * counts the bytes written to the socket meanwhile (status line and headers included).
+ */
+const responseSent: ResponseSent = (bindings) => {
+  const outgoing = (bindings as NodeBindings).outgoing;
+  const before = outgoing.socket?.bytesWritten;
+  if (before === undefined) return undefined;
+  return (sent) => {
+    const socket = outgoing.socket;
+    const done = () => sent(socket ? socket.bytesWritten - before : undefined);
+    // A client that left while the handler ran has closed the response already: report now.
+    if (outgoing.closed || outgoing.destroyed) done();
+    else outgoing.once('close', done);
+  };
+};
 
 export async function serveNode(
   hub: Hub,
@@ -42,15 +68,20 @@ export async function serveNode(
   // Node would answer a missing Host with an empty 400 of its own; the listener answers in JSON.
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false });
   const connections = manageConnections(server);
-  const fetchListener = getRequestListener(hub.fetch, {
-    hostname: host,
-    errorHandler: requestErrorResponse,
-  });
+  const fetchListener = getRequestListener(
+    (request, bindings) => hub.fetch(request, Object.assign(bindings, { responseSent })),
+    {
+      hostname: host,
+      errorHandler: requestErrorResponse,
+    },
+  );
   server.on(
     'request',
     connections.listener((req, res) => {
       if (req.headers.host === undefined && req.httpVersion === '1.1') {
-        const body = JSON.stringify({ error: 'Malformed request: the Host header is missing.' });
+        const body = JSON.stringify(
+          errorBody('Malformed request: the Host header is missing.', 'malformed_request'),
+        );
         res.writeHead(400, {
           'Content-Type': 'application/json',
           'Content-Length': Buffer.byteLength(body),

@@ -5,6 +5,7 @@
  * contract suite (test/storage/contract-suite.ts). A handler only ever holds a {@link Store} bound to
  * its request's tenant, so it cannot read or write another tenant's rows by mistake.
  */
+import type { Circuit } from '../breaker.ts';
 import type { ChangeFeed } from './changes.ts';
 import type { Table, RowOfTable } from './table.ts';
 
@@ -177,6 +178,11 @@ export interface StorageDriver {
    * while the database stays in use. Absent on server databases (they have their own tools).
    */
   backup?(out: string): Promise<{ path: string; bytes: number }>;
+  /**
+   * The circuit breaker of a server database (kernel/breaker.ts): open while the database is
+   * stalled, when calls fail at once. Absent on the embedded database.
+   */
+  readonly circuit?: Circuit;
   /** The pool's counts for metrics, or null when the driver has no pool (embedded, Firestore). */
   poolStats?(): PoolStats | null;
   /**

@@ -2,6 +2,8 @@
  * Failed-authentication throttle store. Keys are opaque strings such as `{ip}:{sha256(token)}`;
  * raw tokens never reach a store.
  */
+import type { Circuit } from '../breaker.ts';
+
 export interface ThrottlePolicy {
   /** Failures that trigger a block. @default 10 */
   maxFailures: number;
@@ -38,6 +40,8 @@ export interface ThrottleStore {
   reset(key: string): Promise<void>;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
+  /** Redis: the circuit breaker, open while Redis stalls or cannot be reached (kernel/breaker.ts). */
+  readonly circuit?: Circuit;
   close(): Promise<void>;
 }
 

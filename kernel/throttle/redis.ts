@@ -5,6 +5,7 @@
  * nobody in, so authentication fails closed with 503.
  */
 import type { Redis } from 'ioredis';
+import { createCircuitBreaker } from '../breaker.ts';
 import type { Logger } from '../log.ts';
 import { closeRedisClient, createRedisClient, waitForRedis } from '../redis/client.ts';
 import type { RedisConfig } from '../redis/config.ts';
@@ -73,11 +74,25 @@ export function createRedisThrottleStore(
   const blockSeconds = (millis: number) =>
     millis === -2 ? 0 : millis === -1 ? config.blockSeconds : Math.max(1, Math.ceil(millis / 1000));
 
+  // Open while Redis stalls or cannot be reached: authentication fails closed at once instead of
+  // each request waiting out the command timeout. One PING at a time probes it.
+  const breaker = createCircuitBreaker({
+    name: 'redis',
+    probe: async () => void (await client.ping()),
+  });
+
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    if (breaker.isOpen()) {
+      const reason = `Throttle store unavailable (${operation}): circuit open`;
+      throw new ThrottleUnavailableError(reason, { cause: breaker.cause });
+    }
     await firstConnection;
+    const started = Date.now();
     try {
       return await run();
     } catch (cause) {
+      // An error reply (a script error, say) came from a Redis that answers: not a stall.
+      if ((cause as Error)?.name !== 'ReplyError') breaker.trip(cause, started);
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new ThrottleUnavailableError(`Throttle store unavailable (${operation}): ${reason}`, {
         cause,
@@ -121,6 +136,11 @@ export function createRedisThrottleStore(
         await client.ping();
       }),
 
-    close: () => closeRedisClient(client),
+    circuit: breaker,
+
+    close: () => {
+      breaker.dispose();
+      return closeRedisClient(client);
+    },
   };
 }

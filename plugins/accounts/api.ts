@@ -75,6 +75,7 @@ export const accountsApi: RouteDocs = {
     summary: 'List users, with warnings about access-list ids that no longer exist',
     responses: {
       200: z.object({ users: z.array(userRecordSchema.extend({ warnings: z.array(z.string()) })) }),
+      304: null,
     },
   },
   'POST /admin/users': {

@@ -43,6 +43,7 @@ export const discussionsApi: RouteDocs = {
               comments: z.array(commentRecordSchema),
               nextCursor: z.string().optional(),
             }),
+            304: null,
           },
         },
       ],
@@ -76,14 +77,17 @@ export const discussionsApi: RouteDocs = {
   },
   'GET /discussion-threads/:id/subscription': {
     summary: 'Whether the caller watches a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
   'POST /discussion-threads/:id/subscribe': {
     summary: 'Watch a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
   'POST /discussion-threads/:id/unsubscribe': {
     summary: 'Stop watching a thread',
+    errors: [403],
     responses: { 200: subscription },
   },
 };

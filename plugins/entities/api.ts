@@ -17,7 +17,7 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const docs: RouteDocs = {
     [`GET ${kind.path}`]: {
       summary: `List the ${noun}s the caller may use`,
-      responses: { 200: list(record) },
+      responses: { 200: list(record), 304: null },
     },
     [`POST ${kind.path}`]: {
       summary: `Create a ${noun} (needs \`*\` in the access list)`,
@@ -62,7 +62,7 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
     [`GET /collections/:collectionId/${segment}`]: {
       summary: `List a collection's ${noun}s`,
       errors: access,
-      responses: { 200: list },
+      responses: { 200: list, 304: null },
     },
     [`POST /collections/:collectionId/${segment}`]: {
       summary: `Create a ${noun} (last in its folder)`,

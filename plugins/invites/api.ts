@@ -20,6 +20,9 @@ const issued = z.object({
   user: userRecordSchema,
   invitation: invitationSchema,
   secret: z.string().describe('The invitation secret (`hbi_…`); shown only in this response'),
+  link: z
+    .string()
+    .describe('The join link to hand the user (as the CLI prints it), on `server.publicUrl`'),
 });
 
 const THROTTLED =

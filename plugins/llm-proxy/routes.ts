@@ -6,7 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Clock } from '../../kernel/clock.ts';
-import { forbidden, serviceUnavailable } from '../../kernel/errors.ts';
+import { forbidden, notConfigured } from '../../kernel/errors.ts';
 import { hasAccess } from '../../kernel/identity/access.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
@@ -35,7 +35,7 @@ export interface LlmDeps {
  */
 function requireConfigured(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (_c, next) => {
-    if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
+    if (!deps.config()) throw notConfigured(NOT_CONFIGURED);
     await next();
   });
 }
@@ -43,7 +43,7 @@ function requireConfigured(deps: LlmDeps) {
 /** 503 when off, then 403 for a caller without `llmAccess`. */
 export function requireLlm(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (c, next) => {
-    if (!deps.config()) throw serviceUnavailable(NOT_CONFIGURED);
+    if (!deps.config()) throw notConfigured(NOT_CONFIGURED);
     if (!c.var.auth.user.llmAccess) throw forbidden();
     await next();
   });
@@ -75,7 +75,7 @@ export async function prepareStep(
 ): Promise<PreparedStep> {
   // Read once: a reload during the step must not mix two configurations.
   const section = deps.config();
-  if (!section) throw serviceUnavailable(NOT_CONFIGURED);
+  if (!section) throw notConfigured(NOT_CONFIGURED);
   const user = c.var.auth.user;
   const model = offeredModels(section).find((entry) => entry.id === body.model);
   if (!model) throw forbidden('Model is not offered by this hub.');

@@ -67,4 +67,3 @@ export const chatStreamBody = chatStepBody.extend({
 
 export type ChatMessage = z.output<typeof messageSchema>;
 export type ChatStepBody = z.output<typeof chatStepBody>;
-export type ChatStreamBody = z.output<typeof chatStreamBody>;

@@ -7,6 +7,7 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
+import { NO_ACCESS } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub, withTestHub } from '../helpers/hub.ts';
 
 describe.each(httpDrivers())('accounts routes on %s', (kind) => {
@@ -28,40 +29,6 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body).toEqual({ status: 'ok', version: HUB_VERSION });
     });
 
-    it('answers unknown routes with a JSON 404 before asking for a token', async () => {
-      const res = await t.request('GET', '/no/such/route', { token: null });
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Not Found' });
-    });
-
-    it('answers a known path with a wrong method with 405 and an Allow header listing its methods, before asking for a token', async () => {
-      for (const [method, path, allow] of [
-        ['PATCH', '/admin/users', 'GET, HEAD, POST'],
-        ['POST', `/admin/users/${crypto.randomUUID()}`, 'PUT, DELETE'],
-        ['DELETE', '/health', 'GET, HEAD'],
-        ['PUT', '/auth/session', 'GET, HEAD'],
-      ] as const) {
-        const res = await t.request(method, path, { token: null });
-        expect([method, path, res.status, res.body, res.headers.get('allow')]).toEqual([
-          method,
-          path,
-          405,
-          { error: 'Method Not Allowed' },
-          allow,
-        ]);
-      }
-    });
-
-    it('never counts a wrong method as a failed authentication', async () => {
-      // Well past the failure limit (10): were they counted, the key would now be blocked (429).
-      for (let i = 0; i < 12; i++)
-        expect(
-          (await t.request('PATCH', '/auth/session', { token: 'hbk_wrong-method' })).status,
-        ).toBe(405);
-      const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-method' });
-      expect(res.status).toBe(401);
-    });
-
     it('rejects a missing, malformed or unknown token with 401', async () => {
       for (const headers of [
         {},
@@ -71,7 +38,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       ] as Record<string, string>[]) {
         const res = await t.request('GET', '/auth/session', { token: null, headers });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ error: 'Unauthorized' });
+        expect(res.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
       }
     });
@@ -176,7 +143,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
           body: method === 'POST' ? newUserBody() : undefined,
         });
         expect(res.status, `${method} ${path}`).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden' });
+        expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
       }
     });
   });
@@ -189,13 +156,8 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(res.body.user).toMatchObject({
         name: body.name,
         role: 'user',
-        collectionAccess: [],
-        environmentAccess: [],
-        snippetAccess: [],
-        liveServerAccess: [],
-        livePageAccess: [],
+        ...NO_ACCESS,
         llmAccess: true,
-        llmModels: [],
         llmMonthlyTokenLimit: 5000,
       });
       expect(res.body.user.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -295,58 +257,6 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^collectionAccess: Admin users cannot have/);
-    });
-
-    it('answers a body that is not JSON with 415', async () => {
-      const res = await t.request('POST', '/admin/users', {
-        rawBody: 'name=alice&role=user',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(res.status).toBe(415);
-      expect(res.body.error).toBe(
-        'Content-Type must be application/json (got application/x-www-form-urlencoded).',
-      );
-      const charset = await t.request('POST', '/admin/users', {
-        body: newUserBody(),
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-      });
-      expect(charset.status).toBe(201);
-    });
-
-    it('answers a JSON body sent without any Content-Type with 415, and no body at all with 400 naming the field', async () => {
-      // Bytes, not a string: a string body would get `text/plain` from the Request constructor.
-      const bare = (method: string, path: string, body?: string) =>
-        t.hub.app.request(path, {
-          method,
-          headers: { authorization: `Bearer ${t.adminToken}` },
-          ...(body === undefined ? {} : { body: new TextEncoder().encode(body) }),
-        });
-      const name = uniqueName();
-      const res = await bare('POST', '/admin/users', JSON.stringify(newUserBody({ name })));
-      expect(res.status).toBe(415);
-      expect(await res.json()).toEqual({
-        error:
-          'Content-Type must be application/json (the request sent a body without a Content-Type).',
-      });
-      expect(
-        (await t.request('GET', '/admin/users')).body.users.some(
-          (u: { name: string }) => u.name === name,
-        ),
-      ).toBe(false);
-      const empty = await bare('POST', '/admin/users');
-      expect(empty.status).toBe(400);
-      expect((await empty.json()).error).toMatch(/^name: /);
-      // A route that takes no body ignores one, as before.
-      const user = await t.createUser({ name: uniqueName() });
-      expect((await bare('DELETE', `/admin/users/${user.id}`, '{"ignored":true}')).status).toBe(
-        204,
-      );
-    });
-
-    it('answers malformed JSON with 400', async () => {
-      const res = await t.request('POST', '/admin/users', { rawBody: '{"name": ' });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatch(/JSON/i);
     });
   });
 
@@ -498,46 +408,6 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       }
     });
 
-    it('answers ids holding a NUL character as unknown, never with a 500', async () => {
-      for (const [method, path] of [
-        ['DELETE', '/admin/users/%00'],
-        ['DELETE', '/admin/tokens/a%00b'],
-        ['POST', '/admin/users/%00/tokens'],
-        ['PUT', '/admin/users/%00'],
-      ] as const) {
-        const res = await t.request(method, path, { body: { name: 'x' } });
-        expect(res.status, `${method} ${path}`).toBe(404);
-      }
-      const list = await t.request('POST', '/admin/users', {
-        body: newUserBody({ collectionAccess: ['a\u0000b'] }),
-      });
-      expect(list.status).toBe(400);
-    });
-
-    it('answers a NUL in a body key or a body nested over 64 levels with 400, and path ids over 128 characters with 404', async () => {
-      const nulKey = await t.request('POST', '/admin/users', {
-        body: { name: 'x', ['a\u0000']: 1 },
-      });
-      expect(nulKey.status).toBe(400);
-      expect(nulKey.body.error).toBe('a\u0000: must not contain NUL characters');
-      let deep: unknown = 'x';
-      for (let i = 0; i < 70; i++) deep = [deep];
-      const nested = await t.request('POST', '/admin/users', { body: { name: 'x', extra: deep } });
-      expect(nested.status).toBe(400);
-      expect(nested.body.error).toMatch(/must not be nested more than 64 levels deep$/);
-      const long = 'x'.repeat(129);
-      for (const [method, path, message] of [
-        ['PUT', `/admin/users/${long}`, 'User not found'],
-        ['DELETE', `/admin/users/${long}`, 'User not found'],
-        ['POST', `/admin/users/${long}/tokens`, 'User not found'],
-        ['DELETE', `/admin/tokens/${long}`, 'Token not found'],
-      ] as const) {
-        const res = await t.request(method, path, { body: { name: 'x' } });
-        expect(res.status, `${method} ${path}`).toBe(404);
-        expect(res.body.error).toBe(message);
-      }
-    });
-
     it('lists tokens without secrets or hashes', async () => {
       const res = await t.request('GET', '/admin/tokens');
       expect(res.status).toBe(200);
@@ -591,16 +461,6 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect(await t.hub.identity.tokens.revoke(store, token!.id)).not.toBeNull();
       expect((await t.request('GET', '/auth/session', { token: user.token })).status).toBe(401);
       expect(await t.hub.identity.tokens.revoke(store, token!.id)).toBeNull();
-    });
-  });
-
-  describe('request limits and errors', () => {
-    it('answers an oversized body with 413', async () => {
-      const res = await t.request('POST', '/admin/users', {
-        rawBody: JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) }),
-      });
-      expect(res.status).toBe(413);
-      expect(res.body.error).toMatch(/too large/);
     });
   });
 });

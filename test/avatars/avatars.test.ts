@@ -99,6 +99,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
       expect(cleared.body).not.toHaveProperty('avatarImageUrl');
       expect((await t.request('GET', `/auth/users/${user.id}/avatar`)).body).toEqual({
         error: 'Avatar image not found',
+        code: 'not_found',
       });
     });
 
@@ -196,7 +197,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
       ]) {
         const res = await t.request('GET', path);
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'Avatar image not found' });
+        expect(res.body).toEqual({ error: 'Avatar image not found', code: 'not_found' });
       }
     });
 
@@ -250,6 +251,7 @@ describe.each(httpDrivers())('avatars on %s', (kind) => {
       expect(cleared.body).not.toHaveProperty('imageUrl');
       expect((await t.request('GET', '/auth/hub/avatar')).body).toEqual({
         error: 'Avatar image not found',
+        code: 'not_found',
       });
     });
 

@@ -1,7 +1,7 @@
 /** The CLI's behaviour that needs no database: help, version, flag and config errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUB_VERSION } from '../../kernel/version.ts';
-import { createProject, quietLogging, type Project } from '../helpers/cli.ts';
+import { createProject, quietLogging, withProject, type Project } from '../helpers/cli.ts';
 
 // Nothing listens on port 1: a command that reached the database would fail with a connection
 // error instead of the message asserted, which proves the check ran before the database was opened.
@@ -78,113 +78,82 @@ describe('workspace-hub help and version', () => {
 });
 
 describe('workspace-hub argument errors', () => {
-  it('rejects an unknown command with exit code 2', async () => {
-    const { code, stderr } = await project.run('usr', 'list');
-    expect(code).toBe(2);
-    expect(stderr).toContain('Unknown command "usr"');
-  });
-
-  it('rejects an unknown option instead of ignoring it', async () => {
-    const { code, stderr, stdout } = await project.run(
-      'user',
-      'update',
-      'some-id',
-      '--colection-access',
-      '*',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('Unknown option --colection-access');
-    expect(stdout).toBe('');
-  });
-
-  it('names a missing required option', async () => {
-    const { code, stderr } = await project.run('user', 'token', 'create', '--user', 'x');
-    expect(code).toBe(2);
-    expect(stderr).toContain('--name');
-  });
-
-  it('rejects a wildcard mixed with ids before touching the database', async () => {
-    const { code, stderr, stdout } = await project.run(
-      'user',
-      'create',
-      '--name',
-      'alice',
-      '--collection-access',
-      '*',
-      '--collection-access',
-      '3f0e5b4c-0000-4000-8000-000000000001',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--collection-access: Wildcard access "*" must be the only entry.');
-    expect(stdout).toBe('');
-  });
-
-  it('rejects a wildcard mixed with ids in a comma-separated list', async () => {
-    const { code, stderr } = await project.run(
-      'user',
-      'create',
-      '--name',
-      'alice',
-      '--snippet-access',
-      'a,*',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--snippet-access: Wildcard access "*" must be the only entry.');
-  });
-
-  it('rejects entity access flags for an admin before touching the database', async () => {
-    const { code, stderr } = await project.run(
-      'user',
-      'create',
-      '--name',
-      'root',
-      '--role',
-      'admin',
-      '--environment-access',
-      '*',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--environment-access cannot be used with --role admin');
-  });
-
-  it('rejects access flags when an update promotes the user to admin', async () => {
-    const { code, stderr } = await project.run(
-      'user',
-      'update',
-      'some-id',
-      '--role',
-      'admin',
-      '--live-server-access',
-      'x',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--live-server-access cannot be used with --role admin');
-  });
-
-  it('rejects a negative monthly token cap', async () => {
-    const { code, stderr } = await project.run(
-      'user',
-      'create',
-      '--name',
-      'alice',
-      '--llm-monthly-tokens',
-      '-5',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--llm-monthly-tokens must be a whole number');
-  });
-
-  it('rejects an unknown role', async () => {
-    const { code, stderr } = await project.run(
-      'user',
-      'create',
-      '--name',
-      'alice',
-      '--role',
-      'owner',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('--role');
+  const id = '3f0e5b4c-0000-4000-8000-000000000001';
+  // `args` split on spaces; `stdout` where the command must print nothing on it.
+  it.each<{ title: string; args: string; code: number; stderr: string; stdout?: string }>([
+    {
+      title: 'rejects an unknown command with exit code 2',
+      args: 'usr list',
+      code: 2,
+      stderr: 'Unknown command "usr"',
+    },
+    {
+      title: 'rejects an unknown option instead of ignoring it',
+      args: 'user update some-id --colection-access *',
+      code: 2,
+      stderr: 'Unknown option --colection-access',
+      stdout: '',
+    },
+    {
+      title: 'names a missing required option',
+      args: 'user token create --user x',
+      code: 2,
+      stderr: '--name',
+    },
+    {
+      title: 'rejects a wildcard mixed with ids before touching the database',
+      args: `user create --name alice --collection-access * --collection-access ${id}`,
+      code: 2,
+      stderr: '--collection-access: Wildcard access "*" must be the only entry.',
+      stdout: '',
+    },
+    {
+      title: 'rejects a wildcard mixed with ids in a comma-separated list',
+      args: 'user create --name alice --snippet-access a,*',
+      code: 2,
+      stderr: '--snippet-access: Wildcard access "*" must be the only entry.',
+    },
+    {
+      title: 'rejects entity access flags for an admin before touching the database',
+      args: 'user create --name root --role admin --environment-access *',
+      code: 2,
+      stderr: '--environment-access cannot be used with --role admin',
+    },
+    {
+      title: 'rejects access flags when an update promotes the user to admin',
+      args: 'user update some-id --role admin --live-server-access x',
+      code: 2,
+      stderr: '--live-server-access cannot be used with --role admin',
+    },
+    {
+      title: 'rejects a negative monthly token cap',
+      args: 'user create --name alice --llm-monthly-tokens -5',
+      code: 2,
+      stderr: '--llm-monthly-tokens must be a whole number',
+    },
+    {
+      title: 'rejects an unknown role',
+      args: 'user create --name alice --role owner',
+      code: 2,
+      stderr: '--role',
+    },
+    {
+      title: 'refuses tenant create when multitenancy is disabled',
+      args: 'tenant create acme --name Acme',
+      code: 1,
+      stderr: 'Multitenancy is disabled in server.yaml',
+    },
+    {
+      title: 'rejects an update with no changes',
+      args: 'user update some-id',
+      code: 2,
+      stderr: 'Nothing to update',
+    },
+  ])('$title', async ({ args, code, stderr, stdout }) => {
+    const result = await project.run(...args.split(' '));
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(stderr);
+    if (stdout !== undefined) expect(result.stdout).toBe(stdout);
   });
 
   it('refuses a non-default tenant when multitenancy is disabled', async () => {
@@ -194,32 +163,17 @@ describe('workspace-hub argument errors', () => {
       'Multitenancy is disabled in server.yaml. Set multitenancy.enabled to true to use non-default tenants.',
     );
   });
-
-  it('refuses tenant create when multitenancy is disabled', async () => {
-    const { code, stderr } = await project.run('tenant', 'create', 'acme', '--name', 'Acme');
-    expect(code).toBe(1);
-    expect(stderr).toContain('Multitenancy is disabled in server.yaml');
-  });
-
-  it('rejects an update with no changes', async () => {
-    const { code, stderr } = await project.run('user', 'update', 'some-id');
-    expect(code).toBe(2);
-    expect(stderr).toContain('Nothing to update');
-  });
 });
 
 describe('workspace-hub config errors', () => {
   it('names the unknown key of a bad server.yaml and exits 3 without a stack trace', async () => {
-    const bad = await createProject({ server: { prot: 8788 } });
-    try {
+    await withProject({ server: { prot: 8788 } }, async (bad) => {
       const { code, stderr, stdout } = await bad.run('user', 'list');
       expect(code).toBe(3);
       expect(stderr).toContain('server.prot');
       expect(stderr).not.toMatch(/^\s+at /m);
       expect(stdout).toBe('');
-    } finally {
-      await bad.remove();
-    }
+    });
   });
 
   it('reports a missing --config file', async () => {
@@ -229,14 +183,11 @@ describe('workspace-hub config errors', () => {
   });
 
   it('reports a config error from start with exit code 3', async () => {
-    const bad = await createProject({ multitenancy: { enabled: 'maybe' } });
-    try {
+    await withProject({ multitenancy: { enabled: 'maybe' } }, async (bad) => {
       const { code, stderr } = await bad.run('start', '--port', '0');
       expect(code).toBe(3);
       expect(stderr).toContain('multitenancy.enabled');
-    } finally {
-      await bad.remove();
-    }
+    });
   });
 
   it('prints the stack trace only with --verbose', async () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createProject,
+  withProject,
   quietLogging,
   startServer,
   type Project,
@@ -61,34 +62,20 @@ describe('workspace-hub on the embedded SQLite database', () => {
       const admin = secretIn(server.stdout());
       expect(admin).toBeDefined();
 
-      const alice = await project.run(
-        'user',
-        'create',
-        '--name',
-        'alice',
-        '--role',
-        'user',
-        '--collection-access',
-        '*',
-      );
-      expect(alice.stderr).toBe('');
-      expect(alice.code).toBe(0);
+      // A command as the README writes it, which must succeed with nothing on stderr.
+      const runs = async (command: string) => {
+        const result = await project.run(...command.split(' '));
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        return result;
+      };
+      const alice = await runs('user create --name alice --role user --collection-access *');
       const aliceSecret = secretIn(alice.stdout)!;
       const session = await call(server, '/auth/session', aliceSecret);
       expect(session.status).toBe(200);
       expect(session.body.user).toMatchObject({ name: 'alice', role: 'user' });
 
-      const invite = await project.run(
-        'user',
-        'invite',
-        'create',
-        '--name',
-        'bob',
-        '--collection-access',
-        '*',
-      );
-      expect(invite.stderr).toBe('');
-      expect(invite.code).toBe(0);
+      const invite = await runs('user invite create --name bob --collection-access *');
       expect(invite.stdout).toMatch(/\/join/);
 
       // A token the CLI revokes gets 401 on its very next request.
@@ -152,17 +139,14 @@ describe('workspace-hub on the embedded SQLite database', () => {
       expect(await server.stop()).toBe(0);
     }
     // Restore as the README says: the copy in place of db.path, in a new project.
-    const restored = await createProject({ ...quietLogging });
-    try {
+    await withProject(quietLogging, async (restored) => {
       await mkdir(join(restored.dir, 'data'));
       await copyFile(out.out, join(restored.dir, 'data', 'hub.db'));
       const { users } = await restored.json('user', 'list');
       expect(users.map((user: { name: string }) => user.name)).toEqual(
         expect.arrayContaining(['zoe', 'before-backup', 'crash0']),
       );
-    } finally {
-      await restored.remove();
-    }
+    });
   }, 120_000);
 
   it('says what to run instead of backup on server databases', async () => {
@@ -190,8 +174,7 @@ describe('workspace-hub on the embedded SQLite database', () => {
 
 describe('the embedded database files', () => {
   it('are private (directory 0700; database, -wal, -shm and backup 0600) under umask 000', async () => {
-    const project = await createProject({ ...quietLogging });
-    try {
+    await withProject(quietLogging, async (project) => {
       const server = await startServer(project.dir, ['--port', '0'], { umask: '000' });
       try {
         // A write, so the -wal and -shm files exist while the server runs.
@@ -210,31 +193,23 @@ describe('the embedded database files', () => {
       } finally {
         expect(await server.stop()).toBe(0);
       }
-    } finally {
-      await project.remove();
-    }
+    });
   }, 120_000);
 
   it('tightens a world-readable database file left by an older version', async () => {
-    const project = await createProject({ ...quietLogging });
-    try {
+    await withProject(quietLogging, async (project) => {
       expect((await project.run('user', 'create', '--name', 'first')).code).toBe(0);
       const db = join(project.dir, 'data', 'hub.db');
       const { chmod } = await import('node:fs/promises');
       await chmod(db, 0o666);
       expect((await project.run('user', 'list')).code).toBe(0);
       expect(await mode(db)).toBe(0o600);
-    } finally {
-      await project.remove();
-    }
+    });
   }, 60_000);
 
   it('refuses to start with db.driver: pglite, naming sqlite and saying there is no converter', async () => {
-    const project = await createProject({
-      db: { driver: 'pglite', dataDir: './data' },
-      ...quietLogging,
-    });
-    try {
+    const pglite = { db: { driver: 'pglite', dataDir: './data' }, ...quietLogging };
+    await withProject(pglite, async (project) => {
       const { code, stderr, stdout } = await project.run('start', '--port', '0');
       expect(code).toBe(3); // a configuration error (README: exit codes)
       expect(stderr).toContain('db.driver');
@@ -242,14 +217,11 @@ describe('the embedded database files', () => {
       expect(stderr).toContain('no converter');
       expect(stderr).not.toMatch(/^\s+at /m);
       expect(stdout).toBe('');
-    } finally {
-      await project.remove();
-    }
+    });
   }, 60_000);
 
   it('refuses to start beside a PGlite data directory from an earlier version, saying there is no converter', async () => {
-    const project = await createProject({ ...quietLogging });
-    try {
+    await withProject(quietLogging, async (project) => {
       await mkdir(join(project.dir, 'data'));
       await writeFile(join(project.dir, 'data', 'PG_VERSION'), '17\n');
       const { code, stderr } = await project.run('user', 'list');
@@ -257,8 +229,6 @@ describe('the embedded database files', () => {
       expect(stderr).toContain('PGlite');
       expect(stderr).toContain('no converter');
       expect((await readdir(join(project.dir, 'data'))).sort()).toEqual(['PG_VERSION']);
-    } finally {
-      await project.remove();
-    }
+    });
   }, 60_000);
 });

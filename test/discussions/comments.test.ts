@@ -87,7 +87,7 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
       }),
       await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: outsider.token }),
     ])
-      expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden' } });
+      expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } });
     const member = await h.user({ collectionAccess: [col.id] });
     expect((await h.post(`/requests/${req.id}`, { body: 'hi' }, member.token)).status).toBe(200);
   });
@@ -139,13 +139,19 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     const byAdmin = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
       body: { body: 'hijack' },
     });
-    expect([byAdmin.status, byAdmin.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect([byAdmin.status, byAdmin.body]).toEqual([
+      403,
+      { error: 'Forbidden', code: 'forbidden' },
+    ]);
     const byMember = await h.t.request(
       'PUT',
       `/discussion-comments/${(await h.comment(`/collections/${col.id}`)).id}`,
       { token: member.token, body: { body: 'hijack' } },
     );
-    expect([byMember.status, byMember.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect([byMember.status, byMember.body]).toEqual([
+      403,
+      { error: 'Forbidden', code: 'forbidden' },
+    ]);
     const edited = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
       token: member.token,
       body: { body: ' second ' },

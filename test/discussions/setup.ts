@@ -3,7 +3,7 @@
  * comments and replies over HTTP. Enrolled devices are written straight into the device table,
  * because the device routes belong to another plugin.
  */
-import { deviceKeysTable } from '../../plugins/mls-relay/tables.ts';
+import { insertDeviceKey } from '../helpers/rows.ts';
 import type { DriverKind } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { useTestHub, type TestHubOptions, type TestResponse } from '../helpers/hub.ts';
@@ -40,25 +40,7 @@ export function useDiscussionHub(kind: DriverKind, options: TestHubOptions = {})
     list: (target: string, query = '', token?: string): Promise<TestResponse> =>
       t.request('GET', `${target}/discussions${query}`, tok(token)),
     /** Enrolls a device for `userId` and returns its device id. */
-    async enrollDevice(userId: string, revoked = false): Promise<string> {
-      const deviceId = crypto.randomUUID();
-      const now = new Date().toISOString();
-      await t
-        .store()
-        .table(deviceKeysTable)
-        .insert({
-          id: crypto.randomUUID(),
-          userId,
-          deviceId,
-          label: 'laptop',
-          keyFormat: 'mls-v1',
-          publicKeyMaterial: 'key',
-          fingerprint: 'a'.repeat(64),
-          createdAt: now,
-          lastSeenAt: null,
-          revokedAt: revoked ? now : null,
-        });
-      return deviceId;
-    },
+    enrollDevice: (userId: string, revoked = false): Promise<string> =>
+      insertDeviceKey(t.store(), userId, { revoked }),
   };
 }

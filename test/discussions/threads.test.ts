@@ -88,7 +88,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     const res = await h.t.request('POST', `/discussion-threads/${root.id}/subscribe`, {
       token: outsider.token,
     });
-    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', code: 'forbidden' }]);
     expect(
       await h.t
         .store()
@@ -129,7 +129,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
         method,
         action,
         403,
-        { error: 'Forbidden' },
+        { error: 'Forbidden', code: 'forbidden' },
       ]);
       const allowed = await threadRoute(method, action, own.id, user.token);
       expect([method, action, allowed.status]).toEqual([method, action, 200]);
@@ -161,7 +161,7 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
         method,
         action,
         404,
-        { error: 'Discussion thread not found' },
+        { error: 'Discussion thread not found', code: 'not_found' },
       ]);
     }
   });

@@ -81,7 +81,7 @@ describe.each(allDrivers())('access lists on %s', (driver) => {
           body: { name: uniqueName('new') },
         });
         expect(res.status).toBe(create);
-        if (create === 403) expect(res.body).toEqual({ error: 'Forbidden' });
+        if (create === 403) expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
       },
     );
 

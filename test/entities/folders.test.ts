@@ -144,7 +144,10 @@ describe.each(allDrivers())('folders on %s', (driver) => {
         { orderedFolderIds: [missing, b.id] },
       ]) {
         const res = await h.t.request('PUT', `/collections/${col.id}/folders/reorder`, { body });
-        expect([res.status, res.body]).toEqual([404, { error: `Folder not found: ${missing}` }]);
+        expect([res.status, res.body]).toEqual([
+          404,
+          { error: `Folder not found: ${missing}`, code: 'not_found' },
+        ]);
       }
     }
     expect(await folders(col.id)).toEqual(before);

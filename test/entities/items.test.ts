@@ -270,7 +270,10 @@ describe.each(allDrivers())('saved requests and documents on %s', (driver) => {
           const res = await h.t.request('PUT', `/collections/${col.id}/${segment}/reorder`, {
             body,
           });
-          expect([res.status, res.body]).toEqual([404, { error: `${notFound}: ${missing}` }]);
+          expect([res.status, res.body]).toEqual([
+            404,
+            { error: `${notFound}: ${missing}`, code: 'not_found' },
+          ]);
         }
       }
       expect(await layout(segment, col.id)).toEqual(before);

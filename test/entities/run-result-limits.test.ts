@@ -64,6 +64,7 @@ describe.each(allDrivers())('run result limits on %s', (driver) => {
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
       error: `run results: ${MAX_COUNT} of ${MAX_COUNT} stored for this user (runResults.maxPerUser); delete some first.`,
+      code: 'conflict',
     });
     expect(
       (await t.request('GET', '/run-results', { token: author.token })).body.runResults,

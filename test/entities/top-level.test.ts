@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
-import { fixtures, TOP_LEVEL_ENTITIES as LOCKABLE } from '../helpers/fixtures.ts';
+import { EVERY_ENTITY, fixtures, TOP_LEVEL_ENTITIES as LOCKABLE } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
 import {
   adminSummaryShape,
@@ -314,7 +314,10 @@ describe.each(allDrivers())('top-level entities on %s', (driver) => {
         expect(lock.body).toMatchObject({ id: made.id, name: made.name, deletionLocked: true });
         const refused = await h.t.request('DELETE', `${path}/${made.id}`);
         expect(refused.status).toBe(403);
-        expect(refused.body).toEqual({ error: `Deletion is locked for this ${noun}.` });
+        expect(refused.body).toEqual({
+          error: `Deletion is locked for this ${noun}.`,
+          code: 'forbidden',
+        });
         expect(
           (
             await h.t.request('PUT', `/admin${path}/${made.id}`, {
@@ -327,13 +330,7 @@ describe.each(allDrivers())('top-level entities on %s', (driver) => {
     );
 
     it.each(LOCKABLE)('$path: the admin delete ignores the lock', async ({ path, key }) => {
-      const user = await h.user({
-        collectionAccess: ['*'],
-        environmentAccess: ['*'],
-        snippetAccess: ['*'],
-        liveServerAccess: ['*'],
-        livePageAccess: ['*'],
-      });
+      const user = await h.user(EVERY_ENTITY);
       const made = await h.create(path, { name: uniqueName(key) }, user.token);
       await h.t.request('PUT', `/admin${path}/${made.id}`, { body: { deletionLocked: true } });
       expect((await h.t.request('DELETE', `/admin${path}/${made.id}`)).status).toBe(204);
@@ -344,13 +341,7 @@ describe.each(allDrivers())('top-level entities on %s', (driver) => {
     it.each(LOCKABLE)(
       '$path: the admin list shows every entity as id, name and lock',
       async ({ path, key }) => {
-        const user = await h.user({
-          collectionAccess: ['*'],
-          environmentAccess: ['*'],
-          snippetAccess: ['*'],
-          liveServerAccess: ['*'],
-          livePageAccess: ['*'],
-        });
+        const user = await h.user(EVERY_ENTITY);
         const made = await h.create(path, { name: uniqueName(key) }, user.token);
         const res = await h.t.request('GET', `/admin${path}`);
         expect(res.status).toBe(200);

@@ -58,7 +58,8 @@ for (const { kind, url, kill } of kinds) {
       await sleep(200);
       const first = await listCollections();
       expect([200, 503]).toContain(first.status);
-      if (first.status === 503) expect(first.body).toEqual({ error: 'Service Unavailable' });
+      if (first.status === 503)
+        expect(first.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       await eventually(
         async () => (await listCollections()).status === 200,
         5000,
@@ -93,7 +94,8 @@ for (const { kind, url, kill } of kinds) {
       }
       expect(crashes.errors).toEqual([]);
       expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
-      for (const body of bodies) expect(body).toEqual({ error: 'Service Unavailable' });
+      for (const body of bodies)
+        expect(body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       // eslint-disable-next-line no-console
       console.info(
         `[faults] ${kind}: 10 kill rounds, ${statuses.length} requests, ${statuses.filter((s) => s === 503).length} got 503, 0 crashes`,

@@ -1,20 +1,14 @@
 /**
  * Requests Node's HTTP parser refuses, sent on raw sockets to a real `workspace-hub start` process:
- * every answer is an HTTP/1.1 response with the right status and a JSON `{ "error" }` body, and the
- * connection ends without a reset — also for a body over the limit sent with `Connection: close`.
+ * every answer is an HTTP/1.1 response with the right status and a JSON `{ "error", "code" }` body,
+ * and the connection ends without a reset — also for a body over the limit sent with
+ * `Connection: close`.
  * On Deno only the limits the hub checks itself (URL, body) are covered: Deno's parser answers the
  * rest with its own empty 400, and offers no hook to change that.
  */
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProject,
-  DENO,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DENO, quietLogging, useCliProject, useServer } from '../helpers/cli.ts';
 import { parseAnswer, rawExchange, type RawOptions } from './raw-http.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -22,6 +16,13 @@ const BODY_LIMIT = 64 * 1024;
 const denoFound = existsSync(DENO);
 if (process.env.CI === 'true' && !denoFound)
   throw new Error(`CI=true but the Deno binary is missing at ${DENO}`);
+
+const PARSER_CODES: Record<number, string> = {
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  414: 'url_too_long',
+  431: 'headers_too_large',
+};
 
 /** Sends the request and expects a clean JSON error answer with `status`; returns the message. */
 async function expectJsonError(
@@ -41,6 +42,8 @@ async function expectJsonError(
   const body = JSON.parse(parsed.body);
   expect(typeof body.error).toBe('string');
   expect(body.error.length).toBeGreaterThan(0);
+  // The code beside the message: what the parser could not read, or the limit that was passed.
+  expect(body.code).toBe(status === 400 ? 'malformed_request' : PARSER_CODES[status]);
   return body.error as string;
 }
 
@@ -67,18 +70,11 @@ async function oversizedBodies(port: number, times: number): Promise<string[]> {
 }
 
 describe('HTTP parser errors on a running hub (embedded database)', () => {
-  let project: Project;
-  let server: RunningServer;
+  const project = useCliProject(null, { server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
+  const server = useServer(project, ['--port', '0']);
   let port: number;
-
-  beforeAll(async () => {
-    project = await createProject({ server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
-    server = await startServer(project.dir, ['--port', '0']);
+  beforeAll(() => {
     port = Number(new URL(server.url).port);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await project?.remove();
   });
 
   it('answers a malformed Transfer-Encoding with a JSON 400', async () => {
@@ -168,18 +164,11 @@ describe('HTTP parser errors on a running hub (embedded database)', () => {
 });
 
 describe.skipIf(!denoFound)('limits the hub itself checks, on Deno (embedded database)', () => {
-  let project: Project;
-  let server: RunningServer;
+  const project = useCliProject(null, { server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
+  const server = useServer(project, ['--port', '0'], { runtime: 'deno' });
   let port: number;
-
-  beforeAll(async () => {
-    project = await createProject({ server: { bodyLimitBytes: BODY_LIMIT }, ...quietLogging });
-    server = await startServer(project.dir, ['--port', '0'], { runtime: 'deno' });
+  beforeAll(() => {
     port = Number(new URL(server.url).port);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await project?.remove();
   });
 
   // Longer heads are refused by Deno's own parser (an empty 400) before the hub sees them.

@@ -80,11 +80,14 @@ describe.runIf(requireService(REDIS_URL_VAR))(
       );
       for (const res of during) {
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ error: 'Service Unavailable' });
+        expect(res.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       }
       const stream = await openStream(reader.token);
       expect(stream.status).toBe(503);
-      expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
+      expect(await stream.json()).toEqual({
+        error: 'Service Unavailable',
+        code: 'service_unavailable',
+      });
 
       await redis.start();
       const restartedAt = Date.now();

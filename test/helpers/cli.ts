@@ -90,6 +90,19 @@ export async function createProject(config?: Record<string, unknown>): Promise<P
   };
 }
 
+/** Runs `body` on a new project whose server.yaml is `config`, and removes the project after it. */
+export async function withProject<T>(
+  config: Record<string, unknown> | undefined,
+  body: (project: Project) => Promise<T>,
+): Promise<T> {
+  const project = await createProject(config);
+  try {
+    return await body(project);
+  } finally {
+    await project.remove();
+  }
+}
+
 /** A {@link Project} for the enclosing describe block, on a test database of its own. */
 export interface UsedProject extends Omit<Project, 'remove'> {
   /** The database its server.yaml names in `db`. */
@@ -157,6 +170,40 @@ export interface RunningServer {
   stderr(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+}
+
+/**
+ * `workspace-hub start <args>` in `project`'s directory for the enclosing describe block: started
+ * in beforeAll (declare the project first, so its own beforeAll has run), stopped in afterAll.
+ * Read it inside tests and hooks.
+ */
+export function useServer(
+  project: { readonly dir: string },
+  args: readonly string[],
+  options: SpawnOptions & { runtime?: 'node' | 'deno' } = {},
+): RunningServer {
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    server = await startServer(project.dir, args, options);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const running = () => {
+    if (!server) throw new Error('The server starts in beforeAll: read it inside tests and hooks.');
+    return server;
+  };
+  return {
+    get child() {
+      return running().child;
+    },
+    get url() {
+      return running().url;
+    },
+    stdout: () => running().stdout(),
+    stderr: () => running().stderr(),
+    stop: () => running().stop(),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * every fixture goes through the same rules), accounts with access lists, and listings read back.
  */
 import { beforeAll, expect } from 'vitest';
+import { ENTITY_ACCESS_FIELDS } from '../../kernel/identity/access.ts';
 import type { UserInput } from '../../kernel/identity/users.ts';
 import { uniqueName, type TestHub } from './hub.ts';
 
@@ -19,6 +20,21 @@ export const TOP_LEVEL_ENTITIES = [
   { path: '/live-servers', key: 'liveServers', noun: 'live server', field: 'liveServerAccess' },
   { path: '/live-pages', key: 'livePages', noun: 'live page', field: 'livePageAccess' },
 ] as const;
+
+/** Access lists that give a user-role account every entity of every kind (`["*"]` each). */
+export const EVERY_ENTITY: UserInput = Object.fromEntries(
+  ENTITY_ACCESS_FIELDS.map((field) => [field, ['*']]),
+);
+
+/** The six access lists of an account created without any, as the API returns them. */
+export const NO_ACCESS = {
+  collectionAccess: [],
+  environmentAccess: [],
+  snippetAccess: [],
+  liveServerAccess: [],
+  livePageAccess: [],
+  llmModels: [],
+} as const;
 
 type Extra = Record<string, unknown>;
 

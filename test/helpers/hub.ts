@@ -1,10 +1,12 @@
 /**
  * Test hubs: a real hub (real storage, real plugins) called through `app.request()`, with an admin
  * account and small helpers for JSON requests; `useTestHub` gives a describe block one hub on a
- * fresh test database for all its tests.
+ * fresh test database for all its tests. Every answer `request` receives is checked against the
+ * hub's own `/openapi.json` (`contract.ts`).
  */
 import { afterAll, beforeAll } from 'vitest';
 import { validateConfig } from '../../kernel/config/load.ts';
+import { servedApiDocument } from '../../kernel/http/api-docs.ts';
 import { createHub, type CreateHubOptions, type Hub } from '../../kernel/hub.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { UserInput, Role } from '../../kernel/identity/users.ts';
@@ -12,6 +14,7 @@ import { silentLogger } from '../../kernel/log.ts';
 import type { PluginDefinition } from '../../kernel/plugin.ts';
 import type { DbConfig } from '../../kernel/storage/config.ts';
 import type { Store, StorageDriver } from '../../kernel/storage/contract.ts';
+import { answerChecker, newAnswerStats, writeAnswerStats, type AnswerCheck } from './contract.ts';
 import type { TestDatabase } from './databases.ts';
 import { openTestDriver, type DriverKind, type TestDriver } from './drivers.ts';
 
@@ -22,6 +25,11 @@ export interface RequestOptions {
   rawBody?: string;
   headers?: Record<string, string>;
   tenant?: string;
+  /**
+   * `false` skips checking the answer against the hub's `/openapi.json` (test/helpers/contract.ts).
+   * Only for requests deliberately sent to routes that no API document covers. @default true
+   */
+  contract?: boolean;
 }
 
 export interface TestResponse<T = any> {
@@ -92,6 +100,10 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
   };
   const admin = await createUser({ name: uniqueName('admin'), role: 'admin' });
 
+  // Every answer is checked against the hub's own API document (read, not requested, so that no
+  // request of the harness shows in a test's access log or metrics).
+  let check: AnswerCheck | undefined;
+  const stats = newAnswerStats();
   const request: TestHub['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token === undefined ? admin.token : opts.token;
@@ -110,7 +122,20 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
     let parsed: unknown = null;
     if (text && response.headers.get('content-type')?.includes('application/json'))
       parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as any, text };
+    const answer = {
+      status: response.status,
+      headers: response.headers,
+      body: parsed as any,
+      text,
+    };
+    if (opts.contract === false) stats.skipped += 1;
+    else {
+      check ??= answerChecker(servedApiDocument(hub.app));
+      stats.operations.add(check(method, path, answer));
+      stats.checked += 1;
+      if (answer.status >= 400) stats.errors += 1;
+    }
+    return answer;
   };
 
   return {
@@ -119,7 +144,10 @@ export async function startTestHub(options: StartTestHubOptions): Promise<TestHu
     adminId: admin.id,
     request,
     createUser,
-    close: () => hub.close(),
+    close: async () => {
+      writeAnswerStats(stats);
+      await hub.close();
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { invitationsTable } from '../../plugins/invites/tables.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
+import { NO_ACCESS } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
 
 const HOUR = 3_600_000;
@@ -85,13 +86,9 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
       user: {
         name: user.name,
         role: 'user',
+        ...NO_ACCESS,
         collectionAccess: ['*'],
-        environmentAccess: [],
-        snippetAccess: [],
-        liveServerAccess: [],
-        livePageAccess: [],
         llmAccess: true,
-        llmModels: [],
       },
       expiresAt: '2026-03-03T12:00:00.000Z',
     });
@@ -129,7 +126,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(
       (await pub('/auth/invitations/redeem', { secret: `hbi_${'A'.repeat(43)}`, tokenName: ' ' }))
         .body,
-    ).toEqual({ error: 'tokenName: must not be empty' });
+    ).toEqual({ error: 'tokenName: must not be empty', code: 'validation_failed' });
   });
 
   it('refuses a tokenName with control or bidi-override characters with 400 naming tokenName, and keeps the invitation usable', async () => {
@@ -150,7 +147,10 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
       );
     }
     const long = await pub('/auth/invitations/redeem', { secret, tokenName: 'x'.repeat(256) });
-    expect(long.body).toEqual({ error: 'tokenName: must be at most 255 characters' });
+    expect(long.body).toEqual({
+      error: 'tokenName: must be at most 255 characters',
+      code: 'validation_failed',
+    });
     const ok = await pub('/auth/invitations/redeem', {
       secret,
       tokenName: `  ${'\u{1F600}'.repeat(255)}  `,

@@ -32,7 +32,7 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
       expect((await pub('/auth/invitations/preview', { secret: UNKNOWN })).status).toBe(404);
     const blocked = await pub('/auth/invitations/redeem', { secret: created.body.secret });
     expect(blocked.status).toBe(429);
-    expect(blocked.body).toEqual({ error: 'Too Many Requests' });
+    expect(blocked.body).toEqual({ error: 'Too Many Requests', code: 'rate_limited' });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(250);
     // Bearer auth from the same address uses its own keys.
     expect((await t.request('GET', '/auth/session')).status).toBe(200);
@@ -49,7 +49,7 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
       async (down) => {
         const res = await pub('/auth/invitations/preview', { secret: UNKNOWN }, down);
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ error: 'Service Unavailable' });
+        expect(res.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       },
     );
   });

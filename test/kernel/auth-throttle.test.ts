@@ -5,13 +5,7 @@ import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { accountsPlugin } from '../../plugins/accounts/index.ts';
 import { avatarsPlugin } from '../../plugins/avatars/index.ts';
-import {
-  startTestHub,
-  useTestDriver,
-  useTestHub,
-  withTestHub,
-  type TestHub,
-} from '../helpers/hub.ts';
+import { useTestDriver, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
@@ -36,7 +30,7 @@ describe('failed-authentication throttling', () => {
       await failTimes(t, 3, 'hbk_wrong-token-a');
       const res = await t.request('GET', '/auth/session', { token: 'hbk_wrong-token-a' });
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ error: 'Too Many Requests' });
+      expect(res.body).toEqual({ error: 'Too Many Requests', code: 'rate_limited' });
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(100);
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(120);
     });
@@ -61,60 +55,60 @@ describe('failed-authentication throttling', () => {
     });
 
     it('blocks an address that guesses many different tokens', async () => {
-      const guesser = await startTestHub({
-        plugins: [avatarsPlugin, accountsPlugin],
-        driver: db.driver,
-        throttle: createMemoryThrottleStore(),
-        config: { redis: { maxFailures: 3, maxFailuresPerIp: 5 } },
-        ip: '192.0.2.55',
-      });
-      try {
-        for (let i = 0; i < 5; i++)
+      await withTestHub(
+        {
+          plugins: [avatarsPlugin, accountsPlugin],
+          driver: db.driver,
+          throttle: createMemoryThrottleStore(),
+          config: { redis: { maxFailures: 3, maxFailuresPerIp: 5 } },
+          ip: '192.0.2.55',
+        },
+        async (guesser) => {
+          for (let i = 0; i < 5; i++)
+            expect(
+              (await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status,
+            ).toBe(401);
           expect(
-            (await guesser.request('GET', '/auth/session', { token: `hbk_guess-${i}` })).status,
-          ).toBe(401);
-        expect(
-          (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status,
-        ).toBe(429);
-        // The address block stops guesses only: a real token from the same address still works.
-        expect((await guesser.request('GET', '/auth/session')).status).toBe(200);
-        expect(
-          (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-after' })).status,
-        ).toBe(429);
-      } finally {
-        await guesser.close();
-      }
+            (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-next' })).status,
+          ).toBe(429);
+          // The address block stops guesses only: a real token from the same address still works.
+          expect((await guesser.request('GET', '/auth/session')).status).toBe(200);
+          expect(
+            (await guesser.request('GET', '/auth/session', { token: 'hbk_guess-after' })).status,
+          ).toBe(429);
+        },
+      );
     });
 
     it('behind a trusted proxy, keys on the address the proxy appended, not on what the client claims', async () => {
-      const proxied = await startTestHub({
-        plugins: [avatarsPlugin, accountsPlugin],
-        driver: db.driver,
-        throttle: createMemoryThrottleStore(),
-        config: { server: { trustProxy: true }, redis: { maxFailures: 3, maxFailuresPerIp: 0 } },
-        ip: '10.0.0.2',
-      });
-      try {
-        for (let i = 0; i < 3; i++) {
-          const headers = { 'x-forwarded-for': `198.18.0.${i}, 203.0.113.9` };
-          expect(
-            (await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers }))
-              .status,
-          ).toBe(401);
-        }
-        const again = await proxied.request('GET', '/auth/session', {
-          token: 'hbk_spoofer',
-          headers: { 'x-forwarded-for': '198.18.0.99, 203.0.113.9' },
-        });
-        expect(again.status).toBe(429);
-        const other = await proxied.request('GET', '/auth/session', {
-          token: 'hbk_spoofer',
-          headers: { 'x-forwarded-for': '203.0.113.10' },
-        });
-        expect(other.status).toBe(401);
-      } finally {
-        await proxied.close();
-      }
+      await withTestHub(
+        {
+          plugins: [avatarsPlugin, accountsPlugin],
+          driver: db.driver,
+          throttle: createMemoryThrottleStore(),
+          config: { server: { trustProxy: true }, redis: { maxFailures: 3, maxFailuresPerIp: 0 } },
+          ip: '10.0.0.2',
+        },
+        async (proxied) => {
+          for (let i = 0; i < 3; i++) {
+            const headers = { 'x-forwarded-for': `198.18.0.${i}, 203.0.113.9` };
+            expect(
+              (await proxied.request('GET', '/auth/session', { token: 'hbk_spoofer', headers }))
+                .status,
+            ).toBe(401);
+          }
+          const again = await proxied.request('GET', '/auth/session', {
+            token: 'hbk_spoofer',
+            headers: { 'x-forwarded-for': '198.18.0.99, 203.0.113.9' },
+          });
+          expect(again.status).toBe(429);
+          const other = await proxied.request('GET', '/auth/session', {
+            token: 'hbk_spoofer',
+            headers: { 'x-forwarded-for': '203.0.113.10' },
+          });
+          expect(other.status).toBe(401);
+        },
+      );
     });
 
     it('never throttles public routes', async () => {
@@ -128,32 +122,25 @@ describe('failed-authentication throttling', () => {
   describe.runIf(requireService(REDIS_URL_VAR))('with Redis', () => {
     it('shares counters between two hub instances', async () => {
       const redis = redisSection({ maxFailures: 4, maxFailuresPerIp: 0 });
-      const a = await startTestHub({
+      const options = {
         plugins: [avatarsPlugin, accountsPlugin],
         driver: db.driver,
         config: { redis },
         ip: '198.51.100.20',
-      });
-      const b = await startTestHub({
-        plugins: [avatarsPlugin, accountsPlugin],
-        driver: db.driver,
-        config: { redis },
-        ip: '198.51.100.20',
-      });
-      try {
-        await failTimes(a, 2, 'hbk_shared-bad');
-        await failTimes(b, 2, 'hbk_shared-bad');
-        const res = await a.request('GET', '/auth/session', { token: 'hbk_shared-bad' });
-        expect(res.status).toBe(429);
-        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect((await b.request('GET', '/auth/session', { token: 'hbk_shared-bad' })).status).toBe(
-          429,
-        );
-        expect((await b.request('GET', '/auth/session')).status).toBe(200);
-      } finally {
-        await a.close();
-        await b.close();
-      }
+      };
+      await withTestHub(options, (a) =>
+        withTestHub(options, async (b) => {
+          await failTimes(a, 2, 'hbk_shared-bad');
+          await failTimes(b, 2, 'hbk_shared-bad');
+          const res = await a.request('GET', '/auth/session', { token: 'hbk_shared-bad' });
+          expect(res.status).toBe(429);
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+          expect(
+            (await b.request('GET', '/auth/session', { token: 'hbk_shared-bad' })).status,
+          ).toBe(429);
+          expect((await b.request('GET', '/auth/session')).status).toBe(200);
+        }),
+      );
     });
 
     it('fails closed with 503 when the configured Redis cannot be reached', async () => {
@@ -163,7 +150,7 @@ describe('failed-authentication throttling', () => {
         async (t) => {
           const valid = await t.request('GET', '/auth/session');
           expect(valid.status).toBe(503);
-          expect(valid.body).toEqual({ error: 'Service Unavailable' });
+          expect(valid.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
           expect((await t.request('GET', '/auth/session', { token: 'hbk_bad' })).status).toBe(503);
           expect((await t.request('GET', '/health', { token: null })).status).toBe(200);
         },

@@ -239,6 +239,15 @@ describe('config loading', () => {
     );
   });
 
+  it('calls every whole-number key an integer, whichever way its schema spells it', () => {
+    expect(errorOf(() => parseConfig('redis:\n  db: 1.5\n', noPlugins, {})).message).toBe(
+      'server.yaml: redis.db: expected an integer, got 1.5',
+    );
+    expect(errorOf(() => parseConfig('redis:\n  maxFailures: many\n', noPlugins, {})).message).toBe(
+      'server.yaml: redis.maxFailures: expected an integer, got "many"',
+    );
+  });
+
   it('reports every missing environment variable with the other problems', () => {
     const error = errorOf(() =>
       parseConfig(

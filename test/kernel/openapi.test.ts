@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { compileErrors, validate as validateOpenApi } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ERROR_CODES } from '../../kernel/errors.ts';
 import { kernelRouteDocs } from '../../kernel/http/api-docs.ts';
 import { buildOpenApiDocument, describeMiddleware } from '../../kernel/http/openapi.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
@@ -109,11 +110,14 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/auth/session'].get.responses['403']).toBeUndefined();
   });
 
-  it('describes every error as {"error": string} and offers the tenant header on every operation', () => {
+  it('describes every error as {"error": string, "code": <one of the codes>} and offers the tenant header on every operation', () => {
     expect(doc.components.schemas.Error).toEqual(
       expect.objectContaining({
-        required: ['error'],
-        properties: { error: expect.objectContaining({ type: 'string' }) },
+        required: ['error', 'code'],
+        properties: {
+          error: expect.objectContaining({ type: 'string' }),
+          code: expect.objectContaining({ type: 'string', enum: [...ERROR_CODES] }),
+        },
       }),
     );
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -135,6 +139,21 @@ describe('GET /openapi.json', () => {
     // Bodies can be too large or not JSON on every write.
     expect(Object.keys(doc.paths['/collections'].post.responses)).toEqual(
       expect.arrayContaining(['400', '413', '415']),
+    );
+  });
+
+  it("lists the pipeline's statuses where its middleware runs: body checks on writes only, none of the tenant's before it", () => {
+    const statuses = (path: string, method: string) =>
+      Object.keys(doc.paths[path][method].responses);
+    // Probes answer before the tenant lookup and body checks; only the URL limit is ahead of them
+    // (and any route can fail unexpectedly: 500).
+    expect(statuses('/healthz', 'get')).toEqual(['200', '414', '500']);
+    // Reads pass the tenant lookup (400/404/503) but no body check (413/415) or write race (409).
+    expect(statuses('/collections', 'get')).toEqual(expect.arrayContaining(['400', '404', '414']));
+    for (const status of ['409', '413', '415'])
+      expect(statuses('/collections', 'get')).not.toContain(status);
+    expect(statuses('/collections', 'post')).toEqual(
+      expect.arrayContaining(['400', '404', '409', '413', '414', '415', '503']),
     );
   });
 

@@ -209,14 +209,8 @@ describe.skipIf(!driverAvailable('mysql'))('the read cache without a change feed
     const cache = createReadCache(() => 1024 * 1024);
     let loads = 0;
     const store = first.forTenant('__default__');
-    for (let i = 0; i < 3; i++)
-      await cache.read(
-        store,
-        'k',
-        [notes],
-        async () => ++loads,
-        () => 8,
-      );
+    const count = async () => ++loads;
+    for (let i = 0; i < 3; i++) await cache.read(store, 'k', [notes], count, () => 8);
     expect(loads).toBe(3);
   });
 });
@@ -239,34 +233,17 @@ describe('the read cache on its own', () => {
     await cache.read(store, 'd', [notes], value(4), () => 700);
     await cache.read(store, 'e', [notes], value(5), () => 700);
     expect(cache.stats().bytes).toBeLessThanOrEqual(4000);
-    let loadedB = false;
-    await cache.read(
-      store,
-      'b',
-      [notes],
-      async () => ((loadedB = true), 2),
-      () => 700,
-    );
-    expect(loadedB).toBe(true);
-    let loadedE = false;
-    await cache.read(
-      store,
-      'e',
-      [notes],
-      async () => ((loadedE = true), 5),
-      () => 700,
-    );
-    expect(loadedE).toBe(false);
+    /** Reads `key` (loading `n`, of `bytes`): the value, and whether the loader ran (a miss). */
+    const loads = async (key: string, n: number, bytes = 700) => {
+      let loaded = false;
+      const read = async () => ((loaded = true), n);
+      const value = await cache.read(store, key, [notes], read, () => bytes);
+      return { loaded, value };
+    };
+    expect(await loads('b', 2)).toEqual({ loaded: true, value: 2 });
+    expect(await loads('e', 5)).toEqual({ loaded: false, value: 5 });
     await cache.read(store, 'huge', [notes], value(6), () => 1500);
-    expect(
-      await cache.read(
-        store,
-        'huge',
-        [notes],
-        async () => 7,
-        () => 1500,
-      ),
-    ).toBe(7);
+    expect(await loads('huge', 7, 1500)).toEqual({ loaded: true, value: 7 });
   });
 
   it('shares one load among concurrent misses of a key, and reloads once the stamp moves', async () => {
@@ -292,20 +269,9 @@ describe('the read cache on its own', () => {
     let budget = 0;
     const cache = createReadCache(() => budget);
     let loads = 0;
-    await cache.read(
-      store,
-      'k',
-      [notes],
-      async () => ++loads,
-      () => 8,
-    );
-    await cache.read(
-      store,
-      'k',
-      [notes],
-      async () => ++loads,
-      () => 8,
-    );
+    const count = async () => ++loads;
+    await cache.read(store, 'k', [notes], count, () => 8);
+    await cache.read(store, 'k', [notes], count, () => 8);
     expect(loads).toBe(2);
     budget = 1 << 20;
     await cache.read(

@@ -2,7 +2,8 @@
  * Metering and the monthly cap, on every HTTP driver: usage adds up exactly under concurrency, a
  * new turn at the cap gets 402 while a continuation of a turn admitted under it still runs
  * (cap-continuations.test.ts has the rest of that rule), concurrent turns overshoot the cap by at
- * most one step, and model ids in access lists are checked against the offered models.
+ * most one step, and model ids in access lists are checked against the offered models. On one
+ * driver: the tokens counted are on /metrics, by model and kind.
  */
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
@@ -165,5 +166,28 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     const list = await t.request('GET', '/admin/users');
     const entry = list.body.users.find((u: any) => u.id === stale.id);
     expect(entry.warnings).toEqual(['Unknown LLM model id "old-model".']);
+  });
+});
+
+describe('LLM token metrics', () => {
+  const t = useTestHub(httpDrivers()[0]!, {
+    config: { llm: llmSection() },
+    // A scraper on the hub's host: without a token, /metrics answers only to loopback clients.
+    ip: '127.0.0.1',
+  });
+
+  it("adds each step's prompt and completion tokens to workspace_hub_llm_tokens_total of its model", async () => {
+    const user = await t.createUser({ llmAccess: true, llmModels: ['gpt-4o'] });
+    for (let i = 0; i < 2; i++) {
+      answerWith(
+        completion({ content: 'Hi' }, { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 }),
+      );
+      expect(
+        (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
+      ).toBe(200);
+    }
+    const text = (await t.request('GET', '/metrics', { token: null })).text;
+    expect(text).toMatch(/^workspace_hub_llm_tokens_total\{model="gpt-4o",kind="prompt"\} 14$/m);
+    expect(text).toMatch(/^workspace_hub_llm_tokens_total\{model="gpt-4o",kind="completion"\} 6$/m);
   });
 });

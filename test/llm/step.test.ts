@@ -25,13 +25,13 @@ describe('LLM chat step', () => {
   const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
   const off = useTestHub(t);
   const user = useUser(t, { llmAccess: true, llmModels: ['gpt-4o', 'local-model'] });
+  /** POST /llm/chat/step with `body`, as `user` unless another token is given. */
+  const step = (body: unknown = userTurn(), token = user.token) =>
+    t.request('POST', '/llm/chat/step', { token, body });
 
   it('answers a text step with content, an empty tool call list and the usage', async () => {
     answerWith(completion({ content: 'Hi there' }));
-    const res = await t.request('POST', '/llm/chat/step', {
-      token: user.token,
-      body: { ...userTurn(), systemPrompt: 'Be brief.' },
-    });
+    const res = await step({ ...userTurn(), systemPrompt: 'Be brief.' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       content: 'Hi there',
@@ -116,22 +116,13 @@ describe('LLM chat step', () => {
   it('refuses users without LLM access, models not offered and models not on the user list with 403', async () => {
     const noAccess = await t.createUser({ llmAccess: false, llmModels: ['*'] });
     expect((await t.request('GET', '/llm/models', { token: noAccess.token })).status).toBe(403);
-    expect(
-      (await t.request('POST', '/llm/chat/step', { token: noAccess.token, body: userTurn() }))
-        .status,
-    ).toBe(403);
-    const notOffered = await t.request('POST', '/llm/chat/step', {
-      token: user.token,
-      body: userTurn('hi', 'gemini-1.5-pro'),
-    });
+    expect((await step(userTurn(), noAccess.token)).status).toBe(403);
+    const notOffered = await step(userTurn('hi', 'gemini-1.5-pro'));
     expect([notOffered.status, notOffered.body.error]).toEqual([
       403,
       'Model is not offered by this hub.',
     ]);
-    const notMine = await t.request('POST', '/llm/chat/step', {
-      token: user.token,
-      body: userTurn('hi', 'gpt-4o-mini'),
-    });
+    const notMine = await step(userTurn('hi', 'gpt-4o-mini'));
     expect([notMine.status, notMine.body.error]).toEqual([
       403,
       'You are not allowed to use this model.',
@@ -150,7 +141,7 @@ describe('LLM chat step', () => {
       [{ ...userTurn(), extra: 1 }, 'extra'],
     ];
     for (const [body, field] of cases) {
-      const res = await t.request('POST', '/llm/chat/step', { token: user.token, body });
+      const res = await step(body);
       expect(res.status).toBe(400);
       expect(res.body.error).toContain(field);
     }
@@ -167,12 +158,12 @@ describe('LLM chat step', () => {
       },
       401,
     );
-    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    const res = await step();
     expect(res.status).toBe(502);
     expect(res.body.error).toMatch(/^The LLM provider \(openai\) answered 401/);
     expect(res.body.error).not.toContain(API_KEY);
     server.use(http.post(COMPLETIONS_URL, () => HttpResponse.error()));
-    const down = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    const down = await step();
     expect([down.status, down.body.error]).toEqual([
       502,
       expect.stringMatching(/^Could not reach the LLM provider \(openai\)/),
@@ -180,7 +171,7 @@ describe('LLM chat step', () => {
     const usage = await t.request('GET', '/llm/usage', { token: user.token });
     const before = usage.body.totalTokens;
     answerWith({ not: 'a completion' });
-    await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    await step();
     expect((await t.request('GET', '/llm/usage', { token: user.token })).body.totalTokens).toBe(
       before,
     );
@@ -193,7 +184,7 @@ describe('LLM chat step', () => {
         return HttpResponse.json(completion({ content: 'late' }));
       }),
     );
-    const res = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    const res = await step();
     expect([res.status, res.body.error]).toEqual([
       502,
       'The LLM provider (openai) did not answer within 2 s.',
@@ -207,21 +198,24 @@ describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s
   it('asks for a token first: no token and an unknown token get 401', async () => {
     for (const token of [null, 'hbk_unknown']) {
       const res = await off.request('GET', '/admin/llm/models', { token });
-      expect([res.status, res.body]).toEqual([401, { error: 'Unauthorized' }]);
+      expect([res.status, res.body]).toEqual([
+        401,
+        { error: 'Unauthorized', code: 'unauthorized' },
+      ]);
     }
   });
 
   it('refuses a user-role token with 403, even one with LLM access', async () => {
     const plain = await off.createUser({ llmAccess: true, llmModels: ['*'] });
     const res = await off.request('GET', '/admin/llm/models', { token: plain.token });
-    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden' }]);
+    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', code: 'forbidden' }]);
   });
 
   it('answers 503 to an admin token', async () => {
     const res = await off.request('GET', '/admin/llm/models');
     expect([res.status, res.body]).toEqual([
       503,
-      { error: 'LLM support is not configured on this hub.' },
+      { error: 'LLM support is not configured on this hub.', code: 'not_configured' },
     ]);
   });
 });

@@ -32,43 +32,35 @@ describe('LLM usage integrity', () => {
     (await t.request('GET', '/llm/usage', { token })).body.totalTokens as number;
   const logOf = (userId: string) =>
     t.driver.forTenant(DEFAULT_TENANT_ID).table(llmUsageLogTable).find({ where: { userId } });
-
-  it('clamps negative and fractional provider usage instead of failing or lowering the total', async () => {
-    const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    answerWith(
-      completion({ content: 'ok' }, { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 }),
-    );
-    expect(
-      (await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() })).status,
-    ).toBe(200);
-    expect(await usage(user.token)).toBe(7);
-
-    // Negative counts become 0: the month total never goes down.
+  /** One step whose provider answer reports these token counts. */
+  const stepReporting = (
+    token: string,
+    prompt: number,
+    completionTokens: number,
+    total: number,
+  ) => {
     answerWith(
       completion(
         { content: 'ok' },
-        { prompt_tokens: -50, completion_tokens: -1, total_tokens: -1000 },
+        { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: total },
       ),
     );
-    const negative = await t.request('POST', '/llm/chat/step', {
-      token: user.token,
-      body: userTurn(),
-    });
+    return t.request('POST', '/llm/chat/step', { token, body: userTurn() });
+  };
+
+  it('clamps negative and fractional provider usage instead of failing or lowering the total', async () => {
+    const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
+    expect((await stepReporting(user.token, 4, 3, 7)).status).toBe(200);
+    expect(await usage(user.token)).toBe(7);
+
+    // Negative counts become 0: the month total never goes down.
+    const negative = await stepReporting(user.token, -50, -1, -1000);
     expect(negative.status).toBe(200);
     expect(negative.body.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
     expect(await usage(user.token)).toBe(7);
 
     // Fractions round up, and the total is at least prompt + completion.
-    answerWith(
-      completion(
-        { content: 'ok' },
-        { prompt_tokens: 2.2, completion_tokens: 1.5, total_tokens: 0.5 },
-      ),
-    );
-    const fractional = await t.request('POST', '/llm/chat/step', {
-      token: user.token,
-      body: userTurn(),
-    });
+    const fractional = await stepReporting(user.token, 2.2, 1.5, 0.5);
     expect(fractional.status).toBe(200);
     expect(fractional.body.usage).toEqual({ promptTokens: 3, completionTokens: 2, totalTokens: 5 });
     expect(await usage(user.token)).toBe(12);
@@ -79,13 +71,7 @@ describe('LLM usage integrity', () => {
 
   it('caps huge provider usage at Number.MAX_SAFE_INTEGER, also on a stream', async () => {
     const user = await t.createUser({ llmAccess: true, llmModels: ['*'] });
-    answerWith(
-      completion(
-        { content: 'ok' },
-        { prompt_tokens: 1e30, completion_tokens: 1, total_tokens: 1e300 },
-      ),
-    );
-    const huge = await t.request('POST', '/llm/chat/step', { token: user.token, body: userTurn() });
+    const huge = await stepReporting(user.token, 1e30, 1, 1e300);
     expect(huge.status).toBe(200);
     expect(huge.body.usage).toEqual({
       promptTokens: Number.MAX_SAFE_INTEGER,

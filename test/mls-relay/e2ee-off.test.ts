@@ -42,7 +42,7 @@ describe.each(httpDrivers())('device and relay routes on a hub without E2EE on %
     async (method, path, body) => {
       const res = await h.t.request(method, path, body === undefined ? {} : { body });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: E2EE_OFF });
+      expect(res.body).toEqual({ error: E2EE_OFF, code: 'not_found' });
     },
   );
 

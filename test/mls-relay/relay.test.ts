@@ -77,6 +77,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
         409,
         {
           error: `Epoch ${epoch} skips ahead of this MLS group; the next commit must be for epoch 1.`,
+          code: 'conflict',
         },
       ]);
     }
@@ -106,6 +107,7 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
         409,
         {
           error: `A commit for epoch ${epoch} of this MLS group already exists; the next commit must be for epoch 5.`,
+          code: 'conflict',
         },
       ]);
     }
@@ -283,25 +285,18 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     const col = await h.collection();
     const canonical = `thread:collection:${col.id}`;
     const upper = `THREAD:COLLECTION:${col.id}`;
-    const first = await h.commit({
-      mlsGroupId: canonical,
-      epoch: 1,
-      senderDeviceId: device.deviceId,
-      ciphertext: 'first',
-    });
+    const commit = (mlsGroupId: string, epoch: number, ciphertext?: string) =>
+      h.commit({
+        mlsGroupId,
+        epoch,
+        senderDeviceId: device.deviceId,
+        ...(ciphertext === undefined ? {} : { ciphertext }),
+      });
+    const first = await commit(canonical, 1, 'first');
     expect(first.status).toBe(201);
-    const dup = await h.commit({
-      mlsGroupId: upper,
-      epoch: 1,
-      senderDeviceId: device.deviceId,
-      ciphertext: 'second',
-    });
+    const dup = await commit(upper, 1, 'second');
     expect(dup.status).toBe(409);
-    const next = await h.commit({
-      mlsGroupId: ` Thread:Collection:${col.id} `,
-      epoch: 2,
-      senderDeviceId: device.deviceId,
-    });
+    const next = await commit(` Thread:Collection:${col.id} `, 2);
     expect(next.status).toBe(201);
     expect(next.body.mlsGroupId).toBe(canonical);
     for (const spelling of [canonical, upper]) {

@@ -9,7 +9,6 @@ import { httpDrivers } from '../helpers/drivers.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { noticesTable } from '../../plugins/notices/tables.ts';
 import { failingDeletes } from '../helpers/drivers.ts';
-import type { Account } from '../helpers/fixtures.ts';
 import { useNoticesHub } from './setup.ts';
 
 /**
@@ -40,18 +39,8 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
   const clock = createManualClock(new Date('2026-03-01T10:00:00.000Z'));
   const f = useNoticesHub(kind, { clock });
 
-  /** A recipient with `count` mention notices on `collectionId`, all at the current clock time. */
-  async function mention(recipient: Account, collectionId: string, count: number) {
-    const actor = await f.user({ collectionAccess: ['*'] });
-    for (let i = 0; i < count; i++) {
-      await f.publish({
-        actorUserId: actor.id,
-        entityType: 'collection',
-        entityId: collectionId,
-        mentionedUserIds: [recipient.id],
-      });
-    }
-  }
+  /** `count` mention notices for a recipient, all at the current clock time. */
+  const { mention } = f;
   async function pages(token: string, limit: number) {
     const all: any[][] = [];
     let cursor: string | undefined;
@@ -214,7 +203,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
 
     const read = await f.t.request('POST', `/notices/${hidden.id}/read`, { token: reader.token });
     expect(read.status).toBe(404);
-    expect(read.body).toEqual({ error: 'Notice not found' });
+    expect(read.body).toEqual({ error: 'Notice not found', code: 'not_found' });
     expect(read.text).not.toContain(revoked.name);
     expect((await f.t.store().table(noticesTable).get(hidden.id))!.readAt).toBeNull();
     // Given back, the notice reads (and marks) as before: the filter is access as it is now.
@@ -245,7 +234,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const [first] = (await f.notices(reader.token)).notices;
     expect(
       (await f.t.request('POST', `/notices/${first.id}/read`, { token: owner.token })).body,
-    ).toEqual({ error: 'Notice not found' });
+    ).toEqual({ error: 'Notice not found', code: 'not_found' });
     expect(
       (await f.t.request('POST', '/notices/missing/read', { token: reader.token })).status,
     ).toBe(404);
@@ -313,13 +302,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const collection = await f.collection(owner.token);
     const request = await f.request(collection.id, { method: 'POST' }, owner.token);
     const reader = await f.user({ collectionAccess: [collection.id] });
-    const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({
-      actorUserId: actor.id,
-      entityType: 'request',
-      entityId: request.id,
-      mentionedUserIds: [reader.id],
-    });
+    await mention(reader, request.id, 1, 'request');
     await mention(reader, collection.id, 1);
     expect(
       (await f.t.request('DELETE', `/requests/${request.id}`, { token: owner.token })).status,
@@ -364,13 +347,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     const request = await f.request(other.id, { method: 'POST' }, owner.token);
     const reader = await f.user({ collectionAccess: ['*'] });
     await mention(reader, gone.id, 1);
-    const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({
-      actorUserId: actor.id,
-      entityType: 'request',
-      entityId: request.id,
-      mentionedUserIds: [reader.id],
-    });
+    await mention(reader, request.id, 1, 'request');
     const store = f.t.hub.driver().forTenant('__default__');
     const { noticesTable } = await import('../../plugins/notices/tables.ts');
     const { deleteNoticesOfRemoved } = await import('../../plugins/notices/cleanup.ts');
@@ -398,13 +375,7 @@ describe.each(httpDrivers())('notice unread count across tenants (%s)', (kind) =
   it('never counts a notice stored in another tenant', async () => {
     const collection = await f.collection();
     const reader = await f.user({ collectionAccess: [collection.id] });
-    const actor = await f.user({ collectionAccess: ['*'] });
-    await f.publish({
-      actorUserId: actor.id,
-      entityType: 'collection',
-      entityId: collection.id,
-      mentionedUserIds: [reader.id],
-    });
+    await f.mention(reader, collection.id);
     const count = async () =>
       (await f.t.request('GET', '/notices/unread-count', { token: reader.token })).body;
     expect(await count()).toEqual({ count: 1 });

@@ -140,7 +140,10 @@ describe.runIf(redisUrl)('notices while Redis is unreachable', () => {
     const reader = await t.createUser({ name: readerName, collectionAccess: ['*'] });
     const stream = await openStream(t, reader.token);
     expect(stream.status).toBe(503);
-    expect(await stream.json()).toEqual({ error: 'Service Unavailable' });
+    expect(await stream.json()).toEqual({
+      error: 'Service Unavailable',
+      code: 'service_unavailable',
+    });
 
     const collection = (
       await t.request('POST', '/collections', {

@@ -7,19 +7,13 @@
  * every driver, MySQL and Firestore included (no change feed there: the tokens are read again on
  * every check).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { allDrivers } from '../helpers/drivers.ts';
 import { eventually } from '../helpers/async.ts';
-import {
-  createProject,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
-import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
-import { callServer, freePort } from '../helpers/net.ts';
+import { quietLogging, useCliProject, useServer } from '../helpers/cli.ts';
+import { driverAvailable } from '../helpers/databases.ts';
+import { callServer } from '../helpers/net.ts';
 import { uniqueName, useTestHub, type TestHub } from '../helpers/hub.ts';
 import { sseReader } from '../helpers/sse.ts';
 import { pluginsWith, useNoticesHub } from './setup.ts';
@@ -130,27 +124,14 @@ describe.each(allDrivers())('notice streams of revoked tokens (%s)', (kind) => {
 describe.each((['sqlite', 'postgres', 'mysql'] as const).filter(driverAvailable))(
   'notice streams of a hub process, revoked by the CLI (%s)',
   (kind) => {
-    let database: TestDatabase | undefined;
-    let project: Project;
-    let hub: RunningServer;
+    // On SQLite the project's own ./data/hub.db, which the hub and the CLI both open; a server
+    // database is migrated by the CLI first.
+    const shared = kind === 'sqlite' ? null : kind;
+    const project = useCliProject(shared, quietLogging, { migrate: shared !== null });
+    const hub = useServer(project, ['--port', '0']);
     let admin: string;
-
-    beforeAll(async () => {
-      database = kind === 'sqlite' ? undefined : await createTestDatabase(kind);
-      project = await createProject();
-      await project.writeConfig('server.yaml', {
-        server: { port: await freePort() },
-        db: database ? database.config : { driver: 'sqlite', path: `${project.dir}/data/hub.db` },
-        ...quietLogging,
-      });
-      if (database) expect((await project.run('migrate')).code).toBe(0);
-      hub = await startServer(project.dir, []);
+    beforeAll(() => {
       admin = /hbk_[A-Za-z0-9_-]{43}/.exec(hub.stdout())![0];
-    });
-    afterAll(async () => {
-      await hub?.stop();
-      await project?.remove();
-      await database?.drop();
     });
 
     const call = (method: string, path: string, secret: string, body?: unknown) =>

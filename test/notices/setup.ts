@@ -38,6 +38,21 @@ export function useNoticesHub(kind: DriverKind, extra: TestHubOptions = {}) {
     })),
   );
   const { t } = f;
+  /** Publishes a comment event directly, as the discussions plugin would after storing a comment. */
+  async function publish({ entityType, entityId, ...event }: PublishedEvent): Promise<void> {
+    const target = await loadTarget(t.store(), entityType, entityId);
+    if (!target) throw new Error(`No ${entityType} ${entityId}`);
+    const id = event.comment?.id ?? crypto.randomUUID();
+    await t.hub.events.publish<DiscussionCommentCreatedEvent>('discussions.comment.created', {
+      tenantId: DEFAULT_TENANT_ID,
+      isReply: false,
+      parentAuthorUserId: null,
+      mentionedUserIds: [],
+      comment: { id, parentCommentId: null, rootCommentId: id, depth: 1, plaintext: 'hello' },
+      target,
+      ...event,
+    });
+  }
   return {
     ...f,
     registry,
@@ -51,20 +66,22 @@ export function useNoticesHub(kind: DriverKind, extra: TestHubOptions = {}) {
       expect(res.status, res.text).toBe(200);
       return res.body;
     },
-    /** Publishes a comment event directly, as the discussions plugin would after storing a comment. */
-    async publish({ entityType, entityId, ...event }: PublishedEvent): Promise<void> {
-      const target = await loadTarget(t.store(), entityType, entityId);
-      if (!target) throw new Error(`No ${entityType} ${entityId}`);
-      const id = event.comment?.id ?? crypto.randomUUID();
-      await t.hub.events.publish<DiscussionCommentCreatedEvent>('discussions.comment.created', {
-        tenantId: DEFAULT_TENANT_ID,
-        isReply: false,
-        parentAuthorUserId: null,
-        mentionedUserIds: [],
-        comment: { id, parentCommentId: null, rootCommentId: id, depth: 1, plaintext: 'hello' },
-        target,
-        ...event,
-      });
+    publish,
+    /** `count` comments by a new user who may see every collection, each mentioning `recipient`. */
+    async mention(
+      recipient: { id: string },
+      entityId: string,
+      count = 1,
+      entityType: TargetType = 'collection',
+    ): Promise<void> {
+      const actor = await f.user({ collectionAccess: ['*'] });
+      for (let i = 0; i < count; i++)
+        await publish({
+          actorUserId: actor.id,
+          entityType,
+          entityId,
+          mentionedUserIds: [recipient.id],
+        });
     },
   };
 }

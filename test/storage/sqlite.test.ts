@@ -101,6 +101,28 @@ describe('the SQLite driver with another process on the same file', () => {
     }
   }, 30_000);
 
+  it('lets a migration wait out a writer lock held longer than a request waits, then applies it', async () => {
+    const other = new OtherProcess(path);
+    try {
+      expect(await other.next()).toBe('ready');
+      expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
+      const later = defineTable({ name: 'lite_later', columns: { id: col.id() } });
+      let applied = false;
+      const migration = driver
+        .applyMigration({ id: 'sqlite-test/0002', createTables: [later] })
+        .then(() => (applied = true));
+      // A request's statement gives up after about 2 s (a 503); a migration keeps waiting.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(applied).toBe(false);
+      expect(await other.exec('COMMIT')).toBe('done');
+      await migration;
+      expect(await driver.appliedMigrations()).toContain('sqlite-test/0002');
+      await driver.forTenant('t').table(later).insert({ id: 'x' });
+    } finally {
+      await other.end();
+    }
+  }, 30_000);
+
   it("keeps the event loop turning while a write waits for another process's lock", async () => {
     const other = new OtherProcess(path);
     try {
@@ -134,7 +156,7 @@ describe('the SQLite driver with another process on the same file', () => {
       expect(await other.exec('BEGIN IMMEDIATE')).toBe('done');
       const blocked = await hub.request('POST', '/collections', { body: { name: 'while locked' } });
       expect(blocked.status).toBe(503);
-      expect(blocked.body).toEqual({ error: 'Service Unavailable' });
+      expect(blocked.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
       // Reads do not need the writer lock (WAL).
       expect((await hub.request('GET', '/collections')).status).toBe(200);
       expect(await other.exec('COMMIT')).toBe('done');

@@ -15,15 +15,15 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { silentLogger } from '../../kernel/log.ts';
 import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
+import { exportHub } from '../../kernel/storage/transfer.ts';
 import {
-  exportHub,
   ImportFormatError,
   importHub,
   ImportRefusedError,
-} from '../../kernel/storage/transfer.ts';
+} from '../../kernel/storage/transfer-import.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { llmUsageTable } from '../../plugins/llm-proxy/tables.ts';
-import { deviceKeysTable } from '../../plugins/mls-relay/tables.ts';
+import { insertDeviceKey } from '../helpers/rows.ts';
 import { plugins } from '../../plugins/index.ts';
 import {
   allDrivers,
@@ -158,18 +158,7 @@ async function populate(t: TestHub): Promise<Fixture> {
   await ok('POST', '/admin/invited-users', { name: uniqueName('carol'), role: 'user' });
   const now = new Date().toISOString();
   const store = t.hub.driver().forTenant(DEFAULT_TENANT_ID);
-  await store.table(deviceKeysTable).insert({
-    id: crypto.randomUUID(),
-    userId: user.id,
-    deviceId: crypto.randomUUID(),
-    label: 'laptop',
-    keyFormat: 'mls-v1',
-    publicKeyMaterial: 'key',
-    fingerprint: 'a'.repeat(64),
-    createdAt: now,
-    lastSeenAt: null,
-    revokedAt: null,
-  });
+  await insertDeviceKey(store, user.id);
   await store.table(llmUsageTable).insert({
     id: `${user.id}:2026-11`,
     userId: user.id,

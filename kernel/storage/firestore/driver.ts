@@ -7,14 +7,15 @@
  * writes its default into every existing document, so equality filters on it match old rows too.
  */
 import { Timestamp, type DocumentData, type Firestore } from '@google-cloud/firestore';
-import type { Migration, Store, StorageDriver } from '../contract.ts';
+import { createCircuitBreaker, type CircuitBreaker } from '../../breaker.ts';
+import { StorageError, type Migration, type Store, type StorageDriver } from '../contract.ts';
 import { noChangeFeed } from '../changes.ts';
 import type { ColumnSpec, Table } from '../table.ts';
 import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
 import { UNIQUE_KEYS } from './session.ts';
-import { createFirestoreStore, mapFirestoreError } from './store.ts';
-import { createGate, withDeadline, type FirestoreContext } from './table-api.ts';
+import { createFirestoreStore, isFirestoreStall, mapFirestoreError } from './store.ts';
+import { createGate, withDeadline, type FirestoreContext, type Gate } from './gate.ts';
 
 export const MIGRATIONS = 'hubMigrations';
 const COLLECTIONS = 'hubCollections';
@@ -123,14 +124,47 @@ export interface FirestoreDriverOptions {
   timeoutMillis?: number;
 }
 
+/**
+ * Runs `call` behind the circuit breaker: while it is open, it fails at once; a call that stalls
+ * (our deadline, or the client's own UNAVAILABLE / DEADLINE_EXCEEDED) opens it.
+ */
+function throughBreaker<T>(breaker: CircuitBreaker, call: () => Promise<T>): Promise<T> {
+  if (breaker.isOpen()) {
+    const message = 'The database stalled; failing at once until it answers';
+    return Promise.reject(new StorageError('unavailable', message, { cause: breaker.cause }));
+  }
+  const started = Date.now();
+  return call().catch((error: unknown) => {
+    if (isFirestoreStall(error)) breaker.trip(error, started);
+    throw error;
+  });
+}
+
+/** The gate's top-level calls behind the circuit breaker; closing it stops the probes. */
+function breakerGate(gate: Gate, breaker: CircuitBreaker): Gate {
+  return {
+    run: (call) => throughBreaker(breaker, () => gate.run(call)),
+    close() {
+      breaker.dispose();
+      return gate.close();
+    },
+  };
+}
+
 export function createFirestoreDriver(
   db: Firestore,
   options: FirestoreDriverOptions = {},
 ): StorageDriver {
+  // One document read, bounded like any call: the ping, and the breaker's probe while it is open.
+  const readOne = async () => {
+    const read = db.collection(MIGRATIONS).limit(1).get();
+    await (options.timeoutMillis ? withDeadline(read, options.timeoutMillis) : read);
+  };
+  const breaker = createCircuitBreaker({ name: 'database', probe: readOne });
   const ctx: FirestoreContext = {
     db,
     locks: createLockManager(),
-    gate: createGate(options.timeoutMillis),
+    gate: breakerGate(createGate(options.timeoutMillis), breaker),
   };
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -172,10 +206,8 @@ export function createFirestoreDriver(
           await record.set({ id: migration.id, appliedAt: Timestamp.now() });
         }),
       ),
-    ping: () => {
-      const ping = guard(async () => void (await db.collection(MIGRATIONS).limit(1).get()));
-      return options.timeoutMillis ? withDeadline(ping, options.timeoutMillis) : ping;
-    },
+    ping: () => throughBreaker(breaker, () => guard(readOne)),
+    circuit: breaker,
     async close() {
       await ctx.gate.close();
       await db.terminate();

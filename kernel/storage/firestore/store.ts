@@ -6,7 +6,8 @@
 import { StorageError, type Store } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { flush, uniqueError, type TxState } from './session.ts';
-import { firestoreTableApi, type FirestoreContext, type Gate } from './table-api.ts';
+import type { FirestoreContext, Gate } from './gate.ts';
+import { firestoreTableApi } from './table-api.ts';
 
 /** How often a transaction that lost a race is run in total before the conflict reaches the caller. */
 const CONFLICT_ATTEMPTS = 8;
@@ -15,6 +16,23 @@ const CONFLICT_ATTEMPTS = 8;
 const ALREADY_EXISTS = 6;
 const ABORTED = 10;
 const OUTAGE = new Set([4, 14]); // DEADLINE_EXCEEDED, UNAVAILABLE
+
+/** Firestore could not be reached or did not answer in time (raw from the client). */
+function isOutage(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: string };
+  return (
+    OUTAGE.has(e?.code as number) ||
+    /ECONNREFUSED|No connection established/i.test(e?.message ?? '')
+  );
+}
+
+/**
+ * A call failed because Firestore stalled or cannot be reached: what trips the driver's circuit
+ * breaker. Our own deadline gives an `unavailable` StorageError; the client's, a gRPC status.
+ */
+export function isFirestoreStall(error: unknown): boolean {
+  return (error instanceof StorageError && error.code === 'unavailable') || isOutage(error);
+}
 
 /** Turns Firestore errors into StorageErrors; anything else is a bug and passes through. */
 export function mapFirestoreError(error: unknown, table?: string): never {
@@ -31,10 +49,7 @@ export function mapFirestoreError(error: unknown, table?: string): never {
       ...where,
       cause: error,
     });
-  if (
-    OUTAGE.has(e?.code as number) ||
-    /ECONNREFUSED|No connection established/i.test(e?.message ?? '')
-  ) {
+  if (isOutage(error)) {
     throw new StorageError('unavailable', 'The database cannot be reached', {
       ...where,
       cause: error,

@@ -1,91 +1,20 @@
 /**
  * The contract's TableApi on Firestore. Reads run directly, or transactionally inside a
  * transaction; every write runs inside one (its own when the caller has none), because keeping
- * unique keys and tenant checks right needs the current row, read and written atomically.
+ * unique keys and tenant checks right needs the current row, read and written atomically. The
+ * writes themselves are staged by staging.ts.
  */
-import type { DocumentData, Firestore } from '@google-cloud/firestore';
-import {
-  StorageError,
-  type FindOptions,
-  type Store,
-  type TableApi,
-  type Where,
-} from '../contract.ts';
+import type { DocumentData } from '@google-cloud/firestore';
+import type { FindOptions, Store, TableApi, Where } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, docId, hasNul, TENANT_FIELD } from './codec.ts';
-import type { LockManager } from './locks.ts';
+import type { FirestoreContext } from './gate.ts';
 import { buildQueries, compareRows, isAfterCursor, matchesWhere } from './query.ts';
-import { createReader, stage, uniqueError, uniqueKeyRef, type TxState } from './session.ts';
+import { createReader, uniqueError, type TxState } from './session.ts';
+import { tableWriter } from './staging.ts';
 
 type Row = Record<string, unknown>;
 const GET_CHUNK = 300;
-
-/** What every store of one driver shares. */
-export interface FirestoreContext {
-  readonly db: Firestore;
-  readonly locks: LockManager;
-  /** Counts top-level calls in flight, so close() can wait for them and refuse new ones. */
-  readonly gate: Gate;
-}
-
-export interface Gate {
-  run<T>(call: () => Promise<T>): Promise<T>;
-  /** Refuses new calls, then resolves once those in flight have finished. */
-  close(): Promise<void>;
-}
-
-/**
- * Answers `unavailable` once `ms` pass: the client's own deadlines and retries can hold a call for
- * minutes when the backend stalls. The call itself goes on (the gate still counts it, and its late
- * failure is dropped here, not left unhandled).
- */
-export function withDeadline<T>(running: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new StorageError('unavailable', `The database did not answer within ${ms} ms`));
-    }, ms);
-    running.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * The Firestore client neither waits for calls in flight when terminated nor fails them cleanly (a
- * transaction started on a terminated client hangs and leaks a rejection), so the driver keeps
- * its own count: the contract's close() waits for in-flight work, and later calls fail at once.
- */
-export function createGate(timeoutMillis?: number): Gate {
-  let active = 0;
-  let closing = false;
-  let drained: (() => void) | null = null;
-  return {
-    async run(call) {
-      if (closing) throw new StorageError('unavailable', 'The database connection is closed');
-      active += 1;
-      const running = (async () => {
-        try {
-          return await call();
-        } finally {
-          active -= 1;
-          if (active === 0) drained?.();
-        }
-      })();
-      return timeoutMillis ? withDeadline(running, timeoutMillis) : running;
-    },
-    async close() {
-      closing = true;
-      if (active > 0) await new Promise<void>((resolve) => (drained = resolve));
-    },
-  };
-}
 
 export interface TableScope {
   readonly ctx: FirestoreContext;
@@ -113,6 +42,7 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
   // A lone write becomes a transaction of one write, run through the same code.
   const alone = <R>(run: (api: TableApi<Row>) => Promise<R>) =>
     scope.store.transaction((tx) => run(tx.table(table) as TableApi<Row>));
+  const { readForWrite, stageInsert, stageReplace, stageDelete } = tableWriter(ctx, table, reader);
 
   /** The tenant a new row gets: the store's, or the row's own through the unscoped store. */
   const tenantFor = (row: Row): string | null => {
@@ -121,114 +51,6 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
     if (!tenant)
       throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
     return tenant;
-  };
-
-  const readForWrite = async (tx: TxState, id: string): Promise<Row | null> => {
-    if (hasNul(id)) return null;
-    const ref = refOf(id);
-    await ctx.locks.acquire(tx.owner, ref.path);
-    const [data] = await reader.docs([ref], true);
-    return data ? full(data) : null;
-  };
-
-  const keysOf = (row: Row) =>
-    table.unique.flatMap((columns) => {
-      const ref = uniqueKeyRef(
-        ctx.db,
-        codec.collection,
-        (row[TENANT_FIELD] as string | undefined) ?? null,
-        columns,
-        row,
-      );
-      return ref ? [{ ref, columns }] : [];
-    });
-
-  /** Stages new documents, refusing ids and unique values already taken here or in Firestore. */
-  const stageCreates = async (
-    tx: TxState,
-    creates: {
-      ref: ReturnType<typeof refOf>;
-      columns: readonly string[];
-      data: DocumentData;
-      row?: Row;
-    }[],
-  ) => {
-    // Lock what we create too: two creators of one id or unique value in this process take turns
-    // here, where a deadlock is seen at once, instead of inside Firestore.
-    for (const { ref } of creates) await ctx.locks.acquire(tx.owner, ref.path);
-    for (const { ref, columns } of creates) {
-      if (tx.staged.get(ref.path)?.data) throw uniqueError(table.name, columns);
-    }
-    // A quick look outside the transaction reports most duplicates at once; the create
-    // precondition at commit is what guarantees uniqueness under concurrent writers.
-    const unstaged = creates.filter(({ ref }) => !tx.staged.has(ref.path));
-    const snaps = unstaged.length ? await ctx.db.getAll(...unstaged.map(({ ref }) => ref)) : [];
-    snaps.forEach((snap, i) => {
-      if (snap.exists) throw uniqueError(table.name, unstaged[i]!.columns);
-    });
-    for (const { ref, columns, data, row } of creates) {
-      stage(tx, {
-        ref,
-        collection: ref.parent.id,
-        data,
-        create: true,
-        constraint: { table: table.name, columns },
-        ...(row ? { row } : {}),
-      });
-    }
-  };
-
-  const keyData = (row: Row, columns: readonly string[]) => ({
-    table: table.name,
-    tenantId: row[TENANT_FIELD] ?? null,
-    columns,
-    rowId: row.id,
-  });
-
-  const stageInsert = async (tx: TxState, row: Row, tenant: string | null): Promise<Row> => {
-    const data = codec.encodeRow(row, tenant);
-    const next = full(data);
-    await stageCreates(tx, [
-      { ref: refOf(String(row.id)), columns: ['id'], data, row: next },
-      ...keysOf(next).map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
-    ]);
-    return next;
-  };
-
-  const stageReplace = async (tx: TxState, before: Row, after: Row): Promise<Row> => {
-    const data = codec.encodeRow(after, (before[TENANT_FIELD] as string | undefined) ?? null);
-    const next = full(data);
-    const oldKeys = keysOf(before);
-    const newKeys = keysOf(next);
-    const kept = new Set(newKeys.map(({ ref }) => ref.path));
-    for (const { ref } of oldKeys) {
-      if (kept.has(ref.path)) continue;
-      await ctx.locks.acquire(tx.owner, ref.path);
-      stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
-    }
-    const had = new Set(oldKeys.map(({ ref }) => ref.path));
-    await stageCreates(
-      tx,
-      newKeys
-        .filter(({ ref }) => !had.has(ref.path))
-        .map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
-    );
-    const ref = refOf(String(before.id));
-    stage(tx, { ref, collection: codec.collection, data, create: false, row: next });
-    return next;
-  };
-
-  const stageDelete = async (tx: TxState, before: Row) => {
-    for (const { ref } of keysOf(before)) {
-      await ctx.locks.acquire(tx.owner, ref.path);
-      stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
-    }
-    stage(tx, {
-      ref: refOf(String(before.id)),
-      collection: codec.collection,
-      data: null,
-      create: false,
-    });
   };
 
   /**

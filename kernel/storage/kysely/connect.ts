@@ -5,7 +5,9 @@
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
 import type { SqlDialect } from './dialect.ts';
-import { boundedMysqlPool, boundedPgPool, type PoolBounds } from './bounded-pool.ts';
+import { boundedMysqlPool } from './bounded-mysql.ts';
+import { boundedPgPool } from './bounded-pg.ts';
+import type { PoolBounds } from './bounded-pool.ts';
 import { watchNotifications } from './pg-listen.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
 
@@ -54,9 +56,8 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  const db = new Kysely<any>({
-    dialect: new PostgresDialect({ pool: boundedPgPool(pool as any, bounds) }),
-  });
+  const bounded = boundedPgPool(pool as any, bounds);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: bounded }) });
   const listenerOptions = {
     host: config.host,
     port: config.port,
@@ -74,6 +75,7 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     kind: 'postgres',
     flavor: 'postgres',
     db,
+    circuit: bounded.breaker,
     watchOthers: (stamps) =>
       watchNotifications(
         () => new pg.Client(listenerOptions),
@@ -107,9 +109,8 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     charset: 'utf8mb4',
     ...(ssl ? { ssl: ssl as object } : {}),
   });
-  const db = new Kysely<any>({
-    dialect: new MysqlDialect({ pool: boundedMysqlPool(pool as any, poolBounds(config)) }),
-  });
+  const bounded = boundedMysqlPool(pool as any, poolBounds(config));
+  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool: bounded }) });
   // mysql2 keeps its counts in queues it does not document; read them defensively.
   const queues = pool as unknown as {
     _allConnections?: { length: number };
@@ -120,6 +121,7 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     kind: 'mysql',
     flavor: 'mysql',
     db,
+    circuit: bounded.breaker,
     close: () => db.destroy(),
     poolStats() {
       const total = queues._allConnections?.length;

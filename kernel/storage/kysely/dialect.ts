@@ -3,6 +3,7 @@
  * reported, and how migrations take a cross-process lock. Everything else is shared Kysely code.
  */
 import type { Kysely } from 'kysely';
+import type { Circuit } from '../../breaker.ts';
 import type { ChangeStamps } from '../changes.ts';
 import type { PoolStats } from '../contract.ts';
 import type { ColumnSpec } from '../table.ts';
@@ -20,6 +21,8 @@ export interface SqlDialect {
   readonly path?: string | null;
   /** Closes the pool (and the embedded database). */
   close(): Promise<void>;
+  /** The pool's circuit breaker (server databases; see bounded-pool.ts). */
+  readonly circuit?: Circuit;
   /** The pool's counts, when the client library exposes them. */
   poolStats?(): PoolStats | null;
   /**
@@ -125,6 +128,7 @@ const OUTAGE_CODES = new Set([
   'ENOTFOUND',
   'EHOSTUNREACH',
   'HUB_DB_TIMEOUT',
+  'HUB_DB_CIRCUIT_OPEN',
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
@@ -152,4 +156,18 @@ export function isOutageError(error: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(
     e?.message ?? '',
   );
+}
+
+/**
+ * Opening a connection failed because the database is gone or not answering: refused, reset,
+ * unreachable, timed out, shutting down. Not a full server (53300, too many connections: it
+ * answered) and not our own pool being closed.
+ */
+const NOT_A_STALL = new Set(['53300', 'ER_CON_COUNT_ERROR', 'HUB_DB_CIRCUIT_OPEN']);
+
+export function isConnectFailure(error: unknown): boolean {
+  const e = error as DbError;
+  if (e?.code && NOT_A_STALL.has(e.code)) return false;
+  if (/Pool is closed|closed state/i.test(e?.message ?? '')) return false;
+  return isOutageError(error);
 }

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Migration, StorageDriver } from '../contract.ts';
 import { ChangeStamps, noChangeFeed, type ChangeFeed } from '../changes.ts';
-import { isBusyError, type OthersWatch, type SqlDialect } from './dialect.ts';
+import { type OthersWatch, type SqlDialect } from './dialect.ts';
 import {
   addColumns,
   createIndexes,
@@ -16,7 +16,9 @@ import {
   MIGRATIONS_TABLE,
 } from './schema.ts';
 import { backupSqlite } from './sqlite.ts';
-import { createSqlStore, mapError } from './store.ts';
+import { mapError } from './errors.ts';
+import { retryMigration } from './retry.ts';
+import { createSqlStore } from './store.ts';
 import { withoutQueryTimeout } from './bounded-pool.ts';
 
 /** Any fixed number: every workspace-hub process agrees on it. */
@@ -47,17 +49,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   };
 
   /** SQLite: another process (a server starting, a CLI command) may hold the writer lock a while. */
-  async function retryBusy<T>(run: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run();
-      } catch (error) {
-        // The busy timeout is tiny (it blocks the event loop); wait here instead, up to ~10 s.
-        if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= 200) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
-      }
-    }
-  }
+  const retryBusy = <T>(run: () => Promise<T>) => retryMigration(flavor, run);
 
   // PostgreSQL and SQLite run DDL inside a transaction, so a migration lands whole or not at all.
   async function applyTransactional(migration: Migration): Promise<void> {
@@ -158,6 +150,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       ? { backup: (out: string) => backupSqlite(dialect, out) }
       : {}),
     poolStats: () => dialect.poolStats?.() ?? null,
+    ...(dialect.circuit ? { circuit: dialect.circuit } : {}),
     async close() {
       closed = true;
       await others?.close();

@@ -32,7 +32,7 @@ import type { OthersWatch, SqlDialect } from './dialect.ts';
 /**
  * How long one statement waits for another process's lock before SQLITE_BUSY. libsql waits inside
  * its synchronous call, with the event loop stopped, so this stays tiny: the real waiting is the
- * driver's retries, which pause between attempts with the event loop free (store.ts).
+ * driver's retries, which pause between attempts with the event loop free (retry.ts).
  */
 export const BUSY_TIMEOUT_MS = 5;
 /** Files the hub creates: readable by the service user only, whatever the umask. */

@@ -1,0 +1,132 @@
+/**
+ * Staging one table's writes in a Firestore transaction attempt: each written document and unique
+ * key is locked in this process, checked, and staged for the commit (see session.ts). A unique
+ * value is a document of its own, created with a precondition, so Firestore refuses a duplicate
+ * even from another process.
+ */
+import type { DocumentData } from '@google-cloud/firestore';
+import type { Table } from '../table.ts';
+import { codecFor, docId, hasNul, TENANT_FIELD } from './codec.ts';
+import type { FirestoreContext } from './gate.ts';
+import { stage, uniqueError, uniqueKeyRef, type Reader, type TxState } from './session.ts';
+
+type Row = Record<string, unknown>;
+
+export type TableWriter = ReturnType<typeof tableWriter>;
+
+export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader) {
+  const codec = codecFor(table);
+  const collection = ctx.db.collection(codec.collection);
+  const refOf = (id: string) => collection.doc(docId(id));
+  const full = (data: DocumentData) => codec.decodeDoc(data, true);
+
+  const readForWrite = async (tx: TxState, id: string): Promise<Row | null> => {
+    if (hasNul(id)) return null;
+    const ref = refOf(id);
+    await ctx.locks.acquire(tx.owner, ref.path);
+    const [data] = await reader.docs([ref], true);
+    return data ? full(data) : null;
+  };
+
+  const keysOf = (row: Row) =>
+    table.unique.flatMap((columns) => {
+      const ref = uniqueKeyRef(
+        ctx.db,
+        codec.collection,
+        (row[TENANT_FIELD] as string | undefined) ?? null,
+        columns,
+        row,
+      );
+      return ref ? [{ ref, columns }] : [];
+    });
+
+  /** Stages new documents, refusing ids and unique values already taken here or in Firestore. */
+  const stageCreates = async (
+    tx: TxState,
+    creates: {
+      ref: ReturnType<typeof refOf>;
+      columns: readonly string[];
+      data: DocumentData;
+      row?: Row;
+    }[],
+  ) => {
+    // Lock what we create too: two creators of one id or unique value in this process take turns
+    // here, where a deadlock is seen at once, instead of inside Firestore.
+    for (const { ref } of creates) await ctx.locks.acquire(tx.owner, ref.path);
+    for (const { ref, columns } of creates) {
+      if (tx.staged.get(ref.path)?.data) throw uniqueError(table.name, columns);
+    }
+    // A quick look outside the transaction reports most duplicates at once; the create
+    // precondition at commit is what guarantees uniqueness under concurrent writers.
+    const unstaged = creates.filter(({ ref }) => !tx.staged.has(ref.path));
+    const snaps = unstaged.length ? await ctx.db.getAll(...unstaged.map(({ ref }) => ref)) : [];
+    snaps.forEach((snap, i) => {
+      if (snap.exists) throw uniqueError(table.name, unstaged[i]!.columns);
+    });
+    for (const { ref, columns, data, row } of creates) {
+      stage(tx, {
+        ref,
+        collection: ref.parent.id,
+        data,
+        create: true,
+        constraint: { table: table.name, columns },
+        ...(row ? { row } : {}),
+      });
+    }
+  };
+
+  const keyData = (row: Row, columns: readonly string[]) => ({
+    table: table.name,
+    tenantId: row[TENANT_FIELD] ?? null,
+    columns,
+    rowId: row.id,
+  });
+
+  const stageInsert = async (tx: TxState, row: Row, tenant: string | null): Promise<Row> => {
+    const data = codec.encodeRow(row, tenant);
+    const next = full(data);
+    await stageCreates(tx, [
+      { ref: refOf(String(row.id)), columns: ['id'], data, row: next },
+      ...keysOf(next).map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
+    ]);
+    return next;
+  };
+
+  const stageReplace = async (tx: TxState, before: Row, after: Row): Promise<Row> => {
+    const data = codec.encodeRow(after, (before[TENANT_FIELD] as string | undefined) ?? null);
+    const next = full(data);
+    const oldKeys = keysOf(before);
+    const newKeys = keysOf(next);
+    const kept = new Set(newKeys.map(({ ref }) => ref.path));
+    for (const { ref } of oldKeys) {
+      if (kept.has(ref.path)) continue;
+      await ctx.locks.acquire(tx.owner, ref.path);
+      stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
+    }
+    const had = new Set(oldKeys.map(({ ref }) => ref.path));
+    await stageCreates(
+      tx,
+      newKeys
+        .filter(({ ref }) => !had.has(ref.path))
+        .map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
+    );
+    const ref = refOf(String(before.id));
+    stage(tx, { ref, collection: codec.collection, data, create: false, row: next });
+    return next;
+  };
+
+  const stageDelete = async (tx: TxState, before: Row) => {
+    for (const { ref } of keysOf(before)) {
+      await ctx.locks.acquire(tx.owner, ref.path);
+      stage(tx, { ref, collection: ref.parent.id, data: null, create: false });
+    }
+    stage(tx, {
+      ref: refOf(String(before.id)),
+      collection: codec.collection,
+      data: null,
+      create: false,
+    });
+  };
+
+  return { readForWrite, stageInsert, stageReplace, stageDelete };
+}
