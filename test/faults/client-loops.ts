@@ -3,6 +3,7 @@
  * was sent, when it was answered and how, pauses a little (as a client on a network would) and
  * sends the next, until stopped. The summary gives the figures the suites print and assert.
  */
+import { expect } from 'vitest';
 import { sleep } from '../helpers/async.ts';
 import type { TestResponse } from '../helpers/hub.ts';
 
@@ -103,4 +104,41 @@ export function outageFigures(
     firstOkAfterResumeMs: firstOk === Infinity ? null : firstOk - resumedAt,
     okDuringOutage: during.filter((a) => a.status === 200 && a.answeredAt < resumedAt).length,
   };
+}
+
+/**
+ * Prints one outage's figures and asserts what every breaker suite expects of it: hundreds of 503s
+ * answered at once after the first timeout (p99 under `p99BelowMs`), each the JSON error with
+ * `Retry-After: 1`; nothing but 200 and 503; a 200 within 3 s of the dependency's return, and only
+ * 200s to requests sent after that first one.
+ */
+export function expectFastOutage(
+  label: string,
+  answers: readonly Answer[],
+  stalledAt: number,
+  resumedAt: number,
+  p99BelowMs: number,
+): OutageFigures {
+  const figures = outageFigures(answers, stalledAt, resumedAt);
+  // eslint-disable-next-line no-console
+  console.log(
+    `[faults] ${label}: first 503 after ${figures.firstTimeoutAt - stalledAt} ms ` +
+      `(${figures.slow503} waited it out); then ${figures.fast503.count} 503s, ` +
+      `p50 ${figures.fast503.p50} ms, p99 ${figures.fast503.p99} ms, max ${figures.fast503.max} ms; ` +
+      `${figures.okDuringOutage} 200s during the outage; ` +
+      `first 200 ${figures.firstOkAfterResumeMs} ms after it ended`,
+  );
+  expect(figures.fast503.count).toBeGreaterThan(100);
+  expect(figures.fast503.p99).toBeLessThan(p99BelowMs);
+  expect(figures.firstOkAfterResumeMs).not.toBeNull();
+  expect(figures.firstOkAfterResumeMs!).toBeLessThan(3000);
+  for (const answer of answers.filter((a) => a.status === 503)) {
+    expect(answer.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
+    expect(answer.retryAfter).toBe('1');
+  }
+  expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+  const settled = answers.filter((a) => a.sentAt >= resumedAt + figures.firstOkAfterResumeMs!);
+  expect(settled.length).toBeGreaterThan(0);
+  expect(settled.map((a) => a.status)).toEqual(settled.map(() => 200));
+  return figures;
 }
