@@ -13,4 +13,8 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
-export { runResultUsage, type RunResultsConfig } from '../plugins/entities/index.ts';
+export {
+  runResultUsage,
+  type RunResultsConfig,
+  type RunResultUsage,
+} from '../plugins/entities/index.ts';

@@ -11,13 +11,10 @@ import type { TenantRow } from '../kernel/identity/tables.ts';
 import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import type { TokenRecord } from '../kernel/identity/tokens.ts';
 import type { UserRecord } from '../kernel/identity/users.ts';
+import type { RunResultUsage } from './hub-modules.ts';
 
 /** What `user show` reports of a user's stored run results (see plugins/entities). */
-export interface UsageFigures {
-  count: number;
-  bytes: number;
-  limits: { count: number | null; bytes: number | null };
-}
+type UsageFigures = Pick<RunResultUsage, 'count' | 'bytes' | 'limits'>;
 
 /** Writes lines to stdout, unprintable characters escaped (a line never holds a line break). */
 export function print(...lines: string[]): void {

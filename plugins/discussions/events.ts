@@ -1,5 +1,6 @@
 import type { Store } from '../../kernel/storage/contract.ts';
 import { type EntityTarget } from '../entities/index.ts';
+import { commentsTable } from './tables.ts';
 /**
  * The events the `discussions` plugin publishes: a comment or reply stored (after its transaction
  * commits), and a comment's text changed by an edit or a delete (inside that transaction). The
@@ -45,4 +46,21 @@ export interface DiscussionCommentChangedEvent {
   /** The new trimmed plaintext; null once deleted, or when the new body is encrypted. */
   plaintext: string | null;
   deleted: boolean;
+}
+
+/**
+ * The comment's text as it is now, read under a lock on its row, inside the caller's transaction:
+ * its plaintext body; null once it is deleted (tombstoned) or when the body is encrypted; undefined
+ * when no such row exists (nothing to correct). Notices are written after the comment's own
+ * transaction, so an edit or delete can land between the two; reading the row here (the edit's
+ * transaction locks the same row) makes the notices take the text that is true when they are stored.
+ */
+export async function currentCommentText(
+  tx: Store,
+  commentId: string,
+): Promise<string | null | undefined> {
+  const row = await tx.table(commentsTable).getForUpdate(commentId);
+  if (!row) return undefined;
+  if (row.tombstonedAt !== null || row.bodyFormat !== 'plaintext') return null;
+  return row.body;
 }

@@ -48,6 +48,7 @@ export const discussionsPlugin = definePlugin({
 
 // The plugin's public face: the only names other plugins may import from discussions.
 export {
+  currentCommentText,
   DISCUSSION_COMMENT_CHANGED,
   DISCUSSION_COMMENT_CREATED,
   type DiscussionCommentChangedEvent,

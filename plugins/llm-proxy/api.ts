@@ -23,7 +23,7 @@ const usage = z.object({
 
 const NEEDS_LLM = 'Needs `llmAccess` on the account (403) and an `llm` section on the hub (503).';
 const AT_THE_CAP =
-  "At the caller's monthly cap (`llmMonthlyTokenLimit`) a new user turn gets 402, and so does a continuation (last message from the assistant or a tool) unless it continues a turn admitted under the cap — the same messages up to the turn's user message — that is still within `llm.turnBudget` (steps and tokens for the whole turn, the tokens never more than the cap; all turns together pass the cap by one turn's tokens at most).";
+  "At the caller's monthly cap (`llmMonthlyTokenLimit`) a new user turn gets 402, and so does a continuation (last message from the assistant or a tool) unless it continues a turn admitted under the cap — the same messages up to the turn's user message — that is still within `llm.turnBudget` (steps and tokens for the whole turn, the tokens never more than the cap; all turns together pass the cap by one turn's tokens, plus the step that crossed it, at most). A capped user's steps run one at a time: a second waits for the first, and gets 429 if it waits longer than `llm.timeoutMs`.";
 
 export const llmProxyApi: RouteDocs = {
   'GET /llm/models': {

@@ -11,7 +11,7 @@
  * (last message an assistant or tool message), unless it continues a turn admitted under the cap
  * (turns.ts) that is still within `llm.turnBudget`: at most `steps` steps and `tokens` tokens for
  * the whole turn, the tokens never more than the cap itself. And past the cap the month's total may
- * grow by at most one turn's token budget, however many turns were admitted before, so starting
+ * grow by at most one turn's token budget (plus the step that crosses it), however many turns were admitted before, so starting
  * many small turns under the cap buys nothing.
  */
 import type { Clock } from '../../kernel/clock.ts';

@@ -61,7 +61,7 @@ export const mlsRelayApi: RouteDocs = {
   'POST /discussion-mls/commits': {
     summary: 'Store an MLS commit for a group (one per epoch) from an enrolled device',
     description:
-      "The group's first commit sets its epoch (any non-negative safe integer); every later commit must carry exactly the current epoch + 1. A commit that replays an epoch (equal or lower) or skips ahead answers 409 with a message naming the expected epoch, and nothing is stored.",
+      "The group's first commit sets its epoch (at most 2^32, so a group always has room to move; a larger first epoch answers 409); every later commit must carry exactly the current epoch + 1. A commit that replays an epoch (equal or lower) or skips ahead answers 409 with a message naming the expected epoch, and nothing is stored.",
     errors: [403, 409],
     responses: { 201: commitRecord },
   },

@@ -65,6 +65,13 @@ function epochConflict(epoch: number, currentEpoch: number) {
 }
 
 /**
+ * The highest epoch a group's first commit may carry. MLS groups start at epoch 0, so a real first
+ * commit is small; a first commit near the largest storable epoch would leave the group no next
+ * epoch, and any member could freeze a new group that way. 2^32 leaves room for 2^53 commits more.
+ */
+export const FIRST_EPOCH_MAX = 2 ** 32;
+
+/**
  * Stores a commit and moves the group's epoch one step forward, in one transaction. The group's
  * state row is locked before its epoch is compared, so of two commits for the same next epoch one
  * waits for the other and then sees an epoch it must refuse; a refused commit writes nothing. The
@@ -80,6 +87,10 @@ async function storeCommit(store: Store, row: MlsCommitRow, userId: string): Pro
     const state = found && (await states.getForUpdate(found.id));
     if (state && row.epoch !== state.currentEpoch + 1)
       throw epochConflict(row.epoch, state.currentEpoch);
+    if (!state && row.epoch > FIRST_EPOCH_MAX)
+      throw conflict(
+        `Epoch ${row.epoch} is too far ahead for the first commit of this MLS group; a group's first commit carries an epoch of at most ${FIRST_EPOCH_MAX}.`,
+      );
     await tx.table(mlsCommitsTable).insert(row);
     if (state) {
       await states.update(state.id, { currentEpoch: row.epoch, updatedAt: row.createdAt });

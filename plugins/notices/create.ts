@@ -9,10 +9,10 @@ import { usersTable } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { NoticeFanout } from './fanout.ts';
 import { countUnread } from './feed.ts';
-import { previewText } from './records.ts';
+import { previewText, withPreview } from './records.ts';
 import { resolveRecipients } from './recipients.ts';
 import { noticesTable, type NoticeDisplayMetadata, type NoticeRow } from './tables.ts';
-import { type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
+import { currentCommentText, type DiscussionCommentCreatedEvent } from '../discussions/index.ts';
 
 export interface CreateNoticesDeps {
   storage(tenantId: string): Store;
@@ -67,6 +67,13 @@ export async function createCommentNotices(
     readAt: null,
   }));
   await store.transaction(async (tx) => {
+    // An edit or delete between the comment's commit and now found no notices to update: store
+    // the text the comment has now (none once deleted).
+    const text = await currentCommentText(tx, comment.id);
+    if (text !== undefined && text !== comment.plaintext) {
+      const current = withPreview(metadata, text);
+      for (const row of rows) row.displayMetadata = current;
+    }
     const notices = tx.table(noticesTable);
     for (const row of rows) await notices.insert(row);
   });

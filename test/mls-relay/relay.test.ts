@@ -90,6 +90,26 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
     expect((await state(group)).body.currentEpoch).toBe(1);
   });
 
+  it('refuses a first commit past 2^32 with 409 and creates no group state, so a new group cannot be frozen', async () => {
+    const device = await h.enroll();
+    const group = await h.group();
+    for (const epoch of [Number.MAX_SAFE_INTEGER, 2 ** 32 + 1]) {
+      const first = await h.commit({ mlsGroupId: group, epoch, senderDeviceId: device.deviceId });
+      expect([first.status, first.body]).toEqual([
+        409,
+        {
+          error: `Epoch ${epoch} is too far ahead for the first commit of this MLS group; a group's first commit carries an epoch of at most 4294967296.`,
+          code: 'conflict',
+        },
+      ]);
+    }
+    expect(await epochs(`mlsGroupId=${group}`)).toEqual({ epochs: [], nextCursor: undefined });
+    // The group's real first commit still sets it.
+    const real = await h.commit({ mlsGroupId: group, epoch: 0, senderDeviceId: device.deviceId });
+    expect(real.status).toBe(201);
+    expect((await state(group)).body.currentEpoch).toBe(0);
+  });
+
   it('refuses a replay of the current or an older epoch with 409 and keeps the group state', async () => {
     const device = await h.enroll();
     const group = await h.group();

@@ -268,6 +268,45 @@ describe.each(httpDrivers())('notice eligibility (%s)', (kind) => {
     expect(read.text).not.toContain('1234');
   });
 
+  it("writes notices with the comment's text as it is when they are stored: the edited text, or none once deleted", async () => {
+    const s = await scene();
+    const [watcher, actor] = [await s.member(), await s.member()];
+    await f.comment(`/collections/${s.collection.id}/discussions`, 'watching', watcher.token);
+    const edited = await f.comment(s.path, 'original words', actor.token);
+    const deleted = await f.comment(s.path, 'the secret is 1234', actor.token);
+    expect(
+      (
+        await f.t.request('PUT', `/discussion-comments/${edited.id}`, {
+          token: actor.token,
+          body: { body: 'edited words' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await f.t.request('DELETE', `/discussion-comments/${deleted.id}`, { token: actor.token }))
+        .status,
+    ).toBe(200);
+    // The created events arrive only now, carrying the text each comment had when it was stored,
+    // as when an edit or a delete lands between a comment's commit and its notices.
+    for (const [comment, text] of [
+      [edited, 'original words'],
+      [deleted, 'the secret is 1234'],
+    ] as const) {
+      await f.publish({
+        actorUserId: actor.id,
+        entityType: 'collection',
+        entityId: s.collection.id,
+        comment: { ...plain(text), id: comment.id, rootCommentId: comment.id },
+      });
+    }
+    const notices = (await f.notices(watcher.token)).notices;
+    const previewOf = (id: string) =>
+      notices.find((n) => n.discussionCommentId === id)!.displayMetadata.previewText;
+    expect(previewOf(edited.id)).toBe('edited words');
+    expect(previewOf(deleted.id)).toBeUndefined();
+    expect(JSON.stringify(notices)).not.toContain('1234');
+  });
+
   it('rolls an edit back with the previews when a step in its transaction fails', async () => {
     const s = await scene();
     const [watcher, actor] = [await s.member(), await s.member()];
