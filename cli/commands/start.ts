@@ -4,6 +4,13 @@ import { HUB_VERSION } from '../../kernel/version.ts';
 import { commonArgs, jsonArg, parsePort } from '../args.ts';
 import { print, printJsonLine } from '../output.ts';
 
+/**
+ * The command the first start suggests, as it runs in a checkout (the `workspace-hub` binary is
+ * not on PATH there; `npx` finds it in node_modules/.bin). The README quick start runs it as printed.
+ */
+export const CREATE_USER_HINT =
+  "npx workspace-hub user create --name alice --role user --collection-access '*'";
+
 /** The block shown once in the life of a database, when the first admin account is created. */
 function firstAdminLines(userId: string, secret: string): string[] {
   return [
@@ -13,8 +20,8 @@ function firstAdminLines(userId: string, secret: string): string[] {
     '',
     `  ${secret}`,
     '',
-    'Create more users with, for example:',
-    "  workspace-hub user create --name alice --role user --collection-access '*'",
+    'Create more users with, for example (in another terminal, in this directory):',
+    `  ${CREATE_USER_HINT}`,
     '',
   ];
 }
@@ -141,11 +148,18 @@ export const startCommand = defineCommand({
     (m.onDeno ? m.handleDenoSignals : m.node!.handleSignals)(running, hub.log);
     if (args.json)
       printJsonLine({
-        listening: { url: running.url, pid, version: HUB_VERSION, database: hub.driver().kind },
+        listening: {
+          url: running.url,
+          pid,
+          version: HUB_VERSION,
+          database: hub.driver().kind,
+          docs: `${running.url}/docs`,
+        },
       });
     else
       print(
         `workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind}), pid ${pid}`,
+        `API reference: ${running.url}/docs`,
       );
   },
 });

@@ -8,13 +8,16 @@
  * and in the URLs of the README's commands), and on PostgreSQL a `db` section and `migrate` first,
  * as the README says for shared databases.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
 import { startServer, useCliProject, type RunningServer } from '../helpers/cli.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 /** The shell blocks of the README's "Quick start" section, as lines without comments. */
@@ -74,6 +77,31 @@ function followQuickStart(kind: 'postgres' | null) {
     expect(server.url).toBe(`http://127.0.0.1:${port}`);
     expect(server.stdout()).toContain(`pid ${server.child.pid}`);
     adminSecret = /hbk_[A-Za-z0-9_-]+/.exec(server.stdout())![0];
+  });
+
+  it('shows in its start banner a command that runs as printed, one the quick start runs next', async () => {
+    const lines = server.stdout().split('\n');
+    const hint = lines[lines.findIndex((line) => line.startsWith('Create more users')) + 1]!.trim();
+    // As printed: `npx` runs the package's own bin in a checkout (a bare `workspace-hub` is not on
+    // PATH there), and the command is one of the quick start's, which the next test runs.
+    expect(hint.startsWith('npx workspace-hub ')).toBe(true);
+    expect(quickStartBlocks()[1]).toContain(hint);
+    const npx = await new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(
+        'npx',
+        ['--no-install', 'workspace-hub', '--version'],
+        { cwd: ROOT },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      ),
+    );
+    expect(npx).toEqual({ code: 0, stdout: `${PACKAGE.version}\n` });
+  });
+
+  it('names its API reference in the start banner, which the server serves there', async () => {
+    expect(server.stdout()).toContain(`API reference: ${server.url}/docs\n`);
+    const docs = await fetch(`${server.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
   });
 
   it('runs every command of the quick start against the running server, which sees their results', async () => {

@@ -25,7 +25,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (Po
     expect(stdout).toContain('"admin"');
     expect(stdout).toContain('it will not be shown again');
     expect(stdout).toContain(
-      "workspace-hub user create --name alice --role user --collection-access '*'",
+      "npx workspace-hub user create --name alice --role user --collection-access '*'",
     );
     const secret = /hbk_[A-Za-z0-9_-]+/.exec(stdout)?.[0];
     expect(secret).toBeDefined();
