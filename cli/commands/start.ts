@@ -2,6 +2,7 @@
 import { defineCommand } from 'citty';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { commonArgs, jsonArg, parsePort } from '../args.ts';
+import { CliError } from '../errors.ts';
 import { print, printJsonLine } from '../output.ts';
 
 /**
@@ -24,6 +25,36 @@ function firstAdminLines(userId: string, secret: string): string[] {
     `  ${CREATE_USER_HINT}`,
     '',
   ];
+}
+
+/**
+ * A failure to bind the listening socket, said for an operator: which address, why, and how to
+ * pick another. Node says `EADDRINUSE`/`EACCES` in `code`, Deno in the error's name. Anything
+ * else is returned as it is.
+ */
+export function listenFailure(
+  error: unknown,
+  host: string,
+  port: number,
+  configPath: string | null,
+): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const choose =
+    `Pick another port with --port <port> or server.port in ${configPath ?? 'server.yaml'}` +
+    ' (--port 0 picks a free one).';
+  if (code === 'EADDRINUSE' || error.name === 'AddrInUse')
+    return new CliError(
+      `Cannot listen on ${address}: another process already holds port ${port} ` +
+        `(another hub still running?). ${choose}`,
+    );
+  if (code === 'EACCES' || error.name === 'PermissionDenied')
+    return new CliError(
+      `Cannot listen on ${address}: this user may not open port ${port}` +
+        `${port < 1024 ? ' (ports below 1024 need privileges)' : ''}. ${choose}`,
+    );
+  return error;
 }
 
 /** The kernel, the runtime adapter of this process and the plugins, loaded when the command runs. */
@@ -100,7 +131,7 @@ export const startCommand = defineCommand({
       });
     } catch (error) {
       await hub.close();
-      throw error;
+      throw listenFailure(error, args.host || config.server.host, port ?? config.server.port, path);
     }
     const pid = process.pid;
     const dataDir = m.dataDirectory(config.db);

@@ -1,8 +1,12 @@
 /** `migrate` and `start` against PostgreSQL: schema checks, the first admin, graceful shutdown. */
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quietLogging, startServer, useCliProject } from '../helpers/cli.ts';
+import { freePort } from '../helpers/net.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 
 describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (PostgreSQL)', () => {
@@ -103,3 +107,35 @@ describe.runIf(driverAvailable('postgres'))(
     });
   },
 );
+
+describe('workspace-hub start on a port another process holds (embedded database)', () => {
+  let port: number;
+  let holder: net.Server;
+  beforeAll(async () => {
+    port = await freePort();
+    holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => holder?.close(resolve));
+  });
+  const project = useCliProject(null, () => ({ ...quietLogging, server: { port } }));
+
+  it('says which address is taken, by another process, and how to pick another port, with exit code 1', async () => {
+    const { code, stderr } = await project.run('start');
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `Cannot listen on 127.0.0.1:${port}: another process already holds port ${port} ` +
+        '(another hub still running?). Pick another port with --port <port> or server.port in ' +
+        `${join(await realpath(project.dir), 'server.yaml')} (--port 0 picks a free one).`,
+    );
+  });
+
+  it('says so as a JSON error with --json and --port', async () => {
+    const { code, stderr } = await project.run('start', '--port', String(port), '--json');
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatch(
+      new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: another process already holds`),
+    );
+  });
+});
