@@ -70,6 +70,39 @@ export function validateConfig(
   throw problemsError(source, [...problems, ...unknown, ...rest]);
 }
 
+/** A key whose value may be a credential (a URL may carry a password): its value is masked. */
+const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
+
+/**
+ * The offending line of a YAML syntax error (1-based `line` and `col`, as the `yaml` package's
+ * `linePos` says), numbered, with the line before it for context and a caret under the column (a
+ * tab shows as `→`). A value whose key may hold a credential is masked with `*` of the same
+ * length (the message can reach the log through a reload), so the caret still points where the
+ * parser stopped.
+ */
+export function yamlExcerpt(text: string, line: number, col: number): string {
+  const lines = text.split(/\r?\n/);
+  const shown = (number: number) => {
+    const raw = lines[number - 1] ?? '';
+    const masked = raw.replace(
+      /^(\s*-?\s*["']?([\w.-]+)["']?\s*:\s)(.+)$/,
+      (whole, head: string, key: string, value: string) =>
+        SECRET_KEY.test(key) ? head + '*'.repeat(value.length) : whole,
+    );
+    // A tab is shown as one visible character, so the caret counts columns as the parser does.
+    const visible = masked.replaceAll('\t', '→');
+    return visible.length > 200 ? `${visible.slice(0, 200)}…` : visible;
+  };
+  const width = String(line).length;
+  const row = (label: string, content: string) => `  ${label.padStart(width)} | ${content}`;
+  const out: string[] = [];
+  if (line > 1) out.push(row(String(line - 1), shown(line - 1)));
+  const current = shown(line);
+  out.push(row(String(line), current));
+  out.push(row('', `${' '.repeat(col - 1)}^`));
+  return out.join('\n');
+}
+
 /** Parses YAML text and validates it. */
 export function parseConfig(
   text: string,
@@ -81,8 +114,12 @@ export function parseConfig(
   try {
     document = parseYaml(text);
   } catch (error) {
-    const detail = error instanceof YAMLParseError ? error.message.split('\n')[0] : String(error);
-    throw new ConfigError(`${source}: invalid YAML: ${detail}`);
+    if (!(error instanceof YAMLParseError))
+      throw new ConfigError(`${source}: invalid YAML: ${String(error)}`);
+    const detail = error.message.split('\n')[0]!.replace(/:$/, '');
+    const where = error.linePos?.[0];
+    const excerpt = where ? `\n${yamlExcerpt(text, where.line, where.col)}` : '';
+    throw new ConfigError(`${source}: invalid YAML: ${detail}${excerpt ? `:${excerpt}` : ''}`);
   }
   return validateConfig(document, pluginSections, env, source);
 }

@@ -1,4 +1,6 @@
 /** The CLI's behaviour that needs no database: help, version, flag and config errors. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { createProject, quietLogging, withProject, type Project } from '../helpers/cli.ts';
@@ -173,6 +175,22 @@ describe('workspace-hub config errors', () => {
       expect(stderr).toContain('server.prot');
       expect(stderr).not.toMatch(/^\s+at /m);
       expect(stdout).toBe('');
+    });
+  });
+
+  it('shows the offending line of a YAML syntax error with a caret, exit code 3', async () => {
+    await withProject(undefined, async (bad) => {
+      await writeFile(join(bad.dir, 'server.yaml'), 'server:\n  port: 8788\n host: 0.0.0.0\n');
+      const { code, stderr, stdout } = await bad.run('start', '--port', '0');
+      expect(code).toBe(3);
+      expect(stdout).toBe('');
+      expect(stderr.split('\n').slice(1)).toEqual([
+        '  2 |   port: 8788',
+        '  3 |  host: 0.0.0.0',
+        '    | ^',
+        '',
+      ]);
+      expect(stderr.split('\n')[0]).toMatch(/server\.yaml: invalid YAML: .* at line 3, column 1:$/);
     });
   });
 

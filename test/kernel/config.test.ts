@@ -117,6 +117,40 @@ describe('config loading', () => {
     ).toBe('db.synchronous');
   });
 
+  it('shows the offending line of a YAML syntax error, the one before it and a caret under the column', () => {
+    const message = errorOf(() =>
+      parseConfig('server:\n  port: 8788\n host: 0.0.0.0\n', noPlugins, {}, 'server.yaml'),
+    ).message;
+    expect(message).toBe(
+      'server.yaml: invalid YAML: All mapping items must start at the same column at line 3, column 1:\n' +
+        '  2 |   port: 8788\n' +
+        '  3 |  host: 0.0.0.0\n' +
+        '    | ^',
+    );
+  });
+
+  it('points the caret of a YAML syntax error at its column, showing a tab as one character', () => {
+    const message = errorOf(() => parseConfig('server:\n\tport: 1\n', noPlugins, {})).message;
+    expect(message.split('\n').slice(1)).toEqual(['  1 | server:', '  2 | →port: 1', '    | ^']);
+    const quoted = errorOf(() =>
+      parseConfig('logging:\n  level: info\n  format: [json\nserver: {}\n', noPlugins, {}),
+    ).message;
+    const [, ...excerpt] = quoted.split('\n');
+    const caret = excerpt.at(-1)!.indexOf('^') - '    | '.length;
+    const lineNumber = Number(/at line (\d+)/.exec(quoted)![1]);
+    const column = Number(/column (\d+)/.exec(quoted)![1]);
+    expect(caret).toBe(column - 1);
+    expect(excerpt.at(-2)).toContain(`${lineNumber} | `);
+  });
+
+  it('masks a credential-like value on the excerpt of a YAML syntax error', () => {
+    const message = errorOf(() =>
+      parseConfig('db:\n  url: postgres://hub:s3cret@db/hub\n port: 1\n', noPlugins, {}),
+    ).message;
+    expect(message).not.toContain('s3cret');
+    expect(message).toContain('|   url: ' + '*'.repeat('postgres://hub:s3cret@db/hub'.length));
+  });
+
   it('reports invalid YAML without a stack trace', () => {
     expect(errorOf(() => parseConfig('server: [unclosed\n', noPlugins, {})).message).toMatch(
       /invalid YAML/,
