@@ -25,6 +25,9 @@ export const RELOAD_SECTIONS = [
   'server',
 ] as const;
 
+/** Kernel sections read at every use, so committing a new value applies it. */
+const LIVE_SECTIONS = ['logging', 'metrics'] as const;
+
 /** Kernel sections a reload cannot apply; they keep their start-up value until a restart. */
 const RESTART_ONLY_SECTIONS = ['multitenancy'] as const;
 
@@ -194,11 +197,10 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
     });
   } else
     results.set('server', { section: 'server', status: same('server') ? 'unchanged' : 'reloaded' });
-  // The hub's logger reads this section at every line, so committing it applies it.
-  results.set('logging', {
-    section: 'logging',
-    status: same('logging') ? 'unchanged' : 'reloaded',
-  });
+  // The hub's logger reads `logging` at every line and the /metrics route reads `metrics` at every
+  // request, so committing them applies them.
+  for (const section of LIVE_SECTIONS)
+    results.set(section, { section, status: same(section) ? 'unchanged' : 'reloaded' });
   for (const section of RESTART_ONLY_SECTIONS) {
     if (same(section)) results.set(section, { section, status: 'unchanged' });
     else keep(section, 'restart-required', `Changes to ${section} require a restart.`);

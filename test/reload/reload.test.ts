@@ -105,6 +105,25 @@ describe('config reload', () => {
     await reload();
   });
 
+  it('reports every section the hub runs with, a metrics change as reloaded, and applies it live', async () => {
+    const unchanged = await t.hub.reload();
+    if (!unchanged.ok) throw new Error(unchanged.fatalError);
+    const reported = [...unchanged.sections, ...unchanged.others].map((r) => r.section);
+    // Every section the hub runs with (optional ones left out of the file are absent there).
+    expect(reported).toEqual(expect.arrayContaining(Object.keys(t.hub.config())));
+
+    await write({ metrics: { enabled: false } });
+    const changed = await t.hub.reload();
+    if (!changed.ok) throw new Error(changed.fatalError);
+    expect(changed.others.find((r) => r.section === 'metrics')).toEqual({
+      section: 'metrics',
+      status: 'reloaded',
+    });
+    expect(t.hub.config().metrics.enabled).toBe(false);
+    await write({});
+    await reload();
+  });
+
   it('is for admins only', async () => {
     const user = await t.createUser({});
     expect((await t.request('POST', '/admin/config/reload', { token: user.token })).status).toBe(
