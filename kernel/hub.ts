@@ -49,6 +49,12 @@ export interface CreateHubOptions {
   config: HubConfig;
   /** The file the config came from (for reload), or null on built-in defaults. */
   configPath?: string | null;
+  /**
+   * With no `configPath` (built-in defaults): the file a start would have read, `./server.yaml` of
+   * its directory. A reload reads it once it exists, so an operator can create it after the first
+   * start.
+   */
+  defaultConfigPath?: string | null;
   /** Variables for `${NAME}` when a reload re-reads the file. @default process.env */
   env?: Env;
   plugins: readonly PluginDefinition<any>[];
@@ -198,6 +204,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const retirement = createRetirement(log, () => config.server.shutdownTimeoutMs);
     const reload = createReloader({
       configPath: options.configPath ?? null,
+      defaultConfigPath: options.defaultConfigPath ?? null,
       env: options.env ?? globalThis.process?.env ?? {},
       ...pluginReloadTargets(plugins, instances),
       current: () => config,

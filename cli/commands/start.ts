@@ -1,4 +1,5 @@
 /** `workspace-hub start`: serve the hub (on Node, or Deno.serve on Deno) until SIGTERM or SIGINT. */
+import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { commonArgs, jsonArg, parsePort } from '../args.ts';
@@ -111,6 +112,8 @@ export const startCommand = defineCommand({
     const hub = await m.createHub({
       config,
       configPath: path,
+      // Started on built-in defaults: a reload reads ./server.yaml once the operator creates it.
+      defaultConfigPath: path === null ? resolve(process.cwd(), 'server.yaml') : null,
       plugins: m.plugins,
       clientIp,
       ...(args.migrate === undefined ? {} : { migrate: args.migrate }),

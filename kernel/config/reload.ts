@@ -64,6 +64,8 @@ export type ReloadOutcome =
 /** What the reloader needs from the hub; the hub owns the connections it swaps. */
 export interface ReloadHost {
   configPath: string | null;
+  /** Without `configPath`: the file to read once it exists (see CreateHubOptions). */
+  defaultConfigPath?: string | null;
   env: Env;
   pluginSections: SectionSchemas;
   current(): HubConfig;
@@ -101,23 +103,26 @@ export function pluginReloadTargets(
 }
 
 async function readNext(host: ReloadHost): Promise<HubConfig> {
-  if (host.configPath === null) {
+  const path = host.configPath ?? host.defaultConfigPath ?? null;
+  if (path === null) {
     throw new Error(
       'This hub started without a configuration file (built-in defaults), so there is no file to reload. Restart it with a server.yaml or --config <file>.',
     );
   }
   let text: string;
   try {
-    text = await readFile(host.configPath, 'utf8');
+    text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(
-      code === 'ENOENT'
-        ? `Config file not found: ${host.configPath}`
-        : `Cannot read config file ${host.configPath}: ${(error as Error).message}`,
+      code !== 'ENOENT'
+        ? `Cannot read config file ${path}: ${(error as Error).message}`
+        : host.configPath === null
+          ? `This hub started without a configuration file (built-in defaults) and there is none at ${path} yet. Create it (server.yaml.example documents every key) and reload again.`
+          : `Config file not found: ${path}`,
     );
   }
-  return parseConfig(text, host.pluginSections, host.env, host.configPath);
+  return parseConfig(text, host.pluginSections, host.env, path);
 }
 
 /**

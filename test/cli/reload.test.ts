@@ -1,14 +1,18 @@
 /**
  * `workspace-hub reload` against a real server process on PostgreSQL: the PID the server prints and
  * writes, each section's outcome, `logging` applied live, a failed `db` reload logged as an error
- * with its reason, and the PID file gone after a clean stop.
+ * with its reason, and the PID file gone after a clean stop. On the embedded database: a hub started
+ * without a config file reloads the server.yaml created after its start.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startServer, useCliProject, type RunningServer } from '../helpers/cli.ts';
+import { startServer, useCliProject, withProject, type RunningServer } from '../helpers/cli.ts';
 import { driverAvailable } from '../helpers/databases.ts';
+
+const statusesOf = (sections: { section: string; status: string }[]) =>
+  Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
 describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)', () => {
   const project = useCliProject('postgres', { logging: { level: 'error' } }, { migrate: true });
@@ -113,5 +117,36 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
     const { code, stderr } = await project.run('reload');
     expect(code).toBe(4);
     expect(stderr).toContain('No running server found');
+  });
+});
+
+// The quick start's path: `npm start` with no server.yaml, then the operator creates one.
+describe('workspace-hub reload of a hub started without a config file (embedded database)', () => {
+  it('says there is no server.yaml yet, then applies the one created after the start', async () => {
+    await withProject(undefined, async (project) => {
+      const server = await startServer(project.dir, ['--port', '0']);
+      try {
+        const file = join(await realpath(project.dir), 'server.yaml');
+        const before = await project.run('reload');
+        expect(before.code).toBe(1);
+        expect(before.stderr).toContain(
+          `This hub started without a configuration file (built-in defaults) and there is none at ${file} yet.`,
+        );
+
+        await writeFile(file, stringify({ metrics: { enabled: false } }));
+        const after = await project.run('--json', 'reload');
+        expect(after.code, after.stderr).toBe(0);
+        const body = JSON.parse(after.stdout);
+        expect(body.pid).toBe(server.child.pid);
+        expect(statusesOf(body.sections)).toMatchObject({
+          metrics: 'reloaded',
+          db: 'unchanged',
+          server: 'unchanged',
+        });
+        expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    });
   });
 });
