@@ -160,6 +160,15 @@ function followQuickStart(kind: 'postgres' | null) {
     expect(seen).toEqual(['curl', 'token of alice', 'invitation of bob']);
   });
 
+  it('reloads the running server with the command the quick start gives', async () => {
+    const section = README.split('\n## Quick start\n')[1]!.split('\n## ')[0]!;
+    expect(section).toContain('`npx workspace-hub reload`');
+    const { code, stdout, stderr } = await project.run('reload');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`(pid ${server.child.pid})`);
+    expect(stdout).toMatch(/^metrics\s+unchanged\s*$/m);
+  });
+
   it('stops on SIGTERM with exit code 0', async () => {
     expect(await server.stop()).toBe(0);
   });
