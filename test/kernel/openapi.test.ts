@@ -86,6 +86,7 @@ describe('GET /openapi.json', () => {
       expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     );
     for (const [path, method] of [
+      ['/', 'get'],
       ['/health', 'get'],
       ['/join', 'get'],
       ['/auth/invitations/redeem', 'post'],
