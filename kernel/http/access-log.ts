@@ -1,10 +1,11 @@
 /**
- * Request metrics and the access log: one `info` line per request with the method, route template,
- * status, duration, bytes, request id, tenant and user id; never the query string, a header or a
- * body. Where the runtime can tell when a response has left ({@link RuntimeBindings.responseSent},
- * provided by `runtime/node.ts`), the line is written then, so a stream's duration and bytes (status
- * line and headers included) are its whole life; elsewhere when the headers are ready, with the
- * Content-Length when there is one.
+ * Request metrics and the access log: one line per request with the method, route template,
+ * status, duration, the body's bytes, request id, tenant and user id; never the query string, a
+ * header or a body. Lines are `info`, except for the probes ({@link PROBE_ROUTES}), which an
+ * orchestrator calls every few seconds: those are `debug`. Where the runtime can tell when a
+ * response has left ({@link RuntimeBindings.responseSent}, provided by `runtime/node.ts` and
+ * `runtime/deno.ts`), the line is written then, so a stream's duration and bytes are its whole
+ * life; elsewhere when the headers are ready, with the Content-Length when there is one.
  */
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
@@ -12,9 +13,13 @@ import type { Logger } from '../log.ts';
 import { UNMATCHED_ROUTE, type HubMetrics } from '../metrics.ts';
 import type { KernelEnv } from '../plugin.ts';
 
+/** The routes of the probes, logged at `debug` so they do not drown the `info` log. */
+export const PROBE_ROUTES: ReadonlySet<string> = new Set(['/health', '/healthz', '/readyz']);
+
 /**
  * Called with the request's bindings when it arrives; returns undefined when it cannot tell, else
- * a function that calls `sent` once the response has been sent, with the bytes it took on the wire.
+ * a function that calls `sent` once the response has been sent, with the bytes of its body (status
+ * line, headers and transfer framing left out).
  */
 export type ResponseSent = (
   bindings: unknown,
@@ -66,10 +71,14 @@ export function observeRequests(
           ...(c.var.tenant ? { tenant: c.var.tenant.id } : {}),
           ...(c.var.auth ? { userId: c.var.auth.user.id } : {}),
         });
-        if (whenSent) whenSent((bytes) => log.info('request', fields(bytes)));
+        const write = (bytes: number | undefined) =>
+          PROBE_ROUTES.has(route)
+            ? log.debug('request', fields(bytes))
+            : log.info('request', fields(bytes));
+        if (whenSent) whenSent(write);
         else {
           const length = c.res.headers.get('content-length');
-          log.info('request', fields(length === null ? undefined : Number(length)));
+          write(length === null ? undefined : Number(length));
         }
       }
     }

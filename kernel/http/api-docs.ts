@@ -12,6 +12,7 @@ import { RELOAD_SECTIONS } from '../config/reload.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { htmlPageHeaders, newNonce } from './html.ts';
 import { buildOpenApiDocument, type RouteDocs } from './openapi.ts';
+import { DOC_GROUPS, docGroupOf } from './openapi-groups.ts';
 import { HUB_VERSION } from '../version.ts';
 
 const BUNDLE_PATH = '/docs/redoc.standalone.js';
@@ -105,6 +106,7 @@ export function apiDocsRoutes(
         title: 'workspace-hub',
         version: HUB_VERSION,
         description: DESCRIPTION,
+        groups: { tags: DOC_GROUPS, groupOf: docGroupOf },
       }),
     ));
   documents.set(app, document);

@@ -1,6 +1,7 @@
 /**
- * The few HTML pages the hub serves itself (`/join`, `/docs`) share one stance: nothing from other
- * origins, inline code only with a per-response nonce, never cached, framed or sent a referrer.
+ * The few HTML pages the hub serves itself (`/`, `/join`, `/docs`) share one stance: nothing from
+ * other origins, inline code only with a per-response nonce, never cached, framed or sent a
+ * referrer.
  */
 
 /** A fresh nonce for one response's inline script and style. */
@@ -28,4 +29,17 @@ export function htmlPageHeaders(sources: readonly string[]): Record<string, stri
       "frame-ancestors 'none'",
     ].join('; '),
   };
+}
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML element content and double- or single-quoted attributes. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
 }

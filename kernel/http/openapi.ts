@@ -43,6 +43,14 @@ export interface OpenApiInfo {
   title: string;
   version: string;
   description?: string;
+  /**
+   * The tags in the order listed, with their descriptions, and the tag of each `METHOD /path`
+   * given the tag of the docs it was found in; without it, each operation has that tag.
+   */
+  groups?: {
+    tags: readonly { name: string; description: string }[];
+    groupOf: (key: string, tag: string) => string;
+  };
 }
 
 /**
@@ -68,7 +76,9 @@ export function buildOpenApiDocument(
     const key = `${operation.method} ${operation.path}`;
     const found = byKey.get(key);
     const doc: OperationDoc = found?.doc ?? { summary: `${key} (undocumented)` };
-    const tag = found?.tag ?? 'other';
+    const tag = info.groups
+      ? info.groups.groupOf(key, found?.tag ?? 'other')
+      : (found?.tag ?? 'other');
     tags.add(tag);
     const { path, params } = templatePath(operation.path);
 
@@ -150,7 +160,13 @@ export function buildOpenApiDocument(
       version: info.version,
       ...(info.description ? { description: info.description } : {}),
     },
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [
+      ...(info.groups?.tags ?? []).filter((group) => tags.has(group.name)),
+      ...[...tags]
+        .filter((name) => !info.groups?.tags.some((group) => group.name === name))
+        .sort()
+        .map((name) => ({ name })),
+    ],
     security: [{ bearer: [] }],
     paths,
     components: {

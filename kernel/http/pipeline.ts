@@ -23,6 +23,7 @@ import type { Migration, StorageDriver } from '../storage/contract.ts';
 import type { ThrottleStore } from '../throttle/contract.ts';
 import { observeRequests } from './access-log.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './api-docs.ts';
+import { frontPageDocs, frontPageRoutes } from './front-page.ts';
 import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
 import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
@@ -133,10 +134,11 @@ export function createPipeline(deps: PipelineDeps): {
   app.route(
     '/',
     apiDocsRoutes(app, [
-      { tag: 'kernel', routes: kernelRouteDocs },
+      { tag: 'kernel', routes: { ...frontPageDocs, ...kernelRouteDocs } },
       ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
     ]),
   );
+  app.route('/', frontPageRoutes(config));
   for (const { instance } of deps.instances)
     if (instance.publicRoutes) app.route('/', instance.publicRoutes);
   // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,

@@ -11,6 +11,7 @@
  */
 import type { Context } from 'hono';
 import type { Hub } from '../hub.ts';
+import type { ResponseSent, RuntimeBindings } from '../http/access-log.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { displayHost, handleServerSignals, type RunningServer } from './signals.ts';
 
@@ -53,6 +54,63 @@ function closingConnection(response: Response): Response {
   }
 }
 
+/** The bindings of one request: the peer, and where the access log left its report. */
+interface DenoBindings extends RuntimeBindings {
+  remoteAddr: { hostname: string };
+  report?: (bytes: number | undefined) => void;
+}
+
+/** The access log's {@link ResponseSent} on Deno: {@link countedBody} reports when the body ends. */
+const responseSent: ResponseSent = (bindings) => (sent) => {
+  (bindings as DenoBindings).report = sent;
+};
+
+/**
+ * The answer with its body counted as Deno reads it: `sent` gets the body's bytes once it has been
+ * read to its end, failed, or been cancelled (the client left).
+ */
+function countedBody(response: Response, sent: (bytes: number) => void): Response {
+  const source = response.body;
+  if (!source) {
+    sent(0);
+    return response;
+  }
+  const reader = source.getReader();
+  let bytes = 0;
+  let reported = false;
+  const report = () => {
+    if (reported) return;
+    reported = true;
+    sent(bytes);
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          report();
+          return;
+        }
+        bytes += value.byteLength;
+        controller.enqueue(value);
+      } catch (error) {
+        report();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      report();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /** Whether this process is Deno. */
 export const onDeno = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
 
@@ -74,13 +132,14 @@ export async function serveDeno(
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
   let draining = false;
-  // The connection info travels as the env, where denoClientIp finds the peer address. There is
-  // no `responseSent` hook (access-log.ts): Deno does not say when a response has left, so the
-  // access line is written when the headers are ready.
+  // The connection info travels as the env, where denoClientIp finds the peer address, with the
+  // access log's hook: its line waits until the body has been read, and counts it.
   const server = deno().serve(
     { hostname: host, port, onListen: () => listening() },
     async (request, info) => {
-      const response = await hub.fetch(request, { remoteAddr: info.remoteAddr });
+      const bindings: DenoBindings = { remoteAddr: info.remoteAddr, responseSent };
+      let response = await hub.fetch(request, bindings);
+      if (bindings.report) response = countedBody(response, bindings.report);
       return draining ? closingConnection(response) : response;
     },
   );

@@ -42,17 +42,36 @@ interface NodeBindings extends RuntimeBindings {
   outgoing: ServerResponse;
 }
 
+/** The size of a chunk given to `ServerResponse.write`/`end` (a callback is no chunk). */
+function chunkBytes(chunk: unknown, encoding: unknown): number {
+  if (typeof chunk === 'string')
+    return Buffer.byteLength(
+      chunk,
+      typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8',
+    );
+  if (chunk instanceof Uint8Array) return chunk.byteLength;
+  return 0;
+}
+
 /**
- * The access log's {@link ResponseSent} on Node: the line waits for the response to close and
- * counts the bytes written to the socket meanwhile (status line and headers included).
+ * The access log's {@link ResponseSent} on Node: counts the body's bytes as the adapter writes them
+ * (status line, headers and chunked framing left out) and reports when the response has closed.
  */
 const responseSent: ResponseSent = (bindings) => {
   const outgoing = (bindings as NodeBindings).outgoing;
-  const before = outgoing.socket?.bytesWritten;
-  if (before === undefined) return undefined;
+  let bytes = 0;
+  const write = outgoing.write;
+  const end = outgoing.end;
+  outgoing.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    bytes += chunkBytes(chunk, rest[0]);
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as ServerResponse['write'];
+  outgoing.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    bytes += chunkBytes(chunk, rest[0]);
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as ServerResponse['end'];
   return (sent) => {
-    const socket = outgoing.socket;
-    const done = () => sent(socket ? socket.bytesWritten - before : undefined);
+    const done = () => sent(bytes);
     // A client that left while the handler ran has closed the response already: report now.
     if (outgoing.closed || outgoing.destroyed) done();
     else outgoing.once('close', done);

@@ -104,6 +104,24 @@ async function smoke(label: string, db: (dir: string) => string): Promise<void> 
       openapi.status === 200 && openapi.body?.paths?.['/collections']?.get,
       `${label}: serves /openapi.json`,
     );
+    const docBytes = (await (await fetch(`${base}/openapi.json`)).arrayBuffer()).byteLength;
+    const accessBytes = async () => {
+      for (const started = Date.now(); Date.now() - started < 5_000;) {
+        const found = [...output.matchAll(/route"?[=:]"?\/openapi\.json\b.*?bytes"?[=:](\d+)/g)];
+        if (found.length >= 2) return found.map((m) => Number(m[1]));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return [];
+    };
+    const logged = await accessBytes();
+    check(
+      logged.length >= 2 && logged.every((bytes) => bytes === docBytes),
+      `${label}: the access log gives the body's bytes (${logged.join(', ')} of ${docBytes})`,
+    );
+    check(
+      !/route"?[=:]"?\/health\b/.test(output),
+      `${label}: the /health probe writes no info line`,
+    );
     const script = await fetch(`${base}/docs/redoc.standalone.js`);
     check(
       script.status === 200 && (await script.text()).includes('Redoc'),

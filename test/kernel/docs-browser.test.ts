@@ -36,6 +36,11 @@ describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
     const text = await page.locator('body').innerText();
     expect(text).toContain('List the collections the caller may use');
     expect(text).toContain('Re-read server.yaml and apply it');
+    // Grouped by what a reader looks for, each group with its sentence; no plugin ids.
+    for (const group of ['Session', 'Workspace', 'Discussions', 'Notices', 'LLM', 'Operations'])
+      expect(text).toContain(group);
+    expect(text).toContain('For operators and tools: the front page, health and readiness probes');
+    expect(text).not.toMatch(/^(kernel|accounts|mls-relay)$/m);
     await page.screenshot({ path: join(SCREENSHOTS, 'docs-page.png') });
 
     expect(requests.length).toBeGreaterThan(0);

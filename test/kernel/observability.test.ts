@@ -508,6 +508,14 @@ describe('who may read /metrics', () => {
 describe('access log and the logger', () => {
   const db = useTestDriver(httpDrivers()[0]!);
 
+  const createCapture = (level: 'info' | 'debug') => {
+    const lines: string[] = [];
+    return {
+      lines,
+      log: createLogger({ level, format: 'json', write: (line) => lines.push(line) }),
+    };
+  };
+
   const capture = (format: 'json' | 'pretty' = 'json') => {
     const lines: string[] = [];
     return {
@@ -564,33 +572,69 @@ describe('access log and the logger', () => {
     );
   });
 
-  it('on a real Node server, logs the bytes sent once the response is finished', async () => {
-    const { lines, log } = capture();
+  /** A hub served by Node on a free port, logging to `log` at `level`. */
+  async function servedHub(log: ReturnType<typeof capture>['log'], level: 'info' | 'debug') {
     const config = validateConfig(
-      { logging: { level: 'info', format: 'json' }, server: { port: 1 } },
+      { logging: { level, format: 'json' }, server: { port: 1 } },
       Object.fromEntries(
         plugins.filter((p) => p.config).map((p) => [p.config!.section, p.config!.schema]),
       ),
       {},
     );
     const hub = await createHub({ config, plugins, driver: db.driver, log, migrate: true });
-    const running = await serveNode(hub, { host: '127.0.0.1', port: 0 });
+    return serveNode(hub, { host: '127.0.0.1', port: 0 });
+  }
+
+  /** The access line of `route`, once the server has written it. */
+  async function accessLine(lines: string[], route: string): Promise<any> {
+    for (let i = 0; i < 50; i++) {
+      const entry = lines
+        .map((line) => JSON.parse(line))
+        .find((e) => e.msg === 'request' && e.route === route);
+      if (entry) return entry;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return undefined;
+  }
+
+  it('on a real Node server, logs the body bytes once the response is finished', async () => {
+    const { lines, log } = createCapture('info');
+    const running = await servedHub(log, 'info');
     try {
-      const res = await fetch(`${running.url}/healthz?probe=1`);
-      const body = await res.text();
-      let entry: any;
-      for (let i = 0; i < 50 && !entry; i++) {
-        entry = lines
-          .map((line) => JSON.parse(line))
-          .find((e) => e.msg === 'request' && e.route === '/healthz');
-        if (!entry) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(entry).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
-      // Status line and headers included, so more than the body alone.
-      expect(entry.bytes).toBeGreaterThan(body.length);
+      const res = await fetch(`${running.url}/openapi.json?probe=1`);
+      const body = Buffer.from(await res.arrayBuffer());
+      const entry = await accessLine(lines, '/openapi.json');
+      expect(entry).toMatchObject({ level: 'info', method: 'GET', status: 200 });
+      expect(entry.bytes).toBe(body.length);
       expect(lines.join('\n')).not.toContain('probe=1');
     } finally {
       await running.stop();
+    }
+  });
+
+  it('on a real Node server, logs the probes at debug with their body bytes, and not at info', async () => {
+    const quiet = createCapture('info');
+    const atInfo = await servedHub(quiet.log, 'info');
+    try {
+      for (const path of ['/health', '/healthz', '/readyz'])
+        await (await fetch(`${atInfo.url}${path}`)).text();
+      await (await fetch(`${atInfo.url}/nowhere`)).text();
+      expect(await accessLine(quiet.lines, '(unmatched)')).toMatchObject({ status: 404 });
+      expect(
+        quiet.lines.filter((line) => /"route":"\/(health|healthz|readyz)"/.test(line)),
+      ).toEqual([]);
+    } finally {
+      await atInfo.stop();
+    }
+    const verbose = createCapture('debug');
+    const atDebug = await servedHub(verbose.log, 'debug');
+    try {
+      const body = await (await fetch(`${atDebug.url}/health`)).text();
+      const entry = await accessLine(verbose.lines, '/health');
+      expect(entry).toMatchObject({ level: 'debug', status: 200 });
+      expect(entry.bytes).toBe(Buffer.byteLength(body));
+    } finally {
+      await atDebug.stop();
     }
   });
 

@@ -81,11 +81,39 @@ describe('GET /openapi.json', () => {
     expect(documented.filter((key) => !mounted.has(key))).toEqual([]);
   });
 
+  it('groups the operations by what a reader looks for, each group with a sentence, in that order', () => {
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'Session',
+      'Workspace',
+      'Discussions',
+      'Notices',
+      'LLM',
+      'Admin',
+      'Operations',
+    ]);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/^[A-Z].{30,}\.$/);
+    const groupOf = (method: string, path: string) => doc.paths[path][method].tags;
+    expect(groupOf('get', '/health')).toEqual(['Operations']);
+    expect(groupOf('get', '/readyz')).toEqual(['Operations']);
+    expect(groupOf('post', '/admin/config/reload')).toEqual(['Operations']);
+    expect(groupOf('get', '/auth/session')).toEqual(['Session']);
+    expect(groupOf('get', '/join')).toEqual(['Session']);
+    expect(groupOf('get', '/collections')).toEqual(['Workspace']);
+    expect(groupOf('get', '/collections/{id}/discussions')).toEqual(['Discussions']);
+    expect(groupOf('get', '/notices/stream')).toEqual(['Notices']);
+    expect(groupOf('post', '/llm/chat/stream')).toEqual(['LLM']);
+    for (const [path, item] of Object.entries<Record<string, { tags: string[] }>>(doc.paths))
+      for (const [method, operation] of Object.entries(item))
+        if (path.startsWith('/admin/') && path !== '/admin/config/reload')
+          expect(operation.tags, `${method} ${path}`).toEqual(['Admin']);
+  });
+
   it('marks public routes as needing no token and the rest as needing the bearer token', () => {
     expect(doc.components.securitySchemes.bearer).toEqual(
       expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     );
     for (const [path, method] of [
+      ['/', 'get'],
       ['/health', 'get'],
       ['/join', 'get'],
       ['/auth/invitations/redeem', 'post'],
