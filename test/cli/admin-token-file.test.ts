@@ -2,11 +2,21 @@
  * WORKSPACE_HUB_ADMIN_TOKEN_FILE: the first admin's token comes from a file the operator wrote (a
  * container platform's secret), through the real `start` on the embedded database.
  */
-import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { quietLogging, startServer, useCliProject } from '../helpers/cli.ts';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The shell lines of the README's "The first admin's token from a file". */
+function readmeSteps(): string[] {
+  const section = README.split("\n### The first admin's token from a file\n")[1]!.split('\n#')[0]!;
+  return /```sh\n([\s\S]*?)```/.exec(section)![1]!.trim().split('\n');
+}
 
 describe('the first admin token from WORKSPACE_HUB_ADMIN_TOKEN_FILE, on the embedded database', () => {
   const project = useCliProject(null, quietLogging);
@@ -28,9 +38,14 @@ describe('the first admin token from WORKSPACE_HUB_ADMIN_TOKEN_FILE, on the embe
 
   // The first start that succeeds: the refusals above created nothing.
   it('creates the admin with the token in the file, and never prints it', async () => {
+    // The README's commands as printed: the first line writes the file, the second starts.
+    const [write, run] = readmeSteps();
+    expect(run).toBe('WORKSPACE_HUB_ADMIN_TOKEN_FILE=$PWD/admin-token npx workspace-hub start');
+    await promisify(execFile)('/bin/sh', ['-c', write!], { cwd: project.dir });
     const file = join(project.dir, 'admin-token');
-    const secret = `hbk_${randomBytes(32).toString('hex')}`;
-    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const secret = (await readFile(file, 'utf8')).trim();
+    expect(secret).toMatch(/^hbk_[0-9a-f]{64}$/);
     const server = await start(file);
     try {
       expect(server.stdout()).toContain(`First start: created the admin account "admin" (`);
