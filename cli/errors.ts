@@ -4,8 +4,10 @@
  * errors, 4xx from the identity service) carry a message meant for people; a stack trace is only
  * useful to us, so it is printed with `--verbose` alone.
  *
- * This module is loaded by every command, `--help` included: it imports nothing heavy.
+ * This module is loaded by every command, `--help` included: it imports nothing heavy (types only).
  */
+import type { Store } from '../kernel/storage/contract.ts';
+import type { UsersService } from '../kernel/identity/users.ts';
 
 /** Exit codes, documented in the README ("Exit codes"). */
 export const EXIT = {
@@ -84,17 +86,31 @@ export function describeError(error: unknown, verbose = false): string {
   return error.name || 'Unknown error';
 }
 
-/** The identity service says only "User not found"; on the command line the id helps. */
-export async function withUserId<R>(id: string, work: () => Promise<R>): Promise<R> {
+function isNotFound(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'HttpError' &&
+    (error as { status?: number }).status === 404
+  );
+}
+
+/**
+ * Runs `work` with the id of the user the command line named, by id or by name (an exact id wins;
+ * names match case-insensitively). Every command that takes a user goes through here, so they all
+ * accept the same thing and say the same when there is no such user: the identity service says
+ * only "User not found", on the command line what was typed helps.
+ */
+export async function withUser<R>(
+  users: Pick<UsersService, 'findByIdOrName'>,
+  store: Store,
+  idOrName: string,
+  work: (id: string) => Promise<R>,
+): Promise<R> {
   try {
-    return await work();
+    return await work((await users.findByIdOrName(store, idOrName)).id);
   } catch (error) {
-    if (
-      error instanceof Error &&
-      error.name === 'HttpError' &&
-      (error as { status?: number }).status === 404
-    )
-      throw new CliError(`No user found with id ${id}.`);
+    // Also when the user was deleted between the lookup and the work.
+    if (isNotFound(error)) throw new CliError(`No user found with id or name ${idOrName}.`);
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import { defineCommand } from 'citty';
 import type { TenantContext } from '../hub-modules.ts';
 import type { InvitesConfig, IssuedInvitation } from '../../plugins/invites/index.ts';
 import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
-import { CliError, UsageError, withUserId } from '../errors.ts';
+import { CliError, UsageError, withUser } from '../errors.ts';
 import { print, printJson, userBlock } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
@@ -55,8 +55,8 @@ const createCommand = defineCommand({
   args: {
     user: {
       type: 'string',
-      valueHint: 'user-id',
-      description: 'Re-invite this existing user instead of creating one',
+      valueHint: 'user',
+      description: 'Re-invite this existing user (id or name) instead of creating one',
     },
     name: { type: 'string', description: 'User name of the new account (required without --user)' },
     role: {
@@ -88,7 +88,7 @@ const createCommand = defineCommand({
       );
     if (args.user === undefined && !args.name)
       throw new UsageError(
-        'Give --name for a new user, or --user <user-id> to re-invite an existing one.',
+        'Give --name for a new user, or --user <id or name> to re-invite an existing one.',
       );
     const modules = await inviteModules();
     const { withTenant, invitesOf, toUserRecord, toInvitationRecord, joinLink, publicBaseUrl } =
@@ -101,7 +101,9 @@ const createCommand = defineCommand({
       const invites = invitesOf(ctx);
       const issued: IssuedInvitation =
         args.user !== undefined
-          ? await withUserId(args.user, () => invites.reissue(ctx.store, args.user!, lifetime))
+          ? await withUser(ctx.hub.identity.users, ctx.store, args.user, (id) =>
+              invites.reissue(ctx.store, id, lifetime),
+            )
           : await invites.createInvitedUser(
               ctx.store,
               { ...input, name: args.name!, role: args.role ?? 'user' },

@@ -120,8 +120,17 @@ export const startCommand = defineCommand({
     });
     let served;
     try {
-      const first = await m.ensureFirstAdmin(hub.driver(), hub.identity, m.systemClock);
-      if (first) {
+      const tokenFile = process.env[m.ADMIN_TOKEN_FILE_ENV] || undefined;
+      const first = await m.ensureFirstAdmin(hub.driver(), hub.identity, m.systemClock, tokenFile);
+      // A token from the operator's file is never printed: they have it already.
+      if (first?.chosen) {
+        const { id, name } = first.user;
+        if (args.json) printJsonLine({ firstAdmin: { userId: id, name, tokenFile } });
+        else
+          print(
+            `First start: created the admin account "admin" (${id}) with the token in ${tokenFile}.`,
+          );
+      } else if (first) {
         if (args.json)
           printJsonLine({
             firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret },

@@ -1,7 +1,7 @@
 /** `workspace-hub user token …`: issue, list and revoke API tokens. */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { CliError, withUserId } from '../errors.ts';
+import { CliError, withUser } from '../errors.ts';
 import { print, printBlocks, printJson, secretLines, tokenBlock } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
@@ -15,8 +15,8 @@ const createCommand = defineCommand({
     user: {
       type: 'string',
       required: true,
-      valueHint: 'user-id',
-      description: 'Id of the user who will own the token',
+      valueHint: 'user',
+      description: 'Id or name of the user who will own the token',
     },
     name: {
       type: 'string',
@@ -33,8 +33,8 @@ const createCommand = defineCommand({
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the
       // user's row lock so a concurrent deletion cannot leave the new token behind.
-      const { user, token, secret } = await withUserId(args.user, () =>
-        tokens.issueFor(store, args.user, args.name),
+      const { user, token, secret } = await withUser(hub.identity.users, store, args.user, (id) =>
+        tokens.issueFor(store, id, args.name),
       );
       if (args.json) return printJson({ token: toTokenRecord(token), secret });
       print(
@@ -52,7 +52,11 @@ const listCommand = defineCommand({
     description: 'List API tokens (never their secrets), newest first',
   },
   args: {
-    user: { type: 'string', valueHint: 'user-id', description: 'Only the tokens of this user' },
+    user: {
+      type: 'string',
+      valueHint: 'user',
+      description: 'Only the tokens of this user (id or name)',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
@@ -60,7 +64,11 @@ const listCommand = defineCommand({
   async run({ args }) {
     const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
-      const rows = await hub.identity.tokens.list(store, args.user);
+      const userId =
+        args.user === undefined
+          ? undefined
+          : await withUser(hub.identity.users, store, args.user, async (id) => id);
+      const rows = await hub.identity.tokens.list(store, userId);
       if (args.json) return printJson({ tokens: rows.map(toTokenRecord) });
       if (rows.length === 0) return print('No API tokens found.');
       printBlocks(rows.map((row) => tokenBlock(toTokenRecord(row))));

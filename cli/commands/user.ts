@@ -1,7 +1,7 @@
 /** `workspace-hub user …`: create, list, show, update and delete accounts, plus `user token …`. */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { UsageError, withUserId } from '../errors.ts';
+import { UsageError, withUser } from '../errors.ts';
 import {
   print,
   printJson,
@@ -20,8 +20,8 @@ const userIdArg = {
   'user-id': {
     type: 'positional',
     required: true,
-    description: 'Id of the user',
-    valueHint: 'user-id',
+    description: 'Id or name of the user (an exact id wins)',
+    valueHint: 'user',
   },
 } as const;
 
@@ -109,7 +109,9 @@ const showCommand = defineCommand({
     const id = args['user-id'];
     const { withTenant, toUserRecord, runResultUsage } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
-      const row = await withUserId(id, () => hub.identity.users.get(store, id));
+      const row = await withUser(hub.identity.users, store, id, (userId) =>
+        hub.identity.users.get(store, userId),
+      );
       const limits = hub.config()['runResults'] as RunResultsConfig;
       const usage = await runResultUsage(store, row.id, limits);
       if (args.json) return printJson({ ...toUserRecord(row), runResultUsage: usage });
@@ -146,7 +148,9 @@ const updateCommand = defineCommand({
       );
     const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
-      const row = await withUserId(id, () => hub.identity.users.update(store, id, input));
+      const row = await withUser(hub.identity.users, store, id, (userId) =>
+        hub.identity.users.update(store, userId, input),
+      );
       if (args.json) return printJson(toUserRecord(row));
       print(`Updated user "${row.name}" (${row.id}).`, ...userBlock(toUserRecord(row)));
     });
@@ -163,7 +167,9 @@ const deleteCommand = defineCommand({
     const id = args['user-id'];
     const { withTenant, toUserRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
-      const row = await withUserId(id, () => hub.identity.users.delete(store, id));
+      const row = await withUser(hub.identity.users, store, id, (userId) =>
+        hub.identity.users.delete(store, userId),
+      );
       if (args.json) return printJson({ user: toUserRecord(row) });
       print(`Deleted user "${row.name}" (${row.id}).`);
     });

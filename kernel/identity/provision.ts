@@ -8,7 +8,9 @@ import type { Table } from '../storage/table.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { Identity } from './identity.ts';
-import { newId } from './secrets.ts';
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../config/errors.ts';
+import { chosenSecret, newId, type IssuedSecret } from './secrets.ts';
 import {
   apiTokensTable,
   hubStateTable,
@@ -105,16 +107,42 @@ export async function provision(
 
 const FIRST_ADMIN_KEY = 'first-admin-created';
 
+/** The environment variable naming a file that holds the first admin's token (see the README). */
+export const ADMIN_TOKEN_FILE_ENV = 'WORKSPACE_HUB_ADMIN_TOKEN_FILE';
+
+/** The token in `path`: one `hbk_…` secret, surrounding whitespace ignored. */
+async function readAdminTokenFile(path: string): Promise<IssuedSecret> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `${ADMIN_TOKEN_FILE_ENV}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+    );
+  }
+  const chosen = chosenSecret('hbk', text.trim());
+  if (!chosen)
+    throw new ConfigError(
+      `${ADMIN_TOKEN_FILE_ENV}: ${path} must hold one token: "hbk_" followed by 32 to 512 letters, digits, "-" or "_" (e.g. hbk_ and the output of "openssl rand -hex 32").`,
+    );
+  return chosen;
+}
+
 /**
  * On a hub with no accounts yet, creates the admin account `admin` with one token and returns its
- * secret. Remembered in hub_state, so it happens once in the life of a database.
+ * secret. Remembered in hub_state, so it happens once in the life of a database. With
+ * `tokenFile`, the token is the secret that file holds (`chosen` is then true and the secret must
+ * not be printed); the file is read only when the account is created, and a bad file stops
+ * start-up before anything is written.
  */
 export async function ensureFirstAdmin(
   driver: StorageDriver,
   identity: Identity,
   clock: Clock,
-): Promise<{ user: UserRow; secret: string } | null> {
+  tokenFile?: string,
+): Promise<{ user: UserRow; secret: string; chosen: boolean } | null> {
   if (await driver.unscoped().table(hubStateTable).get(FIRST_ADMIN_KEY)) return null;
+  const chosen = tokenFile ? await readAdminTokenFile(tokenFile) : undefined;
   const store = driver.forTenant(DEFAULT_TENANT_ID);
   try {
     return await store.transaction(async (tx) => {
@@ -125,9 +153,9 @@ export async function ensureFirstAdmin(
         .insert({ id: FIRST_ADMIN_KEY, value: { userId: null }, updatedAt: clock.iso() });
       if ((await tx.table(usersTable).count({ system: false })) > 0) return null;
       const user = await identity.users.create(tx, { name: 'admin', role: 'admin' });
-      const { secret } = await identity.tokens.issue(tx, user, 'admin');
+      const { secret } = await identity.tokens.issue(tx, user, 'admin', chosen);
       await tx.table(hubStateTable).update(FIRST_ADMIN_KEY, { value: { userId: user.id } });
-      return { user, secret };
+      return { user, secret, chosen: chosen !== undefined };
     });
   } catch (error) {
     if (isUniqueViolation(error)) return null;

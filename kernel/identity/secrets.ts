@@ -36,6 +36,16 @@ export async function issueSecret(type: 'hbk' | 'hbi'): Promise<IssuedSecret> {
   return { secret, hash: sha256Hex(secret), prefix: `${type}_${random.slice(0, 8)}` };
 }
 
+/**
+ * A secret someone chose (the first admin's token from a file): the same shape as an issued one,
+ * `<prefix>_` and at least 32 base64url characters, or null when it is not.
+ */
+export function chosenSecret(type: 'hbk' | 'hbi', text: string): IssuedSecret | null {
+  const match = new RegExp(`^${type}_([A-Za-z0-9_-]{32,512})$`).exec(text);
+  if (!match) return null;
+  return { secret: text, hash: sha256Hex(text), prefix: `${type}_${match[1]!.slice(0, 8)}` };
+}
+
 /** Compares two strings in time that depends only on their length. */
 export function timingSafeEqual(a: string, b: string): boolean {
   const left = encoder.encode(a);

@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
-import { issueSecret, newId, sha256Hex } from './secrets.ts';
+import { issueSecret, newId, sha256Hex, type IssuedSecret } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import { lockHuman } from './users.ts';
@@ -100,8 +100,10 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
     store: Store,
     user: UserRow,
     name: string,
+    /** A secret chosen elsewhere (see `chosenSecret`), instead of a new random one. */
+    chosen?: IssuedSecret,
   ): Promise<{ token: ApiTokenRow; secret: string }> {
-    const issued = await issueSecret('hbk');
+    const issued = chosen ?? (await issueSecret('hbk'));
     const row: ApiTokenRow = {
       id: newId(),
       userId: user.id,

@@ -271,6 +271,21 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
       return row;
     },
 
+    /**
+     * The account whose id is `idOrName`, else the one with that name (case-insensitive, as names
+     * are unique): how the CLI names a user. An exact id wins over a name that happens to equal
+     * it. 404 when neither matches. The system account is found like any other, so the operation
+     * that follows refuses it with its own answer (403 to change it, 404 to show it).
+     */
+    async findByIdOrName(store: Store, idOrName: string): Promise<UserRow> {
+      const users = store.table(usersTable);
+      const row =
+        (await users.get(idOrName)) ??
+        (await users.findOne({ nameKey: idOrName.trim().toLowerCase() }));
+      if (!row) throw notFound('User not found');
+      return row;
+    },
+
     /** Every account but the system account, ordered by name. */
     async list(store: Store): Promise<UserRow[]> {
       const rows = await store.table(usersTable).find({

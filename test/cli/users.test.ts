@@ -159,7 +159,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(JSON.parse(stderr)).toEqual({
-      error: 'No user found with id 00000000-0000-4000-8000-000000000000.',
+      error: 'No user found with id or name 00000000-0000-4000-8000-000000000000.',
     });
   });
 
@@ -240,7 +240,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
     expect(deleted.stdout.trim()).toBe(`Deleted user "david" (${user.id}).`);
     const gone = await project.run('user', 'show', user.id);
     expect(gone.code).toBe(1);
-    expect(gone.stderr.trim()).toBe(`No user found with id ${user.id}.`);
+    expect(gone.stderr.trim()).toBe(`No user found with id or name ${user.id}.`);
   });
 
   it('refuses to delete or give tokens to the internal system account', async () => {
@@ -307,6 +307,70 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', (
       'x',
     );
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('No user found with id 00000000-0000-4000-8000-000000000000.');
+    expect(stderr.trim()).toBe(
+      'No user found with id or name 00000000-0000-4000-8000-000000000000.',
+    );
+  });
+  it('takes a user name wherever it takes a user id, in any case', async () => {
+    const { user } = await project.json('user', 'create', '--name', 'Frank');
+    expect((await project.json('user', 'show', 'frank')).id).toBe(user.id);
+    const shown = await project.run('user', 'show', 'FRANK');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(user.id);
+
+    const updated = await project.json('user', 'update', 'frank', '--snippet-access', '*');
+    expect(updated).toMatchObject({ id: user.id, snippetAccess: ['*'] });
+
+    const created = await project.json(
+      'user',
+      'token',
+      'create',
+      '--user',
+      'Frank',
+      '--name',
+      'pc',
+    );
+    expect(created.token).toMatchObject({ userId: user.id, name: 'pc' });
+    const { tokens } = await project.json('user', 'token', 'list', '--user', 'frank');
+    expect(tokens.map((token: { name: string }) => token.name).sort()).toEqual(['Frank', 'pc']);
+
+    const invited = await project.json('user', 'invite', 'create', '--user', 'frank');
+    expect(invited.user.id).toBe(user.id);
+
+    const deleted = await project.run('user', 'delete', 'frank');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout.trim()).toBe(`Deleted user "Frank" (${user.id}).`);
+    const gone = await project.run('user', 'show', 'frank');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim()).toBe('No user found with id or name frank.');
+  });
+
+  it('prefers an exact id over a user named like that id', async () => {
+    const { user: owner } = await project.json('user', 'create', '--name', 'grace');
+    // A second account whose name is the first one's id.
+    const { user: impostor } = await project.json('user', 'create', '--name', owner.id);
+    expect((await project.json('user', 'show', owner.id)).name).toBe('grace');
+    const token = await project.json('user', 'token', 'create', '--user', owner.id, '--name', 't');
+    expect(token.token.userId).toBe(owner.id);
+    // The impostor is still reachable by its own id.
+    expect((await project.json('user', 'show', impostor.id)).name).toBe(owner.id);
+  });
+
+  it('says there is no such user for an unknown name, and shows no system account by name', async () => {
+    for (const args of [
+      ['user', 'show', 'nobody'],
+      ['user', 'update', 'nobody', '--role', 'admin'],
+      ['user', 'delete', 'nobody'],
+      ['user', 'token', 'create', '--user', 'nobody', '--name', 'x'],
+      ['user', 'token', 'list', '--user', 'nobody'],
+      ['user', 'invite', 'create', '--user', 'nobody'],
+    ]) {
+      const { code, stderr } = await project.run(...args);
+      expect(code, args.join(' ')).toBe(1);
+      expect(stderr.trim(), args.join(' ')).toBe('No user found with id or name nobody.');
+    }
+    const system = await project.run('user', 'show', 'system');
+    expect(system.code).toBe(1);
+    expect(system.stderr.trim()).toBe('No user found with id or name system.');
   });
 });

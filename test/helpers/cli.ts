@@ -208,18 +208,23 @@ export function useServer(
 
 /**
  * Starts `workspace-hub start <args>` and waits for the "listening on" line; on Node unless
- * `options.runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve).
+ * `options.runtime` is 'deno' (`deno run cli/deno.ts start`, served by Deno.serve). `options.env`
+ * adds environment variables.
  */
 export function startServer(
   cwd: string,
   args: readonly string[],
-  options: SpawnOptions & { runtime?: 'node' | 'deno' } = {},
+  options: SpawnOptions & { runtime?: 'node' | 'deno'; env?: Record<string, string> } = {},
 ): Promise<RunningServer> {
   const deno = options.runtime === 'deno';
   const [file, argv] = deno
     ? [DENO, ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, 'start', ...args]]
     : command(['start', ...args], options);
-  const env = deno ? { ...childEnv(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : childEnv();
+  const env = {
+    ...childEnv(),
+    ...(deno ? { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' } : {}),
+    ...options.env,
+  };
   const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -154,7 +154,7 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub user invite (PostgreS
       [[], /Give --name for a new user, or --user/, 2],
       [
         ['--user', '00000000-0000-4000-8000-000000000000'],
-        /No user found with id 00000000-0000-4000-8000-000000000000\./,
+        /No user found with id or name 00000000-0000-4000-8000-000000000000\./,
         1,
       ],
     ];
