@@ -1,5 +1,5 @@
 /**
- * The request pipeline, in the order DESIGN.md gives: retirement of swapped connections, request
+ * The request pipeline, in this order: retirement of swapped connections, request
  * id and logger, access log and metrics, URL limit, a one-time warning about proxy headers the hub
  * does not read, probes and `/metrics` (before anything that needs the database; `/metrics` only
  * to loopback clients unless it has a token or is public), body size and type, tenant resolution,
