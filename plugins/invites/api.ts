@@ -31,10 +31,12 @@ const THROTTLED =
 export const invitesApi: RouteDocs = {
   'GET /join': {
     summary: 'Landing page of an invite link (HTML; the secret stays in the URL fragment)',
+    description:
+      "The page's script reads the secret from the fragment and asks this hub's `POST /auth/invitations/preview` what it is for; it shows only that answer (never the query's name, role, access or expiry), and warns when `url` is not this page's origin. The query is checked and repeated in the `harborclient://team-hub/join` deep link.",
     responses: {
       200: {
         contentType: 'text/html',
-        description: 'The page, also for a malformed or expired link',
+        description: 'The page, also for a malformed link or an unusable code',
         schema: { type: 'string' },
       },
     },

@@ -1,17 +1,16 @@
 /**
  * The HTML of the `/join` page: one self-contained document (inline style and script, both under
- * the response's CSP nonce; no external assets). Every value shown is escaped.
+ * the response's CSP nonce; no external assets; its one request goes to the hub's own origin).
+ * Every value shown is escaped.
  */
 
-/** What the page shows; built from a checked query by join-page.ts. */
+/**
+ * What the page takes from a checked query: only where the link points and the deep link to
+ * repeat. Who is invited, as what and until when comes from the hub's preview answer.
+ */
 export interface JoinView {
+  /** The link's `url` (the hub the desktop app would connect to); checked against this origin. */
   url: string;
-  name: string;
-  role: string;
-  expiresAt: string;
-  expired: boolean;
-  hub?: string;
-  access?: string;
   /** `harborclient://team-hub/join?<query>`; the script appends `&code=<secret>`. */
   deepLinkBase: string;
 }
@@ -42,34 +41,91 @@ dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }
 .button { display: block; text-align: center; padding: .85rem 1rem; border-radius: 8px; background: var(--accent); color: #fff; font-weight: 600; text-decoration: none; }
 .button.disabled { opacity: .45; pointer-events: none; }
-.note { color: var(--muted); font-size: .9rem; margin: 1rem 0 0; }
+.note { color: var(--muted); font-size: .9rem; margin: 1rem 0; }
 .warn { font-weight: 600; }
+[hidden] { display: none !important; }
 `;
 
-// Runs in the browser. Reads the code from the fragment (never sent to the server) and builds
-// the deep link; without a well-formed code, or on an expired invite, the button stays disabled.
+// Runs in the browser. Reads the code from the fragment (never put in a URL or header), asks the
+// hub that served this page what the code is for (`POST auth/invitations/preview`, same origin),
+// and shows only that answer: the query's own claims (name, role, access, expiry) are never shown.
+// The deep link is offered only when the hub confirms a usable invitation and the link's `url`
+// is this hub.
 const SCRIPT = `
 (function () {
   var root = document.getElementById('invite');
   if (!root) return;
-  var time = document.getElementById('exp');
-  var when = new Date(time.getAttribute('datetime'));
-  // In the reader's own time zone, named ("GMT+9", "EST"), so nobody misreads the expiry; the
-  // server-rendered text (UTC) stays for browsers without JavaScript.
-  if (!isNaN(when.getTime())) time.textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
-  if (root.getAttribute('data-expired') === 'true') return;
+  var state = document.getElementById('state');
+  var open = document.getElementById('open');
+  function say(text, warn) {
+    state.textContent = text;
+    state.className = warn ? 'note warn' : 'note';
+  }
+  function list(name, values) {
+    var text = values.indexOf('*') >= 0 ? 'all' : values.length === 0 ? 'none' : values.length + ' selected';
+    return name + ': ' + text;
+  }
+  function access(user) {
+    var llm = 'LLM: ' + (user.llmAccess ? 'enabled' : 'disabled');
+    if (user.role === 'admin') return 'Full access (admin) · ' + llm;
+    return [
+      list('Collections', user.collectionAccess || []),
+      list('Environments', user.environmentAccess || []),
+      list('Snippets', user.snippetAccess || []),
+      list('Live servers', user.liveServerAccess || []),
+      list('Live pages', user.livePageAccess || []),
+      llm
+    ].join(' · ');
+  }
+  var linkUrl = root.getAttribute('data-url');
+  var linkOrigin = '';
+  try { linkOrigin = new URL(linkUrl).origin; } catch (e) { linkOrigin = ''; }
+  var sameHub = linkOrigin === location.origin;
+  if (!sameHub) {
+    var warning = document.getElementById('origin-warning');
+    warning.textContent = 'Warning: this link says the hub is at ' + linkUrl + ', but this page comes from ' +
+      location.origin + '. HarborClient would connect to ' + linkUrl + ', not to this hub. Ask the hub administrator for a new link.';
+    warning.hidden = false;
+  }
   var code = new URLSearchParams(location.hash.slice(1)).get('code') || '';
-  var status = document.getElementById('code-status');
   if (!/^hbi_[A-Za-z0-9_-]{8,200}$/.test(code)) {
-    status.textContent = 'This link is missing its invitation code. Ask the hub administrator to send the whole link again.';
-    status.className = 'note warn';
+    say('This link is missing its invitation code. Ask the hub administrator to send the whole link again.', true);
     return;
   }
-  var open = document.getElementById('open');
-  open.setAttribute('href', root.getAttribute('data-deep-link') + '&code=' + encodeURIComponent(code));
-  open.removeAttribute('aria-disabled');
-  open.className = 'button';
-  status.textContent = 'The button opens HarborClient with this invitation. The code works once.';
+  fetch(new URL('auth/invitations/preview', location.href).href, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret: code }),
+    credentials: 'omit',
+    cache: 'no-store',
+    referrerPolicy: 'no-referrer'
+  }).then(function (res) {
+    return res.json().then(function (body) { return { status: res.status, body: body }; }, function () { return { status: res.status, body: null }; });
+  }).then(function (answer) {
+    if (answer.status === 410) return say('This invitation has already been used, was revoked or has expired. Ask the hub administrator for a new invite link.', true);
+    if (answer.status === 404) return say('This hub does not know this invitation code. Check that you opened the whole link, or ask the hub administrator for a new one.', true);
+    if (answer.status === 429) return say('Too many attempts from this address. Wait a while, then reload this page.', true);
+    if (answer.status !== 200 || !answer.body || !answer.body.user) return say('The hub could not check this invitation right now (status ' + answer.status + '). Reload this page to try again.', true);
+    var user = answer.body.user;
+    document.getElementById('f-name').textContent = user.name;
+    document.getElementById('f-role').textContent = user.role;
+    document.getElementById('f-access').textContent = access(user);
+    document.getElementById('f-hub').textContent = location.origin;
+    var time = document.getElementById('exp');
+    var when = new Date(answer.body.expiresAt);
+    time.setAttribute('datetime', answer.body.expiresAt);
+    // In the reader's own time zone, named ("GMT+9", "EST"), so nobody misreads the expiry.
+    time.textContent = isNaN(when.getTime()) ? answer.body.expiresAt : when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+    document.getElementById('facts').hidden = false;
+    if (!sameHub) return say('The hub confirmed this invitation, but the link points HarborClient elsewhere, so this page offers no button.', true);
+    open.setAttribute('href', root.getAttribute('data-deep-link') + '&code=' + encodeURIComponent(code));
+    open.removeAttribute('aria-disabled');
+    open.className = 'button';
+    open.hidden = false;
+    say('The hub confirmed this invitation. The button opens HarborClient with it; the code works once.', false);
+  }, function () {
+    say('The hub could not be reached to check this invitation. Reload this page to try again.', true);
+  });
 })();
 `;
 
@@ -91,10 +147,8 @@ function page(title: string, body: string, nonce: string): string {
 `;
 }
 
-const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-
 /** The page for a checked invite, or the "Invalid invite link" page for `null`. */
-export function joinPageHtml(view: JoinView | null, nonce: string): string {
+export function joinPageHtml(view: JoinView | null, nonce: string, hubName: string): string {
   if (!view) {
     return page(
       'Invalid invite link',
@@ -106,28 +160,24 @@ export function joinPageHtml(view: JoinView | null, nonce: string): string {
       nonce,
     );
   }
-  const hubName = view.hub ?? new URL(view.url).host;
-  const rows: [string, string][] = [
-    ['User', view.name],
-    ['Role', view.role],
-    ['Hub address', view.url],
-  ];
-  if (view.access) rows.push(['Access', view.access]);
-  const details = rows
-    .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
+  const facts = [
+    ['User', 'f-name'],
+    ['Role', 'f-role'],
+    ['Access', 'f-access'],
+    ['Hub address', 'f-hub'],
+  ]
+    .map(([label, id]) => `<dt>${label}</dt><dd id="${id}"></dd>`)
     .join('');
-  const expires = `<time id="exp" datetime="${escapeHtml(view.expiresAt)}">${escapeHtml(formatUtc(view.expiresAt))}</time>`;
-  const action = view.expired
-    ? `<p class="warn">This invitation expired. Ask the hub administrator for a new invite link.</p>`
-    : `<a id="open" class="button disabled" aria-disabled="true" role="button">Open in HarborClient</a>
-<p id="code-status" class="note">Looking for the invitation code in this link…</p>
-<p class="note">Nothing happens? Install HarborClient, then use File → Accept Team Hub Invite and paste this page's full address.</p>`;
   return page(
     `Join ${hubName}`,
-    `<div class="card" id="invite" data-expired="${view.expired}" data-deep-link="${escapeHtml(view.deepLinkBase)}">
+    `<div class="card" id="invite" data-url="${escapeHtml(view.url)}" data-deep-link="${escapeHtml(view.deepLinkBase)}">
 <h1>You're invited to ${escapeHtml(hubName)}</h1>
-<dl>${details}<dt>${view.expired ? 'Expired' : 'Valid until'}</dt><dd>${expires}</dd></dl>
-${action}
+<p id="origin-warning" class="warn" hidden></p>
+<dl id="facts" hidden>${facts}<dt>Valid until</dt><dd><time id="exp"></time></dd></dl>
+<p id="state" class="note">Checking this invitation with the hub…</p>
+<noscript><p class="warn">This page needs JavaScript to check the invitation with the hub.</p></noscript>
+<a id="open" class="button disabled" aria-disabled="true" role="button" hidden>Open in HarborClient</a>
+<p class="note">Nothing happens? Install the HarborClient desktop app, then use File → Accept Team Hub Invite and paste this page's full address.</p>
 </div>`,
     nonce,
   );

@@ -1,8 +1,9 @@
 /**
- * `GET /join`: the landing page of an invite link. It shows who is invited, as what, and until
- * when, and offers the desktop client's deep link. The secret stays in the URL fragment: only the
- * page's own script reads it, in the browser, so it never reaches this server or any log.
- * Always 200 HTML: a broken or expired link gets an explanation, not an error body.
+ * `GET /join`: the landing page of an invite link. Its script reads the secret from the URL
+ * fragment (so it never reaches a URL, header or log) and asks this hub's
+ * `POST /auth/invitations/preview` who it is for, as what, and until when; the page shows only
+ * that answer, never the query's claims, and warns when the link's `url` is another origin.
+ * Always 200 HTML: a broken link gets an explanation, not an error body.
  */
 import { htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
 import { joinPageHtml, type JoinView } from './join-html.ts';
@@ -11,10 +12,7 @@ const ROLES = new Set(['user', 'admin']);
 const MAX_PARAM = 1000;
 
 /** Reads and checks the query; null when the link is not a usable invite link. */
-export function readJoinQuery(
-  query: (name: string) => string | undefined,
-  now: Date,
-): JoinView | null {
+export function readJoinQuery(query: (name: string) => string | undefined): JoinView | null {
   const get = (name: string) => {
     const value = query(name)?.trim();
     return value && value.length <= MAX_PARAM ? value : undefined;
@@ -40,12 +38,6 @@ export function readJoinQuery(
   if (access) deepQuery.set('access', access);
   return {
     url,
-    name,
-    role,
-    expiresAt: new Date(expires).toISOString(),
-    expired: expires <= now.getTime(),
-    ...(hub ? { hub } : {}),
-    ...(access ? { access } : {}),
     deepLinkBase: `harborclient://team-hub/join?${deepQuery.toString()}`,
   };
 }
@@ -56,14 +48,19 @@ export function joinHeaders(nonce: string): Record<string, string> {
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
     "img-src 'none'",
+    // The preview request, to this hub only.
+    "connect-src 'self'",
   ]);
 }
 
-/** Renders the page for a request's query. */
+/** Renders the page for a request's query; `hubName` is the serving tenant's name. */
 export function renderJoinPage(
   query: (name: string) => string | undefined,
-  now: Date,
+  hubName: string,
 ): { html: string; headers: Record<string, string> } {
   const nonce = newNonce();
-  return { html: joinPageHtml(readJoinQuery(query, now), nonce), headers: joinHeaders(nonce) };
+  return {
+    html: joinPageHtml(readJoinQuery(query), nonce, hubName),
+    headers: joinHeaders(nonce),
+  };
 }

@@ -53,6 +53,8 @@ export function accessSummary(user: UserRecord): string {
     `Collections: ${listSummary(user.collectionAccess)}`,
     `Environments: ${listSummary(user.environmentAccess)}`,
     `Snippets: ${listSummary(user.snippetAccess)}`,
+    `Live servers: ${listSummary(user.liveServerAccess)}`,
+    `Live pages: ${listSummary(user.livePageAccess)}`,
     llm,
   ].join(' · ');
 }

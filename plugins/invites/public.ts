@@ -63,7 +63,7 @@ export function publicInviteRoutes(
 
   return createPluginApp()
     .get('/join', (c) => {
-      const { html, headers } = renderJoinPage((name) => c.req.query(name), clock.now());
+      const { html, headers } = renderJoinPage((name) => c.req.query(name), c.var.tenant.name);
       return c.html(html, 200, headers);
     })
     .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {

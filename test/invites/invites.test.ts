@@ -59,7 +59,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
   });
 
   it('answers with the join link on server.publicUrl, as the CLI prints it', async () => {
-    const { user, invitation, secret, link } = (await invite()) as {
+    const { user, invitation, secret, link } = (await invite({ livePageAccess: ['*'] })) as {
       user: any;
       invitation: any;
       secret: string;
@@ -71,6 +71,9 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     expect(url.searchParams.get('name')).toBe(user.name);
     expect(url.searchParams.get('exp')).toBe(invitation.expiresAt);
     expect(url.hash).toBe(`#code=${secret}`);
+    expect(url.searchParams.get('access')).toBe(
+      'Collections: all · Environments: none · Snippets: none · Live servers: none · Live pages: all · LLM: disabled',
+    );
     const reissued = await t.request('POST', `/admin/users/${user.id}/invitations`, { body: {} });
     expect(reissued.status).toBe(201);
     expect(reissued.body.link).toMatch(

@@ -1,6 +1,8 @@
 /**
- * The `/join` page in real headless Chromium, served over a real socket: the details render, the
- * deep link carries the code from the fragment, and no request the page makes contains the code.
+ * The `/join` page in real headless Chromium, served over a real socket: the page shows what the
+ * hub's preview answers (never the query's claims), warns when the link points at another hub,
+ * says when a code is used or unknown, the deep link carries the code from the fragment, and the
+ * code travels only in the body of the one same-origin preview request.
  * Runs when HUB_TEST_CHROMIUM names a browser or `chromium` is on PATH; under CI=true a missing
  * browser fails the suite instead of skipping it.
  */
@@ -26,14 +28,26 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     return { page, requests, errors };
   }
 
-  it('renders the invitation, builds the deep link from the fragment and never sends the code', async () => {
+  async function invite(name: string, body: Record<string, unknown> = {}) {
     const created = await t.request('POST', '/admin/invited-users', {
-      body: { name: uniqueName('Zoë'), role: 'user', collectionAccess: ['*'] },
+      body: { name: uniqueName(name), role: 'user', collectionAccess: ['*'], ...body },
     });
-    const { user, invitation, secret } = created.body;
+    expect(created.status).toBe(201);
+    return created.body as {
+      user: { name: string; role: string } & Record<string, unknown>;
+      invitation: { expiresAt: string };
+      secret: string;
+    };
+  }
+
+  it("shows the hub's answer for a real invitation, builds the deep link from the fragment and sends the code only in the preview body", async () => {
+    const { user, invitation, secret } = await invite('Zoë', {
+      liveServerAccess: ['*'],
+      livePageAccess: [],
+    });
     const link = joinLink({
       baseUrl: web.base,
-      user,
+      user: user as never,
       expiresAt: invitation.expiresAt,
       secret,
       hubName: 'Workspace <Hub>',
@@ -48,17 +62,26 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     expect(deep.searchParams.get('name')).toBe(user.name);
     expect(deep.searchParams.get('url')).toBe(web.base);
     expect(deep.searchParams.get('exp')).toBe(invitation.expiresAt);
+    expect(deep.searchParams.get('hub')).toBe('Workspace <Hub>');
 
     const text = await page.locator('main').innerText();
-    expect(text).toContain("You're invited to Workspace <Hub>");
-    expect(text).toContain(user.name);
-    expect(text).toContain('user');
-    expect(text).toContain('Collections: all');
-    expect(await page.locator('#code-status').innerText()).toContain('works once');
+    expect(await page.locator('#open').isVisible()).toBe(true);
+    expect(await page.locator('#f-name').innerText()).toBe(user.name);
+    expect(await page.locator('#f-role').innerText()).toBe('user');
+    expect(await page.locator('#f-access').innerText()).toBe(
+      'Collections: all · Environments: none · Snippets: none · Live servers: all · Live pages: none · LLM: disabled',
+    );
+    expect(await page.locator('#f-hub').innerText()).toBe(web.base);
+    expect(await page.locator('#exp').getAttribute('datetime')).toBe(invitation.expiresAt);
+    expect(text).toContain('The hub confirmed this invitation');
+    expect(text).not.toContain('Warning');
     expect(errors).toEqual([]);
 
-    // The one request is the page itself, and neither its URL nor its headers carry the code.
-    expect(requests).toHaveLength(1);
+    // The page, then its preview: same origin, the code only in the POST body.
+    expect(requests.map((r) => r.url)).toEqual([
+      link.split('#')[0],
+      `${web.base}/auth/invitations/preview`,
+    ]);
     for (const request of requests) {
       expect(request.url).not.toContain(secret);
       expect(JSON.stringify(request.headers)).not.toContain(secret);
@@ -67,26 +90,96 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it("shows the expiry in the reader's time zone, naming the zone", async () => {
+  it('shows the real user and role for a crafted link, warns that its url is another hub, and offers no button', async () => {
+    const { user, secret } = await invite('Real');
+    const crafted = `${web.base}/join?${new URLSearchParams({
+      url: 'http://evil.example',
+      name: 'Mallory',
+      role: 'admin',
+      exp: '2999-01-01T00:00:00.000Z',
+      hub: 'Fake Hub',
+      access: 'Full access (admin) · LLM: enabled',
+    })}#code=${secret}`;
+    const { page, errors } = await open(crafted);
+    await expect.poll(() => page.locator('#f-role').innerText()).toBe('user');
+    expect(await page.locator('#f-name').innerText()).toBe(user.name);
+    const warning = await page.locator('#origin-warning').innerText();
+    expect(warning).toContain('http://evil.example');
+    expect(warning).toContain(web.base);
+    const text = await page.locator('main').innerText();
+    expect(text).not.toContain('Mallory');
+    expect(text).not.toMatch(/\badmin\b/);
+    expect(text).not.toContain('Fake Hub');
+    expect(text).not.toContain('2999');
+    expect(await page.locator('#open').getAttribute('href')).toBeNull();
+    expect(await page.locator('#open').isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'join-page-crafted.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('says so when the code was already used or is unknown, without the button or any details', async () => {
+    const { user, invitation, secret } = await invite('Used');
+    const redeemed = await t.request('POST', '/auth/invitations/redeem', {
+      token: null,
+      body: { secret },
+    });
+    expect(redeemed.status).toBe(201);
+    const link = joinLink({
+      baseUrl: web.base,
+      user: user as never,
+      expiresAt: invitation.expiresAt,
+      secret,
+    });
+    const used = await open(link);
+    await expect
+      .poll(() => used.page.locator('#state').innerText())
+      .toContain('already been used, was revoked or has expired');
+    expect(await used.page.locator('#open').getAttribute('href')).toBeNull();
+    expect(await used.page.locator('#open').isVisible()).toBe(false);
+    expect(await used.page.locator('#facts').isVisible()).toBe(false);
+    expect(await used.page.locator('main').innerText()).not.toContain(user.name);
+    await used.page.screenshot({ path: join(SCREENSHOTS, 'join-page-used.png'), fullPage: true });
+    await used.page.close();
+
+    const unknown = await open(link.replace(/#code=.*/, '#code=hbi_notAnIssuedCode123456'));
+    await expect
+      .poll(() => unknown.page.locator('#state').innerText())
+      .toContain('does not know this invitation code');
+    expect(await unknown.page.locator('#open').getAttribute('href')).toBeNull();
+    await unknown.page.close();
+  }, 60_000);
+
+  it("shows the hub's expiry in the reader's time zone, naming the zone", async () => {
+    const { user, invitation, secret } = await invite('Tokyo');
     const context = await web.browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
     try {
       const page = await context.newPage();
       await page.goto(
-        `${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'user', exp: '2999-01-01T00:00:00.000Z' })}`,
+        joinLink({
+          baseUrl: web.base,
+          user: user as never,
+          expiresAt: '2999-01-01T00:00:00.000Z',
+          secret,
+        }),
       );
-      await expect
-        .poll(() => page.locator('#exp').innerText())
-        .toBe('Jan 1, 2999, 9:00:00 AM GMT+9');
+      const expected = new Date(invitation.expiresAt).toLocaleString('en-US', {
+        timeZone: 'Asia/Tokyo',
+        dateStyle: 'medium',
+        timeStyle: 'long',
+      });
+      await expect.poll(() => page.locator('#exp').innerText()).toBe(expected);
+      expect(expected).toContain('GMT+9');
     } finally {
       await context.close();
     }
-  });
+  }, 60_000);
 
   it('keeps the button disabled and explains when the code is missing', async () => {
     const link = `${web.base}/join?${new URLSearchParams({ url: web.base, name: 'Ann', role: 'admin', exp: '2999-01-01T00:00:00.000Z' })}`;
     const { page } = await open(link);
     await expect
-      .poll(() => page.locator('#code-status').innerText())
+      .poll(() => page.locator('#state').innerText())
       .toContain('missing its invitation code');
     expect(await page.locator('#open').getAttribute('href')).toBeNull();
     await page.close();
