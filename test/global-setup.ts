@@ -1,9 +1,19 @@
 /**
  * Runs once before all test files: fails loudly when CI is set and a service the suites need is
- * missing, so CI can never pass by silently skipping a driver.
+ * missing, so CI can never pass by silently skipping a driver. Outside CI it says in one line which
+ * suites will skip for want of an outside service, and which variable to set for each.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_VAR, findChromium } from './helpers/chromium.ts';
+
+/** The suites that need an outside service, and the variable that names it. */
+const SERVICES: [suites: string, variable: string][] = [
+  ['PostgreSQL', 'HUB_TEST_PG_URL'],
+  ['MySQL/MariaDB', 'HUB_TEST_MYSQL_URL'],
+  ['Redis', 'HUB_TEST_REDIS_URL'],
+  ['Firestore', 'HUB_TEST_FIRESTORE_EMULATOR_HOST'],
+];
 
 export default async function setup(): Promise<void> {
   // The CLI tests spawn cli/bin.mjs, which runs dist/ when it is newer than the sources: build it
@@ -13,7 +23,15 @@ export default async function setup(): Promise<void> {
     [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))],
     { stdio: 'inherit' },
   );
-  if (process.env.CI !== 'true') return;
+  if (process.env.CI !== 'true') {
+    const skipped = SERVICES.filter(([, variable]) => !process.env[variable]).map(
+      ([suites, variable]) => `${suites} suites (set ${variable})`,
+    );
+    if (!findChromium()) skipped.push(`browser suites (install chromium or set ${CHROMIUM_VAR})`);
+    if (skipped.length > 0)
+      console.log(`Skipped (no outside service configured): ${skipped.join(', ')}.`);
+    return;
+  }
   const required = ['HUB_TEST_PG_URL', 'HUB_TEST_MYSQL_URL', 'HUB_TEST_REDIS_URL'];
   const missing = required.filter((name) => !process.env[name]);
   if (missing.length > 0) {

@@ -2,11 +2,14 @@
  * Names that reached the database without the hub's checks (stored before it refused them, or
  * written straight into the tables) never reach the terminal raw: every table, block and message
  * of the CLI prints controls and bidirectional overrides escaped, and `--json` stays valid JSON
- * with them as JSON escapes. On PostgreSQL, where the test can write behind the hub.
+ * with them as JSON escapes. On PostgreSQL when configured, else the embedded SQLite; the test writes behind the hub.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
+
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
 
 /** U+009B is a one-byte CSI: `\u009b2J` clears a terminal that honours C1 controls. */
 const HOSTILE = 'evil\u009b2J\u202egnp.exe\u001b[31m\u0007';
@@ -14,9 +17,9 @@ const ESCAPED = 'evil\\u009b2J\\u202egnp.exe\\u001b[31m\\u0007';
 /** Anything that would act on a terminal or reorder text, raw. */
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
-describe.runIf(driverAvailable('postgres'))('escaped output of the CLI (PostgreSQL)', () => {
+describe(`escaped output of the CLI (${DRIVER})`, () => {
   const project = useCliProject(
-    'postgres',
+    DRIVER,
     { ...quietLogging, multitenancy: { enabled: true } },
     { migrate: true },
   );

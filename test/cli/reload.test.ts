@@ -1,27 +1,35 @@
 /**
- * `workspace-hub reload` against a real server process on PostgreSQL: the PID the server prints and
+ * `workspace-hub reload` against a real server process (on PostgreSQL when configured, else SQLite): the PID the server prints and
  * writes, each section's outcome, `logging` applied live, a failed `db` reload logged as an error
  * with its reason, and the PID file gone after a clean stop. On the embedded database: a hub started
  * without a config file reloads the server.yaml created after its start.
  */
 import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startServer, useCliProject, withProject, type RunningServer } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
+
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
 
 const statusesOf = (sections: { section: string; status: string }[]) =>
   Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)', () => {
-  const project = useCliProject('postgres', { logging: { level: 'error' } }, { migrate: true });
+describe(`workspace-hub reload (${DRIVER})`, () => {
+  const project = useCliProject(DRIVER, { logging: { level: 'error' } }, { migrate: true });
   let server: RunningServer;
   const write = (config: Record<string, unknown>) =>
     writeFile(
       join(project.dir, 'server.yaml'),
       stringify({ db: project.database.config, ...config }),
     );
+  /** Where the PID file goes: the embedded database's directory, else ./data. */
+  const dataDir = () => {
+    const db = project.database.config;
+    return db.driver === 'sqlite' ? dirname(db.path) : join(project.dir, 'data');
+  };
   const statuses = (sections: { section: string; status: string }[]) =>
     Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
@@ -35,10 +43,10 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
   it('prints its PID at start and writes it to a private PID file in the data directory', async () => {
     expect(server.stdout()).toMatch(
       new RegExp(
-        `listening on http://127\\.0\\.0\\.1:\\d+ \\(database: postgres\\), pid ${server.child.pid}\\n`,
+        `listening on http://127\\.0\\.0\\.1:\\d+ \\(database: ${DRIVER}\\), pid ${server.child.pid}\\n`,
       ),
     );
-    const file = join(project.dir, 'data', 'workspace-hub.pid');
+    const file = join(dataDir(), 'workspace-hub.pid');
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
       pid: server.child.pid,
       url: server.url,
@@ -84,36 +92,40 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub reload (PostgreSQL)',
     expect(health.status).toBe(200);
   });
 
-  it('reports a failed db reload with its reason, logs it as an error and keeps serving', async () => {
-    const before = server.stderr().length;
-    await write({
-      db: { ...project.database.config, port: 1, connectionTimeoutMillis: 2000 },
-      logging: { level: 'info', format: 'pretty' },
-    });
-    const json = await project.run('reload', '--json');
-    expect(json.code).toBe(1);
-    const db = JSON.parse(json.stdout).sections.find(
-      (s: { section: string }) => s.section === 'db',
-    );
-    expect(db).toMatchObject({
-      section: 'db',
-      status: 'failed',
-      error: expect.stringMatching(/ECONNREFUSED|connect/),
-    });
-    await expect
-      .poll(() => server.stderr().slice(before))
-      .toMatch(/ERROR Config reload failed for db \(db: failed \(.*ECONNREFUSED/);
-    expect(server.stderr().slice(before)).not.toMatch(/INFO\s+Config reloaded/);
-    const human = await project.run('reload');
-    expect(human.code).toBe(1);
-    expect(human.stderr).toMatch(/^Failed: db \(.+\)$/m);
-    expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    await write({ logging: { level: 'error' } });
-  });
+  // A database server that refuses connections: needs one (the embedded file has no connection).
+  it.runIf(DRIVER === 'postgres')(
+    'reports a failed db reload with its reason, logs it as an error and keeps serving',
+    async () => {
+      const before = server.stderr().length;
+      await write({
+        db: { ...project.database.config, port: 1, connectionTimeoutMillis: 2000 },
+        logging: { level: 'info', format: 'pretty' },
+      });
+      const json = await project.run('reload', '--json');
+      expect(json.code).toBe(1);
+      const db = JSON.parse(json.stdout).sections.find(
+        (s: { section: string }) => s.section === 'db',
+      );
+      expect(db).toMatchObject({
+        section: 'db',
+        status: 'failed',
+        error: expect.stringMatching(/ECONNREFUSED|connect/),
+      });
+      await expect
+        .poll(() => server.stderr().slice(before))
+        .toMatch(/ERROR Config reload failed for db \(db: failed \(.*ECONNREFUSED/);
+      expect(server.stderr().slice(before)).not.toMatch(/INFO\s+Config reloaded/);
+      const human = await project.run('reload');
+      expect(human.code).toBe(1);
+      expect(human.stderr).toMatch(/^Failed: db \(.+\)$/m);
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      await write({ logging: { level: 'error' } });
+    },
+  );
 
   it('removes the PID file on a clean stop, after which reload finds no server (exit code 4)', async () => {
     expect(await server.stop()).toBe(0);
-    await expect(stat(join(project.dir, 'data', 'workspace-hub.pid'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(dataDir(), 'workspace-hub.pid'))).rejects.toThrow(/ENOENT/);
     const { code, stderr } = await project.run('reload');
     expect(code).toBe(4);
     expect(stderr).toContain('No running server found');

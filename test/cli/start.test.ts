@@ -1,4 +1,4 @@
-/** `migrate` and `start` against PostgreSQL: schema checks, the first admin, graceful shutdown. */
+/** `migrate` and `start` on PostgreSQL when configured, else the embedded SQLite: schema checks, the first admin, graceful shutdown. */
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -7,24 +7,33 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quietLogging, startServer, useCliProject } from '../helpers/cli.ts';
 import { freePort } from '../helpers/net.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (PostgreSQL)', () => {
-  const project = useCliProject('postgres', quietLogging);
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
 
-  it('refuses to start on a database that needs migrations', async () => {
-    const { code, stderr, stdout } = await project.run('start', '--port', '0');
-    expect(code).toBe(1);
-    expect(stderr).toContain('workspace-hub migrate');
-    expect(stderr).not.toMatch(/^\s+at /m);
-    expect(stdout).toBe('');
-  });
+describe(`workspace-hub migrate and start (${DRIVER})`, () => {
+  const project = useCliProject(DRIVER, quietLogging);
+
+  // The embedded SQLite database is always migrated at start: only a server database can need it.
+  it.runIf(DRIVER === 'postgres')(
+    'refuses to start on a database that needs migrations',
+    async () => {
+      const { code, stderr, stdout } = await project.run('start', '--port', '0');
+      expect(code).toBe(1);
+      expect(stderr).toContain('workspace-hub migrate');
+      expect(stderr).not.toMatch(/^\s+at /m);
+      expect(stdout).toBe('');
+    },
+  );
 
   it('starts with --migrate, prints the first admin once, and stops on SIGTERM with exit code 0', async () => {
     const server = await startServer(project.dir, ['--migrate', '--port', '0']);
     const stdout = server.stdout();
     expect(stdout).toMatch(
-      /workspace-hub \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(database: postgres\)/,
+      new RegExp(
+        `workspace-hub \\S+ listening on http://127\\.0\\.0\\.1:\\d+ \\(database: ${DRIVER}\\)`,
+      ),
     );
     expect(stdout).toContain('"admin"');
     expect(stdout).toContain('it will not be shown again');
@@ -56,57 +65,52 @@ describe.runIf(driverAvailable('postgres'))('workspace-hub migrate and start (Po
   });
 });
 
-describe.runIf(driverAvailable('postgres'))(
-  'workspace-hub migrate on a new database (PostgreSQL)',
-  () => {
-    const project = useCliProject('postgres', quietLogging);
+describe(`workspace-hub migrate on a new database (${DRIVER})`, () => {
+  const project = useCliProject(DRIVER, quietLogging);
 
-    it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
-      const { code, stdout, stderr } = await project.run('migrate');
-      expect(code, stderr).toBe(0);
-      expect(stderr).toBe('');
-      expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
-      const tenants = await project.database.query('SELECT id FROM tenants');
-      expect(tenants.map((row) => row.id)).toEqual(['__default__']);
-    });
-  },
-);
+  it('applies every migration and provisions the default tenant, silently on stderr when piped', async () => {
+    const { code, stdout, stderr } = await project.run('migrate');
+    expect(code, stderr).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
+    const tenants = await project.database.query('SELECT id FROM tenants');
+    expect(tenants.map((row) => row.id)).toEqual(['__default__']);
+  });
+});
 
-describe.runIf(driverAvailable('postgres'))(
-  'workspace-hub migrate on a terminal (PostgreSQL)',
-  () => {
-    const project = useCliProject('postgres', quietLogging);
+describe(`workspace-hub migrate on a terminal (${DRIVER})`, () => {
+  const project = useCliProject(DRIVER, quietLogging);
 
-    /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
-    const onTerminal = (...args: string[]) =>
-      new Promise<string>((resolve, reject) => {
-        const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
-        const command = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
-        execFile(
-          'script',
-          ['-qec', command, '/dev/null'],
-          { cwd: project.dir, timeout: 90_000 },
-          (error, stdout) => (error ? reject(error) : resolve(stdout)),
-        );
-      });
-
-    it('shows each migration as it runs, then clears the progress line', async () => {
-      const output = await onTerminal('migrate');
-      expect(output).toMatch(/\r\x1b\[2KMigrating 1\/\d+: kernel\/0001-identity/);
-      expect(output).toContain('\r\x1b[2KApplied ');
+  /** Runs the CLI under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
+  const onTerminal = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+      const command = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
+      execFile(
+        'script',
+        ['-qec', command, '/dev/null'],
+        { cwd: project.dir, timeout: 90_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
     });
 
-    it('stays quiet on a terminal with --json', async () => {
-      await project.database.query('DELETE FROM hub_migrations WHERE id = $1', [
-        'llm-proxy/0001-usage',
-      ]);
-      await project.database.query('DROP TABLE IF EXISTS llm_usage, llm_usage_log');
-      const output = await onTerminal('migrate', '--json');
-      expect(output).not.toContain('Migrating');
-      expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });
-    });
-  },
-);
+  it('shows each migration as it runs, then clears the progress line', async () => {
+    const output = await onTerminal('migrate');
+    expect(output).toMatch(/\r\x1b\[2KMigrating 1\/\d+: kernel\/0001-identity/);
+    expect(output).toContain('\r\x1b[2KApplied ');
+  });
+
+  it('stays quiet on a terminal with --json', async () => {
+    await project.database.query('DELETE FROM hub_migrations WHERE id = $1', [
+      'llm-proxy/0001-usage',
+    ]);
+    await project.database.query('DROP TABLE IF EXISTS llm_usage');
+    await project.database.query('DROP TABLE IF EXISTS llm_usage_log');
+    const output = await onTerminal('migrate', '--json');
+    expect(output).not.toContain('Migrating');
+    expect(JSON.parse(output)).toEqual({ applied: ['llm-proxy/0001-usage'] });
+  });
+});
 
 describe('workspace-hub start on a port another process holds (embedded database)', () => {
   let port: number;

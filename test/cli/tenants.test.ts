@@ -1,11 +1,14 @@
-/** `tenant …` and `--tenant` against PostgreSQL. */
+/** `tenant …` and `--tenant` on PostgreSQL when configured, else the embedded SQLite. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub tenant (PostgreSQL)', () => {
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
+
+describe(`workspace-hub tenant (${DRIVER})`, () => {
   const project = useCliProject(
-    'postgres',
+    DRIVER,
     { multitenancy: { enabled: true }, ...quietLogging },
     { migrate: true },
   );

@@ -6,11 +6,16 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { driverAvailable, serverOrEmbedded } from '../helpers/databases.ts';
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub export and import (processes)', () => {
-  const source = useCliProject('postgres', quietLogging);
-  const target = useCliProject(driverAvailable('mysql') ? 'mysql' : 'postgres', quietLogging);
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
+/** Another driver than the source's where one is configured. */
+const TARGET = driverAvailable('mysql') ? 'mysql' : DRIVER;
+
+describe(`workspace-hub export and import (processes, from ${DRIVER} to ${TARGET})`, () => {
+  const source = useCliProject(DRIVER, quietLogging);
+  const target = useCliProject(TARGET, quietLogging);
 
   it('exports to a new file readable by its owner only, and never overwrites one', async () => {
     expect((await source.run('migrate')).code).toBe(0);

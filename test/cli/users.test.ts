@@ -1,8 +1,11 @@
-/** `user …` and `user token …` against PostgreSQL, through the real CLI process. */
+/** `user …` and `user token …` on PostgreSQL when configured (else the embedded SQLite), through the real CLI process. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createProject, quietLogging, useCliProject } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
+
+/** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
+const DRIVER = serverOrEmbedded();
 
 const USER_KEYS = [
   'id',
@@ -31,8 +34,8 @@ const TOKEN_KEYS = [
   'revokedAt',
 ].sort();
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub user (PostgreSQL)', () => {
-  const project = useCliProject('postgres', quietLogging, { migrate: true });
+describe(`workspace-hub user (${DRIVER})`, () => {
+  const project = useCliProject(DRIVER, quietLogging, { migrate: true });
 
   it('creates a user and a token with the same JSON shape as POST /admin/users', async () => {
     const result = await project.json(

@@ -3,24 +3,15 @@
  * `/docs`). The browser is Debian's (`HUB_TEST_CHROMIUM`, else `chromium` on PATH); playwright-core
  * never downloads one. Locally a missing browser skips the suite; under CI=true it fails it.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { findChromium } from './chromium.ts';
 import { EMBEDDED_DRIVER } from './drivers.ts';
 import { useTestHub, type UsedTestHub } from './hub.ts';
-
-function findChromium(): string | undefined {
-  if (process.env.HUB_TEST_CHROMIUM) return process.env.HUB_TEST_CHROMIUM;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser'])
-      if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
 
 export const CHROMIUM = findChromium();
 /** Whether a browser suite should be skipped: only locally, never under CI. */

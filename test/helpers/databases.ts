@@ -4,6 +4,7 @@
  * SQLite database in a new temporary file, removed on cleanup.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DbConfig } from '../../kernel/storage/config.ts';
@@ -26,13 +27,40 @@ export function driverAvailable(kind: DriverKind): boolean {
   return kind === 'sqlite' || !!requireService(urls[kind]);
 }
 
+/**
+ * The database for suites that need one but no particular one (the CLI's): PostgreSQL when
+ * HUB_TEST_PG_URL is set (always under CI=true, where an unset variable fails the file), else the
+ * embedded SQLite, so a plain run needs no service for them.
+ */
+export function serverOrEmbedded(): 'postgres' | 'sqlite' {
+  return driverAvailable('postgres') ? 'postgres' : EMBEDDED_DRIVER;
+}
+
+/** Runs one statement on a SQLite file, with PostgreSQL's `$1` placeholders read as `?1`. */
+function querySqlite(path: string, sql: string, params: unknown[] = []): any[] {
+  const Database = createRequire(import.meta.url)('libsql');
+  const db = new Database(path);
+  try {
+    db.exec('PRAGMA busy_timeout = 5000');
+    const statement = db.prepare(sql.replace(/\$(\d+)/g, '?$1'));
+    if (statement.reader) return statement.all(params);
+    statement.run(params);
+    return [];
+  } finally {
+    db.close();
+  }
+}
+
 function uniqueDbName(): string {
   return `hub_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
 export interface TestDatabase {
   config: DbConfig;
-  /** Runs SQL on the database itself (PostgreSQL and MySQL), to look behind the hub or the CLI. */
+  /**
+   * Runs one SQL statement on the database itself (PostgreSQL, MySQL, SQLite), to look behind the
+   * hub or the CLI. SQLite reads PostgreSQL's `$1` placeholders.
+   */
   query<R = any>(sql: string, params?: unknown[]): Promise<R[]>;
   drop(): Promise<void>;
 }
@@ -46,9 +74,10 @@ export async function createTestDatabase(kind: DriverKind): Promise<TestDatabase
   if (kind === 'firestore') return { ...(await createFirestoreTestDatabase()), query: noSql(kind) };
   if (kind === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'hub-sqlite-'));
+    const path = join(dir, 'hub.db');
     return {
-      config: { driver: 'sqlite', path: join(dir, 'hub.db'), synchronous: 'normal' },
-      query: noSql(kind),
+      config: { driver: 'sqlite', path, synchronous: 'normal' },
+      query: async (sql, params) => querySqlite(path, sql, params),
       drop: () => rm(dir, { recursive: true, force: true }),
     };
   }

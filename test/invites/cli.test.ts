@@ -1,11 +1,16 @@
-/** `workspace-hub user invite …` as a real process against PostgreSQL. */
+/**
+ * `workspace-hub user invite …` as a real process, on PostgreSQL when configured (always in CI), else
+ * on the embedded SQLite.
+ */
 import { describe, expect, it } from 'vitest';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
-import { driverAvailable } from '../helpers/databases.ts';
+import { serverOrEmbedded } from '../helpers/databases.ts';
 
-describe.runIf(driverAvailable('postgres'))('workspace-hub user invite (PostgreSQL)', () => {
+const DRIVER = serverOrEmbedded();
+
+describe(`workspace-hub user invite (${DRIVER})`, () => {
   const project = useCliProject(
-    'postgres',
+    DRIVER,
     { server: { host: '0.0.0.0', port: 9123 }, invites: { expiresInHours: 12 }, ...quietLogging },
     { migrate: true },
   );
