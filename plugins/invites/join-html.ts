@@ -3,6 +3,7 @@
  * the response's CSP nonce; no external assets; its one request goes to the hub's own origin).
  * Every value shown is escaped.
  */
+import { escapeHtml } from '../../kernel/http/html.ts';
 
 /**
  * What the page takes from a checked query: only where the link points and the deep link to
@@ -13,19 +14,6 @@ export interface JoinView {
   url: string;
   /** `harborclient://team-hub/join?<query>`; the script appends `&code=<secret>`. */
   deepLinkBase: string;
-}
-
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML element content and double- or single-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
 }
 
 const STYLE = `
