@@ -79,3 +79,19 @@ export function useBrowserHub(): BrowserHub {
     },
   };
 }
+
+/**
+ * A new page of its own context at `viewport` that records every URL the page requests and every
+ * console error and uncaught exception, for tests that assert a page loads nothing from elsewhere
+ * and runs cleanly.
+ */
+export async function watchedPage(browser: Browser, viewport: { width: number; height: number }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  context.on('request', (request) => requests.push(request.url()));
+  const problems: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+  page.on('pageerror', (error) => problems.push(String(error)));
+  return { context, page, requests, problems };
+}

@@ -7,20 +7,17 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
 
 describe.skipIf(SKIP_BROWSER)('the /docs page in headless Chromium', () => {
   const web = useBrowserHub();
   const { t } = web;
 
   it('renders the route list from /openapi.json and makes no request beyond 127.0.0.1', async () => {
-    const context = await web.browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
-    const requests: string[] = [];
-    context.on('request', (request) => requests.push(request.url()));
-    const problems: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(String(error)));
+    const { context, page, requests, problems } = await watchedPage(web.browser, {
+      width: 1400,
+      height: 900,
+    });
 
     const response = await page.goto(`${web.base}/docs`);
     expect(response?.status()).toBe(200);

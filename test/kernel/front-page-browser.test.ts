@@ -6,19 +6,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HUB_VERSION } from '../../kernel/version.ts';
-import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
 
 describe.skipIf(SKIP_BROWSER)('the front page in headless Chromium', () => {
   const web = useBrowserHub();
 
   it('shows the name, version and the address to paste, styled, and links to /docs', async () => {
-    const context = await web.browser.newContext({ viewport: { width: 900, height: 700 } });
-    const page = await context.newPage();
-    const requests: string[] = [];
-    context.on('request', (request) => requests.push(request.url()));
-    const problems: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-    page.on('pageerror', (error) => problems.push(String(error)));
+    const { context, page, requests, problems } = await watchedPage(web.browser, {
+      width: 900,
+      height: 700,
+    });
 
     const response = await page.goto(`${web.base}/`);
     expect(response?.status()).toBe(200);
