@@ -42,16 +42,25 @@ function writePrivate(path: string, text: string): void {
   chmodSync(path, 0o600);
 }
 
-/** Writes the PID file; returns a function that removes it if it is still ours. */
-export function writePidFile(dir: string, info: PidInfo): () => void {
+/**
+ * Writes the PID file; returns a function that removes it if it is still ours. A hub that took the
+ * file over from another one still running (a second start in the same data directory, on another
+ * port) hands it back on its way out, so `reload` reaches that one again.
+ */
+export function writePidFile(
+  dir: string,
+  info: PidInfo,
+  previous: PidInfo | null = null,
+): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, PID_FILE);
   writePrivate(path, `${JSON.stringify(info)}\n`);
   return () => {
-    if (readPidFile(dir)?.pid === info.pid) {
-      rmSync(path, { force: true });
-      rmSync(join(dir, RELOAD_FILE), { force: true });
-    }
+    if (readPidFile(dir)?.pid !== info.pid) return;
+    rmSync(join(dir, RELOAD_FILE), { force: true });
+    if (previous && previous.pid !== info.pid && isHubRunning(previous.pid))
+      writePrivate(path, `${JSON.stringify(previous)}\n`);
+    else rmSync(path, { force: true });
   };
 }
 

@@ -149,17 +149,15 @@ export const startCommand = defineCommand({
     const dataDir = m.dataDirectory(config.db);
     let removePidFile = () => {};
     try {
-      const previous = m.readPidFile(dataDir);
-      if (previous && previous.pid !== pid && m.isHubRunning(previous.pid)) {
+      const found = m.readPidFile(dataDir);
+      const previous = found && found.pid !== pid && m.isHubRunning(found.pid) ? found : null;
+      if (previous) {
         hub.log.warn(
-          `Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will now reach this one (pid ${pid}).`,
+          `Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will reach this one (pid ${pid}) until it stops.`,
         );
       }
-      removePidFile = m.writePidFile(dataDir, {
-        pid,
-        url: served.url,
-        startedAt: new Date().toISOString(),
-      });
+      const info = { pid, url: served.url, startedAt: new Date().toISOString() };
+      removePidFile = m.writePidFile(dataDir, info, previous);
     } catch (error) {
       hub.log.warn(
         `Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`,

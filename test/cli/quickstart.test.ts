@@ -123,6 +123,17 @@ function followQuickStart(kind: 'postgres' | null) {
       expect(words.slice(0, 2), line).toEqual(['npx', 'workspace-hub']);
       const { code, stdout, stderr } = await project.run(...words.slice(2));
       expect(code, `${line}\n${stderr}`).toBe(0);
+      if (words[2] === 'user' && words[3] === 'show') {
+        // A user named instead of an id: the record of the account the step before created.
+        const named = words[4]!;
+        const users = await api('/admin/users', adminSecret);
+        const account = users.body.users.find((user: { name: string }) => user.name === named);
+        expect(account, line).toBeDefined();
+        expect(stdout, line).toContain(account.id);
+        expect(stdout, line).toMatch(new RegExp(`\\b${named}\\b`));
+        seen.push(`show ${named}`);
+        continue;
+      }
       const name = words[words.indexOf('--name') + 1]!;
 
       // A new account: it is on the server, and its token (printed once) works there.
@@ -157,7 +168,29 @@ function followQuickStart(kind: 'postgres' | null) {
         seen.push(`invitation of ${name}`);
       }
     }
-    expect(seen).toEqual(['curl', 'token of alice', 'invitation of bob']);
+    expect(seen).toEqual(['curl', 'token of alice', 'show alice', 'invitation of bob']);
+  });
+
+  it('says which port is held when it is busy, and starts on the port the quick start picks with --port', async () => {
+    const section = README.split('\n## Quick start\n')[1]!.split('\n## ')[0]!;
+    expect(section).toContain('says which port and exits with code 1');
+    // A second start in the same project, whose server.port the running server holds.
+    const busy = await project.run('start');
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain(`another process already holds port ${port}`);
+    expect(busy.stderr).toContain('--port');
+    // The quick start's command, with a free port in place of 8789: npm passes what follows `--`
+    // to `start`.
+    const [, , pick] = quickStartBlocks();
+    expect(pick).toEqual(['npm start -- --port 8789']);
+    const other = await freePort();
+    const second = await startServer(project.dir, ['--port', String(other)]);
+    try {
+      expect(second.url).toBe(`http://127.0.0.1:${other}`);
+      expect((await fetch(`${second.url}/health`)).status).toBe(200);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
   });
 
   it('reloads the running server with the command the quick start gives', async () => {
