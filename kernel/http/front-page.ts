@@ -10,7 +10,7 @@ import type { HubConfig } from '../config/load.ts';
 import type { KernelEnv } from '../plugin.ts';
 import type { RouteDocs } from './openapi.ts';
 import { HUB_VERSION } from '../version.ts';
-import { escapeHtml, htmlPageHeaders, newNonce } from './html.ts';
+import { DESKTOP_APP_URL, escapeHtml, htmlPageHeaders, newNonce } from './html.ts';
 
 /** Bind addresses that mean "every interface": a client needs one it can dial. */
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]', '*', '::0']);
@@ -59,6 +59,7 @@ export function frontPageHtml(view: { address: string }, nonce: string) {
 <p>In HarborClient, add a Team Hub and paste this address:</p>
 <code class="address" id="address">${escapeHtml(view.address)}</code>
 <p>Then sign in with the token your administrator gave you, or open the invitation link you were sent.</p>
+<p class="muted">No desktop app yet? <a href="${DESKTOP_APP_URL}">Get HarborClient</a>.</p>
 <h2>For developers</h2>
 <p><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI document</a>)</p>
 </div></main>

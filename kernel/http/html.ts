@@ -43,3 +43,6 @@ const ENTITIES: Record<string, string> = {
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
 }
+
+/** Where a person without the HarborClient desktop app gets it (its releases page). */
+export const DESKTOP_APP_URL = 'https://github.com/harborclient/harborclient/releases';

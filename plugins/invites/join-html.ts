@@ -3,7 +3,7 @@
  * the response's CSP nonce; no external assets; its one request goes to the hub's own origin).
  * Every value shown is escaped.
  */
-import { escapeHtml } from '../../kernel/http/html.ts';
+import { DESKTOP_APP_URL, escapeHtml } from '../../kernel/http/html.ts';
 
 /**
  * What the page takes from a checked query: only where the link points and the deep link to
@@ -165,7 +165,7 @@ export function joinPageHtml(view: JoinView | null, nonce: string, hubName: stri
 <p id="state" class="note">Checking this invitation with the hub…</p>
 <noscript><p class="warn">This page needs JavaScript to check the invitation with the hub.</p></noscript>
 <a id="open" class="button disabled" aria-disabled="true" role="button" hidden>Open in HarborClient</a>
-<p class="note">Nothing happens? Install the HarborClient desktop app, then use File → Accept Team Hub Invite and paste this page's full address.</p>
+<p class="note">Nothing happens? Install the <a href="${DESKTOP_APP_URL}">HarborClient desktop app</a>, then use File → Accept Team Hub Invite and paste this page's full address.</p>
 </div>`,
     nonce,
   );

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/hub.ts';
 import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { joinLink } from '../../plugins/invites/link.ts';
+import { DESKTOP_APP_URL } from '../../kernel/http/html.ts';
 
 describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
   const web = useBrowserHub();
@@ -75,6 +76,9 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     expect(await page.locator('#exp').getAttribute('datetime')).toBe(invitation.expiresAt);
     expect(text).toContain('The hub confirmed this invitation');
     expect(text).not.toContain('Warning');
+    expect(
+      await page.getByRole('link', { name: 'HarborClient desktop app' }).getAttribute('href'),
+    ).toBe(DESKTOP_APP_URL);
     expect(errors).toEqual([]);
 
     // The page, then its preview: same origin, the code only in the POST body.

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DESKTOP_APP_URL } from '../../kernel/http/html.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
 
@@ -24,6 +25,9 @@ describe.skipIf(SKIP_BROWSER)('the front page in headless Chromium', () => {
     expect(text).toContain(`Version ${HUB_VERSION}`);
     expect(text).toContain('Connect the desktop app');
     expect(await page.locator('#address').innerText()).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await page.getByRole('link', { name: 'Get HarborClient' }).getAttribute('href')).toBe(
+      DESKTOP_APP_URL,
+    );
     // The inline style applied: the card has its rounded corners.
     const radius = await page
       .locator('.card')
