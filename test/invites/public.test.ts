@@ -4,6 +4,7 @@ import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { uniqueName, useTestHub, withTestHub, type TestHub } from '../helpers/hub.ts';
 import { closedPort } from '../helpers/net.ts';
+import { DESKTOP_APP_URL } from '../../kernel/http/html.ts';
 
 const UNKNOWN = `hbi_${'B'.repeat(43)}`;
 
@@ -78,7 +79,11 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
       expect(res.text).toContain(`<script nonce="${nonce}">`);
       expect(csp).toContain("connect-src 'self'");
       expect(res.text).not.toContain('<b>Lee');
-      expect(res.text).not.toMatch(/(src|href)="https?:/);
+      // Nothing loads from another host; the one outward link is the desktop app's releases page.
+      expect(res.text).not.toMatch(/src="https?:/);
+      expect([...res.text.matchAll(/href="(https?:[^"]*)"/g)].map((m) => m[1])).toEqual([
+        DESKTOP_APP_URL,
+      ]);
       const again = await t.request('GET', query(valid), { token: null });
       expect(again.headers.get('content-security-policy')).not.toBe(csp);
     });
