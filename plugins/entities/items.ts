@@ -16,12 +16,14 @@ import {
   assertCollectionAccess,
   created,
   existingCollection,
+  ITEM_MOVED,
   loadLocked,
   publishDeleted,
   requireCollection,
   requireFolder,
   touched,
   type EntityDeps,
+  type ItemMovedEvent,
 } from './access.ts';
 import { createAppender } from './append.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
@@ -154,7 +156,15 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
         marker,
         ...touched(user, deps.clock.iso()),
       };
-      return rows(tx).update(id, patch);
+      const updated = await rows(tx).update(id, patch);
+      if (!sameCollection)
+        await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
+          tx,
+          kind: kind.deletedKind,
+          id,
+          collectionId,
+        });
+      return updated;
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(kind.toRecord(row));

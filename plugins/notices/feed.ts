@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
-import type { FindOptions, Store } from '../../kernel/storage/contract.ts';
+import type { Store, Where } from '../../kernel/storage/contract.ts';
 import {
   cursorQuery,
   encodeCursor,
@@ -16,6 +16,7 @@ import {
   type KeysetPosition,
 } from '../../kernel/http/paging.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';
+import { feedScope, findInScope } from './feed-scope.ts';
 import {
   canAccessTarget,
   targetTables,
@@ -73,12 +74,6 @@ export interface FeedPage {
   nextCursor?: string;
 }
 
-/** The user's notices in feed order, newest first; ties on `createdAt` go by id. */
-const FEED_ORDER = [
-  ['createdAt', 'desc'],
-  ['id', 'desc'],
-] as const;
-
 /**
  * One page of the user's feed after `after`, with accessible notices only. The page is full unless
  * the feed ends or MAX_BATCHES_PER_PAGE batches were read. A cursor never names a notice the
@@ -108,29 +103,31 @@ export async function readFeed(
     return false;
   };
   const full = (): FeedPage => ({ rows: page, nextCursor: encodeCursor(page[page.length - 1]!) });
-  const mine = { recipientUserId: user.id };
+  // Only the rows the access filter could let through are read (feed-scope.ts).
+  const scope = feedScope(user);
   // A time-only cursor (empty id) continues with everything older than its time.
-  let query: FindOptions<NoticeRow> =
-    after && after.id === ''
-      ? { where: { ...mine, createdAt: { lt: after.createdAt } } }
-      : { where: mine, ...(after ? { after } : {}) };
+  let where: Where<NoticeRow> = {};
+  let position: KeysetPosition | undefined = after;
+  if (after && after.id === '') {
+    where = { createdAt: { lt: after.createdAt } };
+    position = undefined;
+  }
   let last: NoticeRow;
   for (let batches = 1; ; batches++) {
-    const rows = await notices.find({ ...query, orderBy: FEED_ORDER, limit: batch });
+    const rows = await findInScope(notices, scope, where, batch, position);
     if (await take(rows)) return full();
     if (rows.length < batch) return { rows: page };
     last = rows[rows.length - 1]!;
-    query = { where: mine, after: { createdAt: last.createdAt, id: last.id } };
+    where = {};
+    position = { createdAt: last.createdAt, id: last.id };
     if (batches >= MAX_BATCHES_PER_PAGE) break;
   }
   // Out of batches. The rest of the last row's millisecond is read too (rarely more than a few
   // rows), so the cursor can name that time alone instead of the last row, which may be hidden.
   for (;;) {
-    const rows = await notices.find({
-      where: { ...mine, createdAt: last.createdAt },
-      orderBy: FEED_ORDER,
-      after: { createdAt: last.createdAt, id: last.id },
-      limit: batch,
+    const rows = await findInScope(notices, scope, { createdAt: last.createdAt }, batch, {
+      createdAt: last.createdAt,
+      id: last.id,
     });
     if (await take(rows)) return full();
     if (rows.length < batch) return { rows: page, nextCursor: encodeTimeCursor(last.createdAt) };
@@ -161,18 +158,11 @@ const UNREAD_BATCH = 500;
  */
 export async function countUnread(store: Store, user: UserRow): Promise<number> {
   const notices = store.table(noticesTable);
+  const scope = feedScope(user);
   let count = 0;
   let position: KeysetPosition | undefined;
   for (;;) {
-    const rows = await notices.find({
-      where: { recipientUserId: user.id, readAt: null },
-      orderBy: [
-        ['createdAt', 'desc'],
-        ['id', 'desc'],
-      ],
-      limit: UNREAD_BATCH,
-      ...(position ? { after: position } : {}),
-    });
+    const rows = await findInScope(notices, scope, { readAt: null }, UNREAD_BATCH, position);
     const allowed = await accessibleTargets(store, user, rows);
     count += rows.filter((row) => allowed.has(`${row.entityType}:${row.entityId}`)).length;
     if (rows.length < UNREAD_BATCH) return count;

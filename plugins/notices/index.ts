@@ -27,7 +27,13 @@ import {
   noticeTables,
   notificationSettingsTable,
 } from './tables.ts';
-import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
+import {
+  ENTITIES_DELETED,
+  ITEM_MOVED,
+  type EntitiesDeletedEvent,
+  type ItemMovedEvent,
+} from '../entities/index.ts';
+import { moveNoticesOfItem } from './moves.ts';
 import {
   DISCUSSION_COMMENT_CHANGED,
   DISCUSSION_COMMENT_CREATED,
@@ -78,6 +84,8 @@ export function createNoticesPlugin(
           DISCUSSION_COMMENT_CHANGED,
           updateCommentPreviews,
         ),
+        // Inside the move's transaction: a moved request's notices follow it (the feed's scope).
+        ctx.events.subscribe<ItemMovedEvent>(ITEM_MOVED, moveNoticesOfItem),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
         }),

@@ -4,6 +4,7 @@
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { resyncNoticeCollections } from './moves.ts';
 
 export interface NoticeDisplayMetadata {
   actorName: string;
@@ -38,6 +39,12 @@ export const noticesTable = defineTable({
     ['recipientUserId', 'readAt'],
     ['recipientUserId', 'readAt', 'createdAt', 'id'],
     ['discussionCommentId'],
+    // The feed's scope (feed-scope.ts): a limited reader's notices per collection, in feed order,
+    // all of them and the unread ones; their run-result notices; a moved request's notices.
+    ['recipientUserId', 'collectionId', 'createdAt', 'id'],
+    ['recipientUserId', 'collectionId', 'readAt', 'createdAt', 'id'],
+    ['recipientUserId', 'entityType', 'createdAt', 'id'],
+    ['entityId'],
   ],
 });
 
@@ -64,4 +71,11 @@ export const noticeMigrations: Migration[] = [
   { id: 'notices/0002-unread-order-index', addIndexes: [noticesTable] },
   // An edited or deleted comment updates the previews of its notices (previews.ts).
   { id: 'notices/0003-comment-index', addIndexes: [noticesTable] },
+  // The feed reads only the collections a reader may open, trusting each notice's collection id;
+  // requests moved before moves updated their notices get it set to where they are now.
+  {
+    id: 'notices/0004-feed-scope',
+    addIndexes: [noticesTable],
+    run: resyncNoticeCollections,
+  },
 ];
