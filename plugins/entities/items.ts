@@ -47,11 +47,15 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
   const rows = (store: Store) => store.table(kind.table);
   const inContainer = (store: Store, collectionId: string, folderId: string | null) =>
     rows(store).find({ where: { collectionId, folderId } });
-  /** The next position in a container: one indexed row, not the whole folder. */
+  /**
+   * The next position in a container: one indexed row, not the whole folder. A folder (checked to
+   * be in the collection, under its lock) is named alone, so only the (folderId, sortOrder) index
+   * answers it; the root by (collectionId, folderId, sortOrder).
+   */
   const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
     nextSortOrder(
       await rows(store).find({
-        where: { collectionId, folderId },
+        where: folderId === null ? { collectionId, folderId } : { folderId },
         orderBy: [['sortOrder', 'desc']],
         limit: 1,
       }),
