@@ -16,7 +16,7 @@ import {
   type KeysetPosition,
 } from '../../kernel/http/paging.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';
-import { feedScope, findInScope } from './feed-scope.ts';
+import { FEED_ORDER, feedScope, findInScope } from './feed-scope.ts';
 import {
   canAccessTarget,
   targetTables,
@@ -154,19 +154,30 @@ const UNREAD_BATCH = 500;
 /**
  * How many unread notices the user could open in the feed right now: the feed's access filter
  * applied to the unread ones, so a notice about a collection the user lost access to (or a
- * target that is gone) is not counted while the feed hides it.
+ * target that is gone) is not counted while the feed hides it. Each condition of the feed's scope
+ * is walked on its own (a count needs no merged order); a notice two of them hold (a run result in
+ * a listed collection) counts once.
  */
 export async function countUnread(store: Store, user: UserRow): Promise<number> {
   const notices = store.table(noticesTable);
-  const scope = feedScope(user);
-  let count = 0;
-  let position: KeysetPosition | undefined;
-  for (;;) {
-    const rows = await findInScope(notices, scope, { readAt: null }, UNREAD_BATCH, position);
-    const allowed = await accessibleTargets(store, user, rows);
-    count += rows.filter((row) => allowed.has(`${row.entityType}:${row.entityId}`)).length;
-    if (rows.length < UNREAD_BATCH) return count;
-    const last = rows[rows.length - 1]!;
-    position = { createdAt: last.createdAt, id: last.id };
+  const counted = new Set<string>();
+  for (const where of feedScope(user)) {
+    let position: KeysetPosition | undefined;
+    for (;;) {
+      const rows = await notices.find({
+        where: { ...where, readAt: null },
+        orderBy: FEED_ORDER,
+        limit: UNREAD_BATCH,
+        ...(position ? { after: position } : {}),
+      });
+      const fresh = rows.filter((row) => !counted.has(row.id));
+      const allowed = await accessibleTargets(store, user, fresh);
+      for (const row of fresh)
+        if (allowed.has(`${row.entityType}:${row.entityId}`)) counted.add(row.id);
+      if (rows.length < UNREAD_BATCH) break;
+      const last = rows[rows.length - 1]!;
+      position = { createdAt: last.createdAt, id: last.id };
+    }
   }
+  return counted.size;
 }
