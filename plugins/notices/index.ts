@@ -21,12 +21,8 @@ import {
   streamRoutes,
   type StreamRegistry,
 } from './stream.ts';
-import {
-  noticeMigrations,
-  noticesTable,
-  noticeTables,
-  notificationSettingsTable,
-} from './tables.ts';
+import { noticeMigrations } from './migrations.ts';
+import { noticesTable, noticeTables, notificationSettingsTable } from './tables.ts';
 import {
   ENTITIES_DELETED,
   ITEM_MOVED,

@@ -2,9 +2,7 @@
  * The tables of the `notices` plugin: each user's notice feed (newest first, by (createdAt, id))
  * and their notification level.
  */
-import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-import { resyncNoticeCollections } from './moves.ts';
 
 export interface NoticeDisplayMetadata {
   actorName: string;
@@ -65,17 +63,3 @@ export type NoticeRow = RowOfTable<typeof noticesTable>;
 export type NotificationSettingsRow = RowOfTable<typeof notificationSettingsTable>;
 
 export const noticeTables = [noticesTable, notificationSettingsTable];
-export const noticeMigrations: Migration[] = [
-  { id: 'notices/0001-tables', createTables: noticeTables },
-  // The unread count walks a user's unread notices in feed order to apply the feed's access filter.
-  { id: 'notices/0002-unread-order-index', addIndexes: [noticesTable] },
-  // An edited or deleted comment updates the previews of its notices (previews.ts).
-  { id: 'notices/0003-comment-index', addIndexes: [noticesTable] },
-  // The feed reads only the collections a reader may open, trusting each notice's collection id;
-  // requests moved before moves updated their notices get it set to where they are now.
-  {
-    id: 'notices/0004-feed-scope',
-    addIndexes: [noticesTable],
-    run: resyncNoticeCollections,
-  },
-];
