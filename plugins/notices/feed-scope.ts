@@ -31,8 +31,8 @@ export const FEED_ORDER = [
 /** Conditions whose union holds every notice of the user that the access filter could let through. */
 export function feedScope(user: UserRow): Where<NoticeRow>[] {
   const mine = { recipientUserId: user.id };
-  const collections = user.collectionAccess;
-  if (user.role === 'admin' || collections.includes(WILDCARD)) return [mine];
+  if (user.role === 'admin' || user.collectionAccess.includes(WILDCARD)) return [mine];
+  const collections = [...new Set(user.collectionAccess)];
   const byCollection: Where<NoticeRow>[] =
     collections.length === 0
       ? []
