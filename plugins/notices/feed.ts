@@ -3,7 +3,9 @@
  * notices whose target the reader can still open. Access is checked against the target as it is
  * now (a request moved to another collection follows its new collection; a deleted target hides
  * its notices), and the feed keeps reading until a page is full, so a page is short only at the end
- * or when a request has read its bounded number of batches (it then still carries a cursor).
+ * or when a request has read its bounded number of batches (it then still carries a cursor). Only
+ * rows the filter could let through are read at all (feed-scope.ts): notices about collections the
+ * reader lost cost nothing.
  */
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
