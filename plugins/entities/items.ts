@@ -50,15 +50,23 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
   /**
    * The next position in a container: one indexed row, not the whole folder. A folder (checked to
    * be in the collection, under its lock) is named alone, so only the (folderId, sortOrder) index
-   * answers it; the root by (collectionId, folderId, sortOrder).
+   * answers it; the root by (collectionId, folderId, sortOrder), ordered by folderId too, since
+   * PostgreSQL takes `IS NULL` for a filter, not for a fixed value the index order may skip.
    */
   const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
     nextSortOrder(
-      await rows(store).find({
-        where: folderId === null ? { collectionId, folderId } : { folderId },
-        orderBy: [['sortOrder', 'desc']],
-        limit: 1,
-      }),
+      await rows(store).find(
+        folderId === null
+          ? {
+              where: { collectionId, folderId },
+              orderBy: [
+                ['folderId', 'desc'],
+                ['sortOrder', 'desc'],
+              ],
+              limit: 1,
+            }
+          : { where: { folderId }, orderBy: [['sortOrder', 'desc']], limit: 1 },
+      ),
     );
   const load = async (store: Store, id: string): Promise<ItemRow> => {
     const row = await rows(store).get(id);
