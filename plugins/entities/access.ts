@@ -39,6 +39,20 @@ export interface EntitiesDeletedEvent {
   removed: Partial<Record<DeletedKind, string[]>>;
 }
 
+/**
+ * Event topic published inside the transaction that moves a saved request or document to another
+ * collection, so what other plugins keep about it (a notice's collection id) moves with it.
+ */
+export const ITEM_MOVED = 'entities.item.moved';
+
+export interface ItemMovedEvent {
+  /** The move's transaction: handlers write through it, so they commit or fail with the move. */
+  tx: Store;
+  kind: 'request' | 'document';
+  id: string;
+  collectionId: string;
+}
+
 export function publishDeleted(
   deps: EntityDeps,
   tenantId: string,

@@ -66,7 +66,13 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
 });
 
 // The plugin's public face: the only names other plugins may import from entities.
-export { ENTITIES_DELETED, type DeletedKind, type EntitiesDeletedEvent } from './access.ts';
+export {
+  ENTITIES_DELETED,
+  ITEM_MOVED,
+  type DeletedKind,
+  type EntitiesDeletedEvent,
+  type ItemMovedEvent,
+} from './access.ts';
 export { RUN_RESULT_CREATED } from './run-results.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
 export {

@@ -16,12 +16,14 @@ import {
   assertCollectionAccess,
   created,
   existingCollection,
+  ITEM_MOVED,
   loadLocked,
   publishDeleted,
   requireCollection,
   requireFolder,
   touched,
   type EntityDeps,
+  type ItemMovedEvent,
 } from './access.ts';
 import { createAppender } from './append.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
@@ -45,14 +47,26 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
   const rows = (store: Store) => store.table(kind.table);
   const inContainer = (store: Store, collectionId: string, folderId: string | null) =>
     rows(store).find({ where: { collectionId, folderId } });
-  /** The next position in a container: one indexed row, not the whole folder. */
+  /**
+   * The next position in a container: one indexed row, not the whole folder. A folder (checked to
+   * be in the collection, under its lock) is named alone, so only the (folderId, sortOrder) index
+   * answers it; the root by (collectionId, folderId, sortOrder), ordered by folderId too, since
+   * PostgreSQL takes `IS NULL` for a filter, not for a fixed value the index order may skip.
+   */
   const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
     nextSortOrder(
-      await rows(store).find({
-        where: { collectionId, folderId },
-        orderBy: [['sortOrder', 'desc']],
-        limit: 1,
-      }),
+      await rows(store).find(
+        folderId === null
+          ? {
+              where: { collectionId, folderId },
+              orderBy: [
+                ['folderId', 'desc'],
+                ['sortOrder', 'desc'],
+              ],
+              limit: 1,
+            }
+          : { where: { folderId }, orderBy: [['sortOrder', 'desc']], limit: 1 },
+      ),
     );
   const load = async (store: Store, id: string): Promise<ItemRow> => {
     const row = await rows(store).get(id);
@@ -154,7 +168,15 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
         marker,
         ...touched(user, deps.clock.iso()),
       };
-      return rows(tx).update(id, patch);
+      const updated = await rows(tx).update(id, patch);
+      if (!sameCollection)
+        await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
+          tx,
+          kind: kind.deletedKind,
+          id,
+          collectionId,
+        });
+      return updated;
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(kind.toRecord(row));

@@ -141,13 +141,21 @@ export const requestsTable = defineTable({
     comment: col.text(),
     ...itemPosition,
   },
-  indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
+  indexes: [
+    ['collectionId', 'folderId', 'sortOrder'],
+    ['folderId', 'sortOrder'],
+    ['createdByUserId'],
+  ],
 });
 
 export const documentsTable = defineTable({
   name: 'documents',
   columns: { ...itemPlacement, content: col.text(), ...itemPosition },
-  indexes: [['collectionId', 'folderId', 'sortOrder'], ['folderId'], ['createdByUserId']],
+  indexes: [
+    ['collectionId', 'folderId', 'sortOrder'],
+    ['folderId', 'sortOrder'],
+    ['createdByUserId'],
+  ],
 });
 
 export const runResultsTable = defineTable({
@@ -219,4 +227,7 @@ export const entityMigrations: Migration[] = [
     addColumns: [{ table: runResultsTable, columns: ['sizeBytes'] }],
     createTables: [runResultUsageTable],
   },
+  // The next position in a folder by the folder alone, (folder, sortOrder): a plan that reads the
+  // whole folder and sorts it is then never the cheaper one, whatever the planner's statistics.
+  { id: 'entities/0004-folder-position-indexes', addIndexes: [requestsTable, documentsTable] },
 ];

@@ -3,11 +3,13 @@
  * notices whose target the reader can still open. Access is checked against the target as it is
  * now (a request moved to another collection follows its new collection; a deleted target hides
  * its notices), and the feed keeps reading until a page is full, so a page is short only at the end
- * or when a request has read its bounded number of batches (it then still carries a cursor).
+ * or when a request has read its bounded number of batches (it then still carries a cursor). Only
+ * rows the filter could let through are read at all (feed-scope.ts): notices about collections the
+ * reader lost cost nothing.
  */
 import { z } from 'zod';
 import type { UserRow } from '../../kernel/identity/tables.ts';
-import type { FindOptions, Store } from '../../kernel/storage/contract.ts';
+import type { Store, Where } from '../../kernel/storage/contract.ts';
 import {
   cursorQuery,
   encodeCursor,
@@ -16,6 +18,7 @@ import {
   type KeysetPosition,
 } from '../../kernel/http/paging.ts';
 import { noticesTable, type NoticeRow } from './tables.ts';
+import { FEED_ORDER, feedScope, findInScope } from './feed-scope.ts';
 import {
   canAccessTarget,
   targetTables,
@@ -73,12 +76,6 @@ export interface FeedPage {
   nextCursor?: string;
 }
 
-/** The user's notices in feed order, newest first; ties on `createdAt` go by id. */
-const FEED_ORDER = [
-  ['createdAt', 'desc'],
-  ['id', 'desc'],
-] as const;
-
 /**
  * One page of the user's feed after `after`, with accessible notices only. The page is full unless
  * the feed ends or MAX_BATCHES_PER_PAGE batches were read. A cursor never names a notice the
@@ -108,29 +105,31 @@ export async function readFeed(
     return false;
   };
   const full = (): FeedPage => ({ rows: page, nextCursor: encodeCursor(page[page.length - 1]!) });
-  const mine = { recipientUserId: user.id };
+  // Only the rows the access filter could let through are read (feed-scope.ts).
+  const scope = feedScope(user);
   // A time-only cursor (empty id) continues with everything older than its time.
-  let query: FindOptions<NoticeRow> =
-    after && after.id === ''
-      ? { where: { ...mine, createdAt: { lt: after.createdAt } } }
-      : { where: mine, ...(after ? { after } : {}) };
+  let where: Where<NoticeRow> = {};
+  let position: KeysetPosition | undefined = after;
+  if (after && after.id === '') {
+    where = { createdAt: { lt: after.createdAt } };
+    position = undefined;
+  }
   let last: NoticeRow;
   for (let batches = 1; ; batches++) {
-    const rows = await notices.find({ ...query, orderBy: FEED_ORDER, limit: batch });
+    const rows = await findInScope(notices, scope, where, batch, position);
     if (await take(rows)) return full();
     if (rows.length < batch) return { rows: page };
     last = rows[rows.length - 1]!;
-    query = { where: mine, after: { createdAt: last.createdAt, id: last.id } };
+    where = {};
+    position = { createdAt: last.createdAt, id: last.id };
     if (batches >= MAX_BATCHES_PER_PAGE) break;
   }
   // Out of batches. The rest of the last row's millisecond is read too (rarely more than a few
   // rows), so the cursor can name that time alone instead of the last row, which may be hidden.
   for (;;) {
-    const rows = await notices.find({
-      where: { ...mine, createdAt: last.createdAt },
-      orderBy: FEED_ORDER,
-      after: { createdAt: last.createdAt, id: last.id },
-      limit: batch,
+    const rows = await findInScope(notices, scope, { createdAt: last.createdAt }, batch, {
+      createdAt: last.createdAt,
+      id: last.id,
     });
     if (await take(rows)) return full();
     if (rows.length < batch) return { rows: page, nextCursor: encodeTimeCursor(last.createdAt) };
@@ -157,26 +156,30 @@ const UNREAD_BATCH = 500;
 /**
  * How many unread notices the user could open in the feed right now: the feed's access filter
  * applied to the unread ones, so a notice about a collection the user lost access to (or a
- * target that is gone) is not counted while the feed hides it.
+ * target that is gone) is not counted while the feed hides it. Each condition of the feed's scope
+ * is walked on its own (a count needs no merged order); a notice two of them hold (a run result in
+ * a listed collection) counts once.
  */
 export async function countUnread(store: Store, user: UserRow): Promise<number> {
   const notices = store.table(noticesTable);
-  let count = 0;
-  let position: KeysetPosition | undefined;
-  for (;;) {
-    const rows = await notices.find({
-      where: { recipientUserId: user.id, readAt: null },
-      orderBy: [
-        ['createdAt', 'desc'],
-        ['id', 'desc'],
-      ],
-      limit: UNREAD_BATCH,
-      ...(position ? { after: position } : {}),
-    });
-    const allowed = await accessibleTargets(store, user, rows);
-    count += rows.filter((row) => allowed.has(`${row.entityType}:${row.entityId}`)).length;
-    if (rows.length < UNREAD_BATCH) return count;
-    const last = rows[rows.length - 1]!;
-    position = { createdAt: last.createdAt, id: last.id };
+  const counted = new Set<string>();
+  for (const where of feedScope(user)) {
+    let position: KeysetPosition | undefined;
+    for (;;) {
+      const rows = await notices.find({
+        where: { ...where, readAt: null },
+        orderBy: FEED_ORDER,
+        limit: UNREAD_BATCH,
+        ...(position ? { after: position } : {}),
+      });
+      const fresh = rows.filter((row) => !counted.has(row.id));
+      const allowed = await accessibleTargets(store, user, fresh);
+      for (const row of fresh)
+        if (allowed.has(`${row.entityType}:${row.entityId}`)) counted.add(row.id);
+      if (rows.length < UNREAD_BATCH) break;
+      const last = rows[rows.length - 1]!;
+      position = { createdAt: last.createdAt, id: last.id };
+    }
   }
+  return counted.size;
 }

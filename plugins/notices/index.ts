@@ -21,13 +21,15 @@ import {
   streamRoutes,
   type StreamRegistry,
 } from './stream.ts';
+import { noticeMigrations } from './migrations.ts';
+import { noticesTable, noticeTables, notificationSettingsTable } from './tables.ts';
 import {
-  noticeMigrations,
-  noticesTable,
-  noticeTables,
-  notificationSettingsTable,
-} from './tables.ts';
-import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
+  ENTITIES_DELETED,
+  ITEM_MOVED,
+  type EntitiesDeletedEvent,
+  type ItemMovedEvent,
+} from '../entities/index.ts';
+import { moveNoticesOfItem } from './moves.ts';
 import {
   DISCUSSION_COMMENT_CHANGED,
   DISCUSSION_COMMENT_CREATED,
@@ -78,6 +80,8 @@ export function createNoticesPlugin(
           DISCUSSION_COMMENT_CHANGED,
           updateCommentPreviews,
         ),
+        // Inside the move's transaction: a moved request's notices follow it (the feed's scope).
+        ctx.events.subscribe<ItemMovedEvent>(ITEM_MOVED, moveNoticesOfItem),
         ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, async (event) => {
           await deleteNoticesOfRemoved(ctx.storage(event.tenantId), event);
         }),

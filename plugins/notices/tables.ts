@@ -2,7 +2,6 @@
  * The tables of the `notices` plugin: each user's notice feed (newest first, by (createdAt, id))
  * and their notification level.
  */
-import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 
 export interface NoticeDisplayMetadata {
@@ -38,6 +37,12 @@ export const noticesTable = defineTable({
     ['recipientUserId', 'readAt'],
     ['recipientUserId', 'readAt', 'createdAt', 'id'],
     ['discussionCommentId'],
+    // The feed's scope (feed-scope.ts): a limited reader's notices per collection, in feed order,
+    // all of them and the unread ones; their run-result notices; a moved request's notices.
+    ['recipientUserId', 'collectionId', 'createdAt', 'id'],
+    ['recipientUserId', 'collectionId', 'readAt', 'createdAt', 'id'],
+    ['recipientUserId', 'entityType', 'createdAt', 'id'],
+    ['entityId'],
   ],
 });
 
@@ -58,10 +63,3 @@ export type NoticeRow = RowOfTable<typeof noticesTable>;
 export type NotificationSettingsRow = RowOfTable<typeof notificationSettingsTable>;
 
 export const noticeTables = [noticesTable, notificationSettingsTable];
-export const noticeMigrations: Migration[] = [
-  { id: 'notices/0001-tables', createTables: noticeTables },
-  // The unread count walks a user's unread notices in feed order to apply the feed's access filter.
-  { id: 'notices/0002-unread-order-index', addIndexes: [noticesTable] },
-  // An edited or deleted comment updates the previews of its notices (previews.ts).
-  { id: 'notices/0003-comment-index', addIndexes: [noticesTable] },
-];

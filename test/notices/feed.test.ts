@@ -12,18 +12,25 @@ import { failingDeletes } from '../helpers/drivers.ts';
 import { useNoticesHub } from './setup.ts';
 
 /**
- * A notice row about a collection that no longer exists (so the feed hides it), written straight
- * into the table: the way to put hundreds of hidden notices before a reader quickly.
+ * A notice row about a request that no longer exists in a collection the reader may open (so the
+ * feed has to read it and then hides it), written straight into the table: the way to put
+ * hundreds of hidden notices before a reader quickly.
  */
-function hiddenNotice(readerId: string, i: number, eventType: string, createdAt: string) {
+function hiddenNotice(
+  readerId: string,
+  i: number,
+  eventType: string,
+  createdAt: string,
+  collectionId: string,
+) {
   return {
     id: `hidden-${readerId}-${String(i).padStart(4, '0')}`,
     recipientUserId: readerId,
     eventType,
-    entityType: 'collection',
+    entityType: 'request',
     entityId: `gone-${i}`,
-    requestId: null,
-    collectionId: `gone-${i}`,
+    requestId: `gone-${i}`,
+    collectionId,
     folderId: null,
     runResultId: null,
     discussionThreadId: null,
@@ -127,7 +134,9 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
     for (let i = 1; i <= hidden; i++) {
       await store
         .table(noticesTable)
-        .insert(hiddenNotice(reader.id, i, 'mention', new Date(base + i).toISOString()));
+        .insert(
+          hiddenNotice(reader.id, i, 'mention', new Date(base + i).toISOString(), collection.id),
+        );
     }
     const first = await f.notices(reader.token, '?limit=1');
     expect(first.notices).toEqual([]);
@@ -169,7 +178,7 @@ describe.each(httpDrivers())('notice feed (%s)', (kind) => {
           : readable.createdAt;
       await store
         .table(noticesTable)
-        .insert(hiddenNotice(reader.id, i, 'discussion.mention', createdAt));
+        .insert(hiddenNotice(reader.id, i, 'discussion.mention', createdAt, collection.id));
     }
     const seen: string[] = [];
     const cursors: string[] = [];
