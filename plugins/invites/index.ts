@@ -150,3 +150,4 @@ export {
 } from './service.ts';
 export { joinLink, parseBaseUrl, publicBaseUrl } from './link.ts';
 export { toInvitationRecord } from './tables.ts';
+export { JOIN_STYLE } from './join-html.ts';
