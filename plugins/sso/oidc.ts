@@ -112,7 +112,10 @@ function describe(error: unknown): string {
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
   if (error instanceof client.AuthorizationResponseError)
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  // openid-client wraps oauth4webapi's precise reason (which claim failed) as the cause.
+  const cause = error.cause instanceof Error ? error.cause.message : null;
+  return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }
 
 /** A network failure or timeout is the provider's outage; anything else refuses the sign-in. */

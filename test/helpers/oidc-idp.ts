@@ -56,7 +56,7 @@ export async function startTestIdp(options: {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = options.clientId ?? 'workspace-hub';
   const clientSecret = 'test-client-secret-0123456789';
-  const people = new Map(options.people.map((p) => [p.login, p]));
+  const people = new Map(options.people.map((p) => [p.login, structuredClone(p)]));
   const provider = new Provider(issuer, {
     clients: [
       {
