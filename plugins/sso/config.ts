@@ -36,13 +36,19 @@ export function isLoopbackUrl(url: URL): boolean {
   return LOOPBACK.has(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname);
 }
 
+/** The URL, or null when it is not one (its own check reports that). */
+const urlOf = (raw: string): URL | null => (URL.canParse(raw) ? new URL(raw) : null);
+
 const issuerSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .refine((raw) => {
-    const url = new URL(raw);
-    return url.protocol === 'https:' || isLoopbackUrl(url);
+    const url = urlOf(raw);
+    return !url || url.protocol === 'https:' || isLoopbackUrl(url);
   }, 'must use https:// (http:// is allowed only on a loopback address such as 127.0.0.1)')
-  .refine((raw) => !new URL(raw).search && !new URL(raw).hash, 'must not have a query or fragment');
+  .refine((raw) => {
+    const url = urlOf(raw);
+    return !url || (!url.search && !url.hash);
+  }, 'must not have a query or fragment');
 
 const oidcSchema = z.strictObject({
   /** Discovery document at `<issuer>/.well-known/openid-configuration`. */
