@@ -80,7 +80,9 @@ export function frontPageRoutes(config: () => HubConfig): Hono<KernelEnv> {
   return new Hono<KernelEnv>().get('/', (c: Context<KernelEnv>) => {
     const nonce = newNonce();
     // Single sign-on is a plugin's; its section's presence is all the front page needs to know.
-    const login = config().sso ? '/login' : undefined;
+    const login = config().sso
+      ? `${new URL(hubAddress(config().server)).pathname.replace(/\/+$/, '')}/login`
+      : undefined;
     const html = frontPageHtml(
       { address: hubAddress(config().server), ...(login ? { login } : {}) },
       nonce,

@@ -24,7 +24,6 @@ import { loginPage, refusalPage, signedInPage, type Page } from './pages.ts';
 import { ssoLoginsTable } from './tables.ts';
 
 const COOKIE = 'hub_sso';
-const COOKIE_PATH = '/auth/sso';
 /** How long a person has at the provider between start and callback. */
 const SIGN_IN_MS = 10 * 60_000;
 
@@ -100,6 +99,9 @@ export function publicSsoRoutes(
     return tenant;
   }
 
+  /** The path the hub is served under (`server.publicUrl`'s, e.g. `/team`), or ''. */
+  const prefix = () => new URL(publicBaseUrl(ctx.hubConfig().server)).pathname.replace(/\/+$/, '');
+  const cookiePath = () => `${prefix()}/auth/sso`;
   const secure = () => redirectUri(ctx.hubConfig().server).startsWith('https:');
 
   /** Runs a handler; refusals and failures become pages, never a JSON body or a 500. */
@@ -123,7 +125,7 @@ export function publicSsoRoutes(
   }
 
   const loginHref = (tenant: string | undefined) =>
-    tenant ? `/login?tenant=${encodeURIComponent(tenant)}` : '/login';
+    `${prefix()}/login${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
 
   return createPluginApp()
     .get('/login', (c) =>
@@ -132,8 +134,8 @@ export function publicSsoRoutes(
         const tenant = await tenantOf(c);
         const start =
           tenant.id === DEFAULT_TENANT_ID
-            ? '/auth/sso/start'
-            : `/auth/sso/start?tenant=${encodeURIComponent(tenant.id)}`;
+            ? `${prefix()}/auth/sso/start`
+            : `${prefix()}/auth/sso/start?tenant=${encodeURIComponent(tenant.id)}`;
         return loginPage(tenant.name, providerName(config.oidc), start);
       }),
     )
@@ -158,7 +160,7 @@ export function publicSsoRoutes(
           COOKIE,
           encode({ tenant: tenant.id, key, verifier: started.verifier, nonce: started.nonce }),
           {
-            path: COOKIE_PATH,
+            path: cookiePath(),
             httpOnly: true,
             sameSite: 'Lax',
             secure: secure(),
@@ -175,7 +177,7 @@ export function publicSsoRoutes(
         const config = section();
         await ctx.throttle.assertNotBlocked(throttleKey(c));
         const pending = decode(getCookie(c, COOKIE));
-        deleteCookie(c, COOKIE, { path: COOKIE_PATH, secure: secure() });
+        deleteCookie(c, COOKIE, { path: cookiePath(), secure: secure() });
         const failed = async (status: 400 | 403, title: string, reason: string) => {
           await ctx.throttle.recordFailure(throttleKey(c));
           return new Refusal(status, title, reason);

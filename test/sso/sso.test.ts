@@ -172,6 +172,11 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     expect(session.body.user.id).not.toBe(link.userId);
   });
 
+  it('names /login on the front page', async () => {
+    const front = await t.request('GET', '/', { token: null });
+    expect(front.text).toContain('<a id="login" href="/login">');
+  });
+
   describe('refusals', () => {
     const noCode = (page: { status: number; html: string }, status: number, text: RegExp) => {
       expect(page.status).toBe(status);
