@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { notFound } from '../../kernel/errors.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { ssoLinksTable, type SsoLinkRow } from './tables.ts';
 
 export const ssoLinkSchema = z
@@ -26,6 +27,22 @@ const toLinkRecord = (row: SsoLinkRow): z.output<typeof ssoLinkSchema> => ({
   createdAt: row.createdAt,
   lastSignInAt: row.lastSignInAt,
 });
+
+/** The provider (issuer, subject) each of these users is linked to, by user id; one query. */
+export async function linkedUsers(
+  store: Store,
+  userIds: readonly string[],
+): Promise<Map<string, { issuer: string; subject: string }>> {
+  if (userIds.length === 0) return new Map();
+  // Every link of the tenant (at most one per user): the list asks about all users anyway.
+  const wanted = new Set(userIds);
+  const rows = await store.table(ssoLinksTable).find();
+  return new Map(
+    rows
+      .filter((row) => wanted.has(row.userId))
+      .map((row) => [row.userId, { issuer: row.issuer, subject: row.subject }]),
+  );
+}
 
 const NO_LINK = 'User not found or not linked to the identity provider.';
 

@@ -10,7 +10,8 @@ import { ssoSchema, type SsoConfig } from './config.ts';
 import { createRelyingParty } from './oidc.ts';
 import { publicSsoRoutes } from './routes.ts';
 import { ssoLinksTable, ssoLoginsTable } from './tables.ts';
-import { adminSsoRoutes } from './admin.ts';
+import { adminSsoRoutes, linkedUsers } from './admin.ts';
+import { extendUserList } from '../accounts/index.ts';
 
 export const ssoPlugin = definePlugin<SsoConfig>({
   name: 'sso',
@@ -25,6 +26,15 @@ export const ssoPlugin = definePlugin<SsoConfig>({
       const config = ctx.config();
       if (!config) throw new Error('single sign-on is off');
       return config.oidc;
+    });
+    // `GET /admin/users` shows which users are linked.
+    extendUserList(ctx.identity, {
+      tables: [ssoLinksTable],
+      linked: (store, users) =>
+        linkedUsers(
+          store,
+          users.map((u) => u.id),
+        ),
     });
     // A deleted user's link goes with the user: the next sign-in creates a new account.
     ctx.identity.users.onDelete(async (tx, user) => {
@@ -42,5 +52,5 @@ export const ssoPlugin = definePlugin<SsoConfig>({
   },
 });
 
-/** Whether single sign-on is on in a validated config (the start banner names `/login` then). */
-export const ssoEnabled = (config: Record<string, unknown>): boolean => Boolean(config.sso);
+// The plugin's public face (the CLI's `user list` uses it): the only names others may import.
+export { linkedUsers } from './admin.ts';

@@ -135,6 +135,7 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     ]);
     const users = (await t.request('GET', '/admin/users')).body.users;
     expect(users.find((u: { id: string }) => u.id === first.userId)).toMatchObject({
+      identityProvider: { issuer: idp.issuer, subject: 'erin' },
       name: 'erin',
       role: 'admin',
       collectionAccess: [],
