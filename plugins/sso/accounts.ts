@@ -1,7 +1,8 @@
 /**
  * From a verified sign-in to a hub user: the user linked to the provider's issuer and subject,
  * or a new one (just in time, by the same rules as `user create`), with role and access from
- * the groups claim applied at every sign-in. A name already taken by another account is never
+ * the groups claim applied at every sign-in (the role only when `adminGroups` is set, so a role an
+ * admin gave stays where the provider says nothing about roles). A name already taken by another account is never
  * taken over: the new account gets the first free `<name>-2`, `<name>-3`, … instead.
  */
 import { HttpError } from '../../kernel/errors.ts';
@@ -116,7 +117,15 @@ export async function userForSignIn(
     await identity.users.lockHuman(tx, link.userId);
     // Role at every sign-in; access lists only when groups decide them (else an admin's edits stay).
     const fromGroups = Object.keys(oidc.groupAccess).length > 0;
-    const patch: UserInput = fromGroups ? grants : { role: grants.role };
+    // Without adminGroups the provider says nothing about roles: a role set by an admin stays.
+    const patch: UserInput = fromGroups ? { ...grants } : { role: grants.role };
+    if (oidc.adminGroups.length === 0) {
+      delete patch.role;
+      // Entity lists are refused for admins: an admin promoted by hand keeps full access.
+      const current = await tx.table(usersTable).get(link.userId);
+      if (current?.role === 'admin')
+        for (const field of LIST_FIELDS) if (field !== 'llmModels') delete patch[field];
+    }
     const user = await identity.users.update(tx, link.userId, patch).catch((error: unknown) => {
       if (isHttpError(error) && error.status === 400)
         throw new HttpError(

@@ -70,6 +70,28 @@ describe('single sign-on with tenants and the throttle', () => {
     expect(defaults.some((u: { name: string }) => u.name === 'kim')).toBe(false);
   });
 
+  it('keeps a role an admin gave when adminGroups is not set', async () => {
+    const first = await callback(
+      { hub },
+      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim' }),
+    );
+    expect(first.status).toBe(200);
+    const kim = (await t.request('GET', '/admin/users')).body.users.find(
+      (u: { name: string }) => u.name === 'kim',
+    );
+    const promoted = await t.request('PUT', `/admin/users/${kim.id}`, { body: { role: 'admin' } });
+    expect(promoted.status).toBe(200);
+    const again = await callback(
+      { hub },
+      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim' }),
+    );
+    expect(again.status).toBe(200);
+    const after = (await t.request('GET', '/admin/users')).body.users.find(
+      (u: { id: string }) => u.id === kim.id,
+    );
+    expect(after.role).toBe('admin');
+  });
+
   it('answers 429 pages once an address keeps failing callbacks, even for a valid one', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i += 1)
