@@ -19,50 +19,11 @@ import { createPluginApp, type KernelEnv, type PluginContext } from '../../kerne
 import { createInvitesService, joinLink, publicBaseUrl } from '../invites/index.ts';
 import { allowed, groupsOf, userForSignIn } from './accounts.ts';
 import { providerName, type SsoConfig } from './config.ts';
-import { ProviderUnavailable, SignInRefused, type RelyingParty } from './oidc.ts';
+import { SignInRefused, type RelyingParty } from './oidc.ts';
+import { COOKIE, decode, encode, SIGN_IN_MS } from './pending.ts';
+import { asRefusal, Refusal } from './refusal.ts';
 import { loginPage, refusalPage, signedInPage, type Page } from './pages.ts';
 import { ssoLoginsTable } from './tables.ts';
-
-const COOKIE = 'hub_sso';
-/** How long a person has at the provider between start and callback. */
-const SIGN_IN_MS = 10 * 60_000;
-
-/** What the browser keeps between start and callback. */
-interface Pending {
-  tenant: string;
-  key: string;
-  verifier: string;
-  nonce: string;
-}
-
-const encode = (pending: Pending) =>
-  btoa(JSON.stringify(pending)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-
-function decode(raw: string | undefined): Pending | null {
-  if (!raw || raw.length > 2000) return null;
-  try {
-    const value = JSON.parse(atob(raw.replace(/-/g, '+').replace(/_/g, '/'))) as Pending;
-    const fields = [value.tenant, value.key, value.verifier, value.nonce];
-    return fields.every((f) => typeof f === 'string' && f.length > 0) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A refusal page with its status; thrown inside the handlers, rendered by {@link answer}. */
-class Refusal extends Error {
-  readonly status: 400 | 403 | 404 | 429 | 503;
-  readonly title: string;
-  readonly reason: string;
-  readonly retry: boolean;
-  constructor(status: Refusal['status'], title: string, reason: string, retry = true) {
-    super(reason);
-    this.status = status;
-    this.title = title;
-    this.reason = reason;
-    this.retry = retry;
-  }
-}
 
 export function redirectUri(server: HubConfig['server']): string {
   return `${publicBaseUrl(server)}/auth/sso/callback`;
@@ -278,37 +239,4 @@ export function publicSsoRoutes(
         });
       }),
     );
-}
-
-/** Any failure as a page: refusals as they are, HTTP errors by status, the rest as 503. */
-function asRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  if (error instanceof ProviderUnavailable)
-    return new Refusal(
-      503,
-      'Sign-in unavailable',
-      'The identity provider cannot be reached right now. Try again in a moment.',
-    );
-  if (error instanceof HttpError) {
-    if (error.status === 429)
-      return new Refusal(
-        429,
-        'Too many attempts',
-        'Too many failed sign-ins from this address. Wait a while, then try again.',
-      );
-    if (error.status === 400 || error.status === 403 || error.status === 404)
-      return new Refusal(error.status, 'Sign-in refused', error.message);
-    return new Refusal(
-      503,
-      'Sign-in unavailable',
-      error.status === 503
-        ? error.message
-        : 'The hub cannot complete sign-ins right now. Try again in a moment.',
-    );
-  }
-  return new Refusal(
-    503,
-    'Sign-in unavailable',
-    'The hub cannot complete sign-ins right now. Try again in a moment.',
-  );
 }
