@@ -2,7 +2,8 @@
  * Single sign-on against a real OpenID Provider (oidc-provider in process), walked over HTTP with
  * a cookie jar: the code a sign-in ends in is redeemed like any invitation, the token expires
  * after `sso.tokenTtlDays`, role and access follow the groups claim, the second sign-in finds the
- * same user, and every refusal is a 4xx page without a code. On SQLite and PostgreSQL.
+ * same user, and every refusal is a 4xx page without a code. On every configured driver (SQLite,
+ * PostgreSQL, MySQL, Firestore), which also runs the plugin's tables and the token expiry there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
@@ -25,7 +26,7 @@ const PEOPLE = [
   { login: 'gina', groups: ['hub-users'] },
 ];
 
-const DRIVERS = (['sqlite', 'postgres'] as const).filter(driverAvailable);
+const DRIVERS = (['sqlite', 'postgres', 'mysql', 'firestore'] as const).filter(driverAvailable);
 
 describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
   let idp: TestIdp;
