@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub, type UsedTestHub } from '../helpers/hub.ts';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
@@ -99,6 +100,14 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     clock.advance(60_000);
     const expired = await t.request('GET', '/auth/session', { token: redeemed.body.secret });
     expect(expired.status).toBe(401);
+    // Exactly as a revoked token is refused.
+    const other = await t.createUser({});
+    const tokenId = (await t.request('GET', '/auth/session', { token: other.token })).body.token.id;
+    await t.hub.identity.tokens.revoke(t.hub.driver().forTenant(DEFAULT_TENANT_ID), tokenId);
+    const revoked = await t.request('GET', '/auth/session', { token: other.token });
+    expect(revoked.status).toBe(401);
+    expect(expired.body).toEqual(revoked.body);
+    expect(expired.headers.get('www-authenticate')).toBe(revoked.headers.get('www-authenticate'));
     // A token issued by an administrator still has no expiry.
     expect((await t.request('GET', '/auth/session')).status).toBe(200);
   });
