@@ -25,6 +25,7 @@ const PEOPLE = [
   { login: 'mallory', groups: ['contractors'] },
   { login: 'frank', groups: ['hub-users'] },
   { login: 'gina', groups: ['hub-users'] },
+  { login: 'hana', groups: ['hub-users'] },
 ];
 
 const DRIVERS = (['sqlite', 'postgres', 'mysql', 'firestore'] as const).filter(driverAvailable);
@@ -186,6 +187,18 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
   it('names /login on the front page', async () => {
     const front = await t.request('GET', '/', { token: null });
     expect(front.text).toContain('<a id="login" href="/login">');
+  });
+
+  it("removes the link with the user: the person's next sign-in creates a new account", async () => {
+    const first = await redeem(codeOf((await signIn('hana')).html)!);
+    const session = await t.request('GET', '/auth/session', { token: first.body.secret });
+    expect((await t.request('DELETE', `/admin/users/${session.body.user.id}`)).status).toBe(204);
+    const links = (await t.request('GET', '/admin/sso/links')).body.links;
+    expect(links.some((l: { userId: string }) => l.userId === session.body.user.id)).toBe(false);
+    const again = await redeem(codeOf((await signIn('hana')).html)!);
+    const next = await t.request('GET', '/auth/session', { token: again.body.secret });
+    expect(next.body.user.name).toBe('hana');
+    expect(next.body.user.id).not.toBe(session.body.user.id);
   });
 
   describe('refusals', () => {
