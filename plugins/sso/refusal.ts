@@ -1,6 +1,6 @@
 /** Refusal pages: why a sign-in did not work, with a 4xx status (503 when a dependency is down). */
 import { HttpError } from '../../kernel/errors.ts';
-import { ProviderUnavailable } from './oidc.ts';
+import { ProviderUnavailable, SignInRefused } from './oidc.ts';
 
 /** A refusal page with its status; thrown inside the handlers, rendered by {@link answer}. */
 export class Refusal extends Error {
@@ -20,6 +20,8 @@ export class Refusal extends Error {
 /** Any failure as a page: refusals as they are, HTTP errors by status, the rest as 503. */
 export function asRefusal(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
+  if (error instanceof SignInRefused)
+    return new Refusal(400, 'Sign-in refused', `The sign-in cannot go on: ${error.message}.`);
   if (error instanceof ProviderUnavailable)
     return new Refusal(
       503,

@@ -73,7 +73,11 @@ export function publicSsoRoutes(
       return c.body(result.html, 200, result.headers);
     } catch (error) {
       const refusal = asRefusal(error);
-      if (!(error instanceof Refusal) && !(error instanceof HttpError))
+      if (
+        !(error instanceof Refusal) &&
+        !(error instanceof HttpError) &&
+        !(error instanceof SignInRefused)
+      )
         c.var.log.error('Single sign-on could not complete', {
           error: error instanceof Error ? error.message : String(error),
         });
@@ -154,11 +158,13 @@ export function publicSsoRoutes(
         const login = await store
           .table(ssoLoginsTable)
           .findOne({ keyHash: await sha256Hex(pending.key) });
-        if (login) await store.table(ssoLoginsTable).delete(login.id);
+        // Of two callbacks racing with one cookie, only the one whose delete removed the row goes on.
+        const consumed = login ? await store.table(ssoLoginsTable).delete(login.id) : false;
         const state = c.req.query('state') ?? '';
         const now = ctx.clock.now();
         if (
           !login ||
+          !consumed ||
           !state ||
           login.stateHash !== (await sha256Hex(state)) ||
           Date.parse(login.expiresAt) <= now.getTime()

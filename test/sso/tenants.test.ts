@@ -105,3 +105,58 @@ describe('single sign-on with tenants and the throttle', () => {
     expect(codeOf(html)).toBeNull();
   });
 });
+
+describe('single sign-on when the provider sends no name or cannot be reached', () => {
+  let idp: TestIdp;
+  beforeAll(async () => {
+    idp = await startTestIdp({
+      redirectUri: `${HUB_BASE}/auth/sso/callback`,
+      people: [{ login: 'lou' }],
+    });
+  });
+  afterAll(async () => idp?.close());
+  const t = useTestHub(EMBEDDED_DRIVER, () => ({
+    config: {
+      server: { publicUrl: HUB_BASE },
+      sso: {
+        oidc: {
+          issuer: idp.issuer,
+          clientId: idp.clientId,
+          clientSecret: idp.clientSecret,
+          usernameClaim: 'email',
+        },
+      },
+    },
+  }));
+  const hub: HubFetch = async (path, init) => {
+    const answer = await t.request('GET', path, { token: null, headers: init.headers });
+    return new Response(answer.status === 302 ? null : answer.text, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  };
+
+  it('refuses with a page naming the missing claim, and creates no user', async () => {
+    const before = (await t.request('GET', '/admin/users')).body.users.length;
+    const page = await callback(
+      { hub },
+      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'lou' }),
+    );
+    const html = await page.text();
+    expect(page.status).toBe(400);
+    expect(html).toContain('no &quot;email&quot; claim');
+    expect(codeOf(html)).toBeNull();
+    expect((await t.request('GET', '/admin/users')).body.users).toHaveLength(before);
+  });
+
+  it('answers a 503 page when the provider cannot be reached for the code exchange', async () => {
+    idp.people.set('lou', { login: 'lou', email: 'lou@example.com' });
+    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'lou' });
+    await idp.close();
+    const page = await callback({ hub }, walk);
+    const html = await page.text();
+    expect(page.status).toBe(503);
+    expect(html).toContain('The identity provider cannot be reached');
+    expect(codeOf(html)).toBeNull();
+  });
+});
