@@ -13,6 +13,7 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
+export { linkedUsers } from '../plugins/sso/index.ts';
 export {
   runResultUsage,
   type RunResultsConfig,

@@ -9,6 +9,7 @@ import { llmProxyPlugin } from './llm-proxy/index.ts';
 import { mlsRelayPlugin } from './mls-relay/index.ts';
 import { noticesPlugin } from './notices/index.ts';
 import { pluginSourcesPlugin } from './plugin-sources/index.ts';
+import { ssoPlugin } from './sso/index.ts';
 
 export const plugins: PluginDefinition<any>[] = [
   accountsPlugin,
@@ -20,4 +21,5 @@ export const plugins: PluginDefinition<any>[] = [
   mlsRelayPlugin,
   pluginSourcesPlugin,
   llmProxyPlugin,
+  ssoPlugin,
 ];

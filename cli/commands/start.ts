@@ -195,12 +195,14 @@ export const startCommand = defineCommand({
           version: HUB_VERSION,
           database: hub.driver().kind,
           docs: `${running.url}/docs`,
+          ...(config.sso ? { login: `${running.url}/login` } : {}),
         },
       });
     else
       print(
         `workspace-hub ${HUB_VERSION} listening on ${running.url} (database: ${hub.driver().kind}), pid ${pid}`,
         `API reference: ${running.url}/docs`,
+        ...(config.sso ? [`Single sign-on: ${running.url}/login`] : []),
       );
   },
 });

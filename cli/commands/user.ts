@@ -78,20 +78,32 @@ const listCommand = defineCommand({
   },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
-    const { withTenant, toUserRecord } = await hubModules();
+    const { withTenant, toUserRecord, linkedUsers } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const rows = await hub.identity.users.list(store);
       const warnings = await hub.identity.users.warnings(store, rows);
+      // Users who sign in through the identity provider (single sign-on).
+      const linked = await linkedUsers(
+        store,
+        rows.map((row) => row.id),
+      );
       if (args.json)
         return printJson({
-          users: rows.map((row) => ({
-            ...toUserRecord(row),
-            warnings: warnings.get(row.id) ?? [],
-          })),
+          users: rows.map((row) => {
+            const provider = linked.get(row.id);
+            return {
+              ...toUserRecord(row),
+              ...(provider ? { identityProvider: provider } : {}),
+              warnings: warnings.get(row.id) ?? [],
+            };
+          }),
         });
       if (rows.length === 0) return print('No users found.');
       const users = rows.map(toUserRecord);
-      printTable(USER_COLUMNS, users.map(userRow));
+      printTable(
+        [...USER_COLUMNS, 'SSO'],
+        users.map((user) => [...userRow(user), linked.has(user.id) ? 'linked' : '-']),
+      );
       for (const user of users)
         for (const warning of warnings.get(user.id) ?? [])
           print(`warning: ${user.name} (${user.id}): ${warning}`);

@@ -40,7 +40,7 @@ a { color: var(--accent); }
 `;
 
 /** The page; every value shown is escaped. */
-export function frontPageHtml(view: { address: string }, nonce: string) {
+export function frontPageHtml(view: { address: string; login?: string }, nonce: string) {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -58,7 +58,11 @@ export function frontPageHtml(view: { address: string }, nonce: string) {
 <h2>Connect the desktop app</h2>
 <p>In HarborClient, add a Team Hub and paste this address:</p>
 <code class="address" id="address">${escapeHtml(view.address)}</code>
-<p>Then sign in with the token your administrator gave you, or open the invitation link you were sent.</p>
+<p>Then sign in with the token your administrator gave you, or open the invitation link you were sent.</p>${
+    view.login
+      ? `\n<p>Or <a id="login" href="${escapeHtml(view.login)}">sign in with your company account</a> to get a link that connects the app.</p>`
+      : ''
+  }
 <p class="muted">No desktop app yet? <a href="${DESKTOP_APP_URL}">Get HarborClient</a>.</p>
 <h2>For developers</h2>
 <p><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI document</a>)</p>
@@ -76,7 +80,14 @@ function frontPageHeaders(nonce: string): Record<string, string> {
 export function frontPageRoutes(config: () => HubConfig): Hono<KernelEnv> {
   return new Hono<KernelEnv>().get('/', (c: Context<KernelEnv>) => {
     const nonce = newNonce();
-    const html = frontPageHtml({ address: hubAddress(config().server) }, nonce);
+    // Single sign-on is a plugin's; its section's presence is all the front page needs to know.
+    const login = config().sso
+      ? `${new URL(hubAddress(config().server)).pathname.replace(/\/+$/, '')}/login`
+      : undefined;
+    const html = frontPageHtml(
+      { address: hubAddress(config().server), ...(login ? { login } : {}) },
+      nonce,
+    );
     return c.body(html, 200, frontPageHeaders(nonce));
   });
 }

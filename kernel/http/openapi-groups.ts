@@ -10,7 +10,7 @@ export const DOC_GROUPS = [
   {
     name: 'Session',
     description:
-      "Who you are: your session, your profile picture and the hub's, and joining with an invitation.",
+      "Who you are: your session, your profile picture and the hub's, joining with an invitation, and signing in with the company's identity provider.",
   },
   {
     name: 'Workspace',
@@ -52,6 +52,7 @@ const BY_PLUGIN: Record<string, DocGroup> = {
   accounts: 'Session',
   avatars: 'Session',
   invites: 'Session',
+  sso: 'Session',
   entities: 'Workspace',
   'plugin-sources': 'Workspace',
   discussions: 'Discussions',

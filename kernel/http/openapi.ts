@@ -130,7 +130,18 @@ export function buildOpenApiDocument(
     }
     for (const status of [...errors].sort((a, b) => a - b)) {
       usedErrors.add(status);
-      responses[String(status)] = { $ref: `#/components/responses/E${status}` };
+      const page = responses[String(status)] as { content?: Record<string, unknown> } | undefined;
+      // A status the route documents as a page (an HTML refusal) may still come as the pipeline's
+      // JSON error: both bodies are listed.
+      responses[String(status)] = page?.content
+        ? {
+            ...page,
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+              ...page.content,
+            },
+          }
+        : { $ref: `#/components/responses/E${status}` };
     }
 
     const description = [doc.description, ...operation.notes].filter(Boolean).join('\n\n');

@@ -27,6 +27,11 @@ export const kernelMigrations: Migration[] = [
     id: 'kernel/0001-identity',
     createTables: [tenantsTable, usersTable, apiTokensTable, hubStateTable],
   },
+  // Tokens may carry an expiry (single sign-on issues them for `sso.tokenTtlDays`).
+  {
+    id: 'kernel/0003-token-expiry',
+    addColumns: [{ table: apiTokensTable, columns: ['expiresAt'] }],
+  },
 ];
 
 /**

@@ -59,6 +59,8 @@ export const apiTokensTable = defineTable({
     createdAt: col.timestamp(),
     lastUsedAt: col.timestampNullable(),
     revokedAt: col.timestampNullable(),
+    /** When the token stops working by itself (tokens issued through single sign-on); null never. */
+    expiresAt: col.timestampNullable(),
   },
   unique: [['tokenHash']],
   // Refreshed once a minute per token in use: it must not empty the authentication cache each time.

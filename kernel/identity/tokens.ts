@@ -71,6 +71,10 @@ const HASH_CHUNK = 500;
 const usable = (token: ApiTokenRow): token is ApiTokenRow & { userId: string } =>
   token.revokedAt === null && token.userId !== null;
 
+/** Whether the token's own expiry has passed: checked against the clock on every use. */
+export const tokenExpired = (token: Pick<ApiTokenRow, 'expiresAt'>, now: Date): boolean =>
+  token.expiresAt !== null && Date.parse(token.expiresAt) <= now.getTime();
+
 export function createTokensService({ clock, cache }: { clock: Clock; cache?: ReadCache }) {
   /** Token id → when this process last wrote its `lastUsedAt` (ms). */
   const touched = new Map<string, number>();
@@ -102,6 +106,8 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
     name: string,
     /** A secret chosen elsewhere (see `chosenSecret`), instead of a new random one. */
     chosen?: IssuedSecret,
+    /** When the token stops working by itself; omitted: never. */
+    expiresAt?: string,
   ): Promise<{ token: ApiTokenRow; secret: string }> {
     const issued = chosen ?? (await issueSecret('hbk'));
     const row: ApiTokenRow = {
@@ -113,6 +119,7 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
       createdAt: clock.iso(),
       lastUsedAt: null,
       revokedAt: null,
+      expiresAt: expiresAt ?? null,
     };
     await store.table(apiTokensTable).insert(row);
     return { token: row, secret: issued.secret };
@@ -124,15 +131,19 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
    * changed), so a hot token costs no query and a change still applies on the very next request.
    * The result is frozen.
    */
-  function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
-    if (!cache) return lookup(store, hash);
-    return cache.read(
-      store,
-      `auth:${store.tenantId}:${hash}`,
-      [apiTokensTable, usersTable],
-      async () => freeze(await lookup(store, hash)),
-      authBytes,
-    );
+  async function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
+    const found = !cache
+      ? await lookup(store, hash)
+      : await cache.read(
+          store,
+          `auth:${store.tenantId}:${hash}`,
+          [apiTokensTable, usersTable],
+          async () => freeze(await lookup(store, hash)),
+          authBytes,
+        );
+    // A cached token stays valid by change stamps, which time does not move: the expiry is
+    // checked here, at every request.
+    return found && tokenExpired(found.token, clock.now()) ? null : found;
   }
 
   return {
@@ -223,7 +234,9 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
           await store
             .table(apiTokensTable)
             .find({ where: { tokenHash: { in: unique.slice(i, i + HASH_CHUNK) } } })
-        ).filter(usable);
+        )
+          .filter(usable)
+          .filter((token) => !tokenExpired(token, clock.now()));
         const users = new Set(
           (await store.table(usersTable).getMany([...new Set(tokens.map((t) => t.userId))])).map(
             (user) => user.id,

@@ -74,7 +74,17 @@ export const accountsApi: RouteDocs = {
   'GET /admin/users': {
     summary: 'List users, with warnings about access-list ids that no longer exist',
     responses: {
-      200: z.object({ users: z.array(userRecordSchema.extend({ warnings: z.array(z.string()) })) }),
+      200: z.object({
+        users: z.array(
+          userRecordSchema.extend({
+            identityProvider: z
+              .object({ issuer: z.string(), subject: z.string() })
+              .optional()
+              .describe('The single sign-on provider the user is linked to, if any'),
+            warnings: z.array(z.string()),
+          }),
+        ),
+      }),
       304: null,
     },
   },

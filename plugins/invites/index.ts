@@ -113,7 +113,14 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
   api: invitesApi,
   config: { section: 'invites', schema: invitesSchema, reloadable: true },
   tables: [invitationsTable],
-  migrations: [{ id: 'invites/0001-invitations', createTables: [invitationsTable] }],
+  migrations: [
+    { id: 'invites/0001-invitations', createTables: [invitationsTable] },
+    // Invitations issued by single sign-on redeem for tokens that expire.
+    {
+      id: 'invites/0002-token-ttl',
+      addColumns: [{ table: invitationsTable, columns: ['tokenTtlDays'] }],
+    },
+  ],
   setup(ctx) {
     const service = createInvitesService({ identity: ctx.identity, clock: ctx.clock });
     // An invitation outlives nothing: deleting the account deletes its invitations with it.
@@ -135,6 +142,12 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
 });
 
 // The plugin's public face (the CLI's `user invite` uses it): the only names others may import.
-export { createInvitesService, MAX_EXPIRES_IN_HOURS, type IssuedInvitation } from './service.ts';
+export {
+  createInvitesService,
+  MAX_EXPIRES_IN_HOURS,
+  type InvitesService,
+  type IssuedInvitation,
+} from './service.ts';
 export { joinLink, parseBaseUrl, publicBaseUrl } from './link.ts';
 export { toInvitationRecord } from './tables.ts';
+export { JOIN_STYLE } from './join-html.ts';

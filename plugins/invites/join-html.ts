@@ -16,7 +16,8 @@ export interface JoinView {
   deepLinkBase: string;
 }
 
-const STYLE = `
+/** The look of the hub's card pages (also single sign-on's). */
+export const JOIN_STYLE = `
 :root { color-scheme: light dark; --fg: #1f2933; --muted: #52606d; --bg: #f5f7fa; --card: #fff; --accent: #0369a1; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e4e7eb; --muted: #9aa5b1; --bg: #111827; --card: #1f2937; --accent: #38bdf8; } }
 * { box-sizing: border-box; }
@@ -125,7 +126,7 @@ function page(title: string, body: string, nonce: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${JOIN_STYLE}</style>
 </head>
 <body>
 <main>${body}</main>

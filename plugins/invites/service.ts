@@ -20,6 +20,15 @@ export const DEFAULT_EXPIRES_IN_HOURS = 24;
 export const MAX_EXPIRES_IN_HOURS = 8760;
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** What single sign-on asks of an invitation beyond the admin API's. */
+export interface IssueOptions {
+  /** The code's lifetime in milliseconds, instead of `expiresInHours`. */
+  lifetimeMs?: number;
+  /** The redeemed token expires this many days after the redeem. */
+  tokenTtlDays?: number;
+}
 
 export interface IssuedInvitation {
   user: UserRow;
@@ -39,18 +48,21 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     store: Store,
     user: UserRow,
     expiresInHours: number,
+    options: IssueOptions = {},
   ): Promise<IssuedInvitation> {
     const issued = await issueSecret('hbi');
     const now = clock.now();
+    const lifetimeMs = options.lifetimeMs ?? expiresInHours * HOUR_MS;
     const invitation: InvitationRow = {
       id: newId(),
       userId: user.id,
       codeHash: issued.hash,
       codePrefix: issued.prefix,
-      expiresAt: new Date(now.getTime() + expiresInHours * HOUR_MS).toISOString(),
+      expiresAt: new Date(now.getTime() + lifetimeMs).toISOString(),
       redeemedAt: null,
       revokedAt: null,
       createdAt: now.toISOString(),
+      tokenTtlDays: options.tokenTtlDays ?? null,
     };
     await store.table(invitationsTable).insert(invitation);
     return { user, invitation, secret: issued.secret };
@@ -140,7 +152,11 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
             { redeemedAt: now },
           );
         if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
-        return identity.tokens.issue(tx, user, tokenName ?? user.name);
+        const expiresAt =
+          invitation.tokenTtlDays === null
+            ? undefined
+            : new Date(Date.parse(now) + invitation.tokenTtlDays * DAY_MS).toISOString();
+        return identity.tokens.issue(tx, user, tokenName ?? user.name, undefined, expiresAt);
       });
     },
   };

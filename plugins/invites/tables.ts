@@ -14,6 +14,8 @@ export const invitationsTable = defineTable({
     redeemedAt: col.timestampNullable(),
     revokedAt: col.timestampNullable(),
     createdAt: col.timestamp(),
+    /** Days the token it redeems for lasts (single sign-on); null: the token never expires. */
+    tokenTtlDays: col.intNullable(),
   },
   unique: [['codeHash']],
   indexes: [['userId'], ['createdAt']],

@@ -118,6 +118,7 @@ export function createNoticesPlugin(
         registry,
         fanout,
         heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+        clock: ctx.clock,
       });
       return {
         routes,

@@ -6,6 +6,7 @@
  * which works the same through `app.request()` and @hono/node-server; a client that goes away
  * cancels it and leaves the registry.
  */
+import type { Clock } from '../../kernel/clock.ts';
 import type { Hono } from 'hono';
 import { serviceUnavailable } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
@@ -109,9 +110,10 @@ export const SSE_HEADERS = {
 /** Opens one SSE body registered for the user; ends on cancel, on shutdown, or when the client is stuck. */
 function openStream(
   registry: StreamRegistry,
-  owner: { tenantId: string; userId: string; tokenHash: string },
+  owner: { tenantId: string; userId: string; tokenHash: string; expiresAt: string | null },
   heartbeatMs: number,
   abort: AbortSignal,
+  clock: Clock,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let release = () => {};
@@ -135,7 +137,14 @@ function openStream(
         if ((controller.desiredSize ?? 0) < -MAX_QUEUED_CHUNKS) return end();
         controller.enqueue(encoder.encode(text));
       };
-      const timer = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+      // A token that expires by itself (single sign-on) changes no row the token watch would
+      // notice: each heartbeat checks its expiry.
+      const expires = owner.expiresAt === null ? Infinity : Date.parse(owner.expiresAt);
+      const timer = setInterval(() => {
+        if (clock.now().getTime() < expires) return write(': heartbeat\n\n');
+        write(': unauthorized\n\n');
+        end();
+      }, heartbeatMs);
       const unregister = registry.add(owner.tenantId, owner.userId, {
         tokenHash: owner.tokenHash,
         send: write,
@@ -161,7 +170,7 @@ function openStream(
 /** Mounts `GET /notices/stream`. 503 while the fan-out cannot deliver (Redis subscriber not ready). */
 export function streamRoutes(
   app: Hono<KernelEnv>,
-  deps: { registry: StreamRegistry; fanout: NoticeFanout; heartbeatMs: number },
+  deps: { registry: StreamRegistry; fanout: NoticeFanout; heartbeatMs: number; clock: Clock },
 ): void {
   app.get('/notices/stream', (c) => {
     if (deps.registry.isShutDown() || !deps.fanout.ready()) throw serviceUnavailable();
@@ -171,9 +180,11 @@ export function streamRoutes(
         tenantId: c.var.tenant.id,
         userId: c.var.auth.user.id,
         tokenHash: c.var.auth.token.tokenHash,
+        expiresAt: c.var.auth.token.expiresAt,
       },
       deps.heartbeatMs,
       c.req.raw.signal,
+      deps.clock,
     );
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   });

@@ -449,6 +449,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         createdAt: new Date().toISOString(),
         lastUsedAt: null,
         revokedAt: null,
+        expiresAt: null,
       });
       expect((await t.request('DELETE', `/admin/tokens/${id}`)).status).toBe(403);
       await store.table(apiTokensTable).delete(id);

@@ -110,8 +110,8 @@ describe(`workspace-hub user (${DRIVER})`, () => {
     for (const user of users) expect(user.warnings).toEqual([]);
     const human = await project.run('user', 'list');
     const [header, ...lines] = human.stdout.trimEnd().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED']);
-    // One row per user: id, name, role, access summary, creation time.
+    expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'ROLE', 'ACCESS', 'CREATED', 'SSO']);
+    // One row per user: id, name, role, access summary, creation time, single sign-on link.
     expect(lines).toHaveLength(users.length);
     const alice = users.find((user: { name: string }) => user.name === 'alice');
     const row = lines.find((line) => line.startsWith(alice.id))!.split(/\s{2,}/);
@@ -121,7 +121,9 @@ describe(`workspace-hub user (${DRIVER})`, () => {
       'user',
       'collections *, llm',
       alice.createdAt.replace(/\.\d+Z$/, 'Z'),
+      '-',
     ]);
+    expect(alice.identityProvider).toBeUndefined();
     expect(human.stdout).not.toMatch(/\bsystem\b/);
   });
 

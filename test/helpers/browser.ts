@@ -19,8 +19,8 @@ export const SKIP_BROWSER = !CHROMIUM && process.env.CI !== 'true';
 /** Where the suites write their screenshots. */
 export const SCREENSHOTS = join(process.cwd(), 'test-output');
 
-/** No host but the loopback address resolves, and Chromium's own background traffic is off. */
-const OFFLINE_ARGS = [
+/** No host but the loopback address resolves, and Chromium's own background traffic is off (also for suites that serve their own hub). */
+export const OFFLINE_ARGS = [
   '--no-sandbox',
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
   '--disable-background-networking',

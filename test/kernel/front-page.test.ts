@@ -21,6 +21,10 @@ describe('GET / (front page)', () => {
     expect(res.text).toContain('href="/docs"');
     expect(res.text).toContain('https://hub.example.com/team');
     expect(res.text).not.toContain('/login');
+    // Without an sso section there is no login page either.
+    const login = await t.request('GET', '/login', { token: null });
+    expect(login.status).toBe(404);
+    expect(login.text).toContain('This hub has no single sign-on.');
   });
 
   it('sends the page headers: nothing from other origins, style only under its nonce, never cached or framed', async () => {

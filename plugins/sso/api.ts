@@ -1,0 +1,78 @@
+/** API docs of the single sign-on routes: HTML pages and a redirect, never a JSON body. */
+import { z } from 'zod';
+import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import { ssoLinkSchema } from './admin.ts';
+
+const html = (description: string) => ({
+  contentType: 'text/html',
+  description,
+  schema: { type: 'string' },
+});
+
+const tenantQuery = z.object({
+  tenant: z
+    .string()
+    .optional()
+    .describe(
+      'With multitenancy: the tenant to sign in to (it must exist); default tenant without it',
+    ),
+});
+
+export const ssoApi: RouteDocs = {
+  'GET /login': {
+    summary: 'Single sign-on login page (HTML): a link to sign in with the identity provider',
+    responses: {
+      200: html('The login page'),
+      400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
+      404: html('Single sign-on is off, or no such tenant'),
+      503: html('The database cannot answer'),
+    },
+    query: tenantQuery,
+  },
+  'GET /auth/sso/start': {
+    summary: "Start a sign-in: redirect to the identity provider's authorization endpoint",
+    description:
+      'PKCE (S256), `state` and `nonce`, bound to this browser by a 10-minute HttpOnly, SameSite=Lax cookie on `/auth/sso`.',
+    responses: {
+      302: { description: 'To the identity provider', contentType: 'text/plain' },
+      400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
+      404: html('Single sign-on is off, or no such tenant'),
+      503: html('The identity provider or the database cannot answer'),
+    },
+    query: tenantQuery,
+  },
+  'GET /auth/sso/callback': {
+    summary:
+      'Finish a sign-in (HTML): a page with a one-time `harborclient://team-hub/join` deep link',
+    description:
+      "Checks the state against this browser's sign-in (single use), exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user, applies role and access from the groups claim and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy (429 when blocked).",
+    responses: {
+      200: html('Signed in: the deep link, the join link and the hub address'),
+      400: html(
+        'No sign-in in progress, a forged or replayed state, a provider error or a failed check',
+      ),
+      403: html('Not in `sso.oidc.allowedGroups`'),
+      404: html('Single sign-on is off, or the tenant is gone'),
+      429: html('Too many failed sign-ins from this address'),
+      503: html('The identity provider or the database cannot answer'),
+    },
+    query: z.object({
+      code: z.string().optional(),
+      state: z.string().optional(),
+      iss: z.string().optional(),
+      error: z.string().optional(),
+      error_description: z.string().optional(),
+    }),
+  },
+};
+
+ssoApi['GET /admin/sso/links'] = {
+  summary: 'Users linked to the identity provider (issuer and subject)',
+  responses: { 200: z.object({ links: z.array(ssoLinkSchema) }) },
+};
+ssoApi['DELETE /admin/sso/links/:userId'] = {
+  summary:
+    'Unlink a user from the identity provider (the account stays; the next sign-in creates a new one)',
+  errors: [404],
+  responses: { 204: null },
+};

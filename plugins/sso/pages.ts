@@ -1,0 +1,94 @@
+/**
+ * The single sign-on pages, in the `/join` page's style: the login page, the result page with the
+ * desktop deep link, and the refusal page. No script; inline style under the response's nonce;
+ * every value shown is escaped; never cached, framed or sent a referrer.
+ */
+import { escapeHtml, htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
+import { JOIN_STYLE } from '../invites/index.ts';
+
+const EXTRA_STYLE = `
+.address { display: block; padding: .6rem .8rem; border-radius: 8px; background: var(--bg); user-select: all; overflow-wrap: anywhere; font: .9rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+`;
+
+export interface Page {
+  html: string;
+  headers: Record<string, string>;
+}
+
+function page(title: string, body: string): Page {
+  const nonce = newNonce();
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${JOIN_STYLE}${EXTRA_STYLE}</style>
+</head>
+<body>
+<main><div class="card">${body}</div></main>
+</body>
+</html>
+`;
+  return { html, headers: htmlPageHeaders([`style-src 'nonce-${nonce}'`, 'img-src data:']) };
+}
+
+/** `GET /login`: one link to start the sign-in. */
+export function loginPage(hubName: string, provider: string, startHref: string): Page {
+  return page(
+    `Sign in to ${hubName}`,
+    `<h1>Sign in to ${escapeHtml(hubName)}</h1>
+<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>
+<a id="start" class="button" href="${escapeHtml(startHref)}">Sign in with ${escapeHtml(provider)}</a>`,
+  );
+}
+
+export interface SignedInView {
+  hubName: string;
+  userName: string;
+  role: string;
+  access: string;
+  hubAddress: string;
+  /** `harborclient://team-hub/join?…&code=…` */
+  deepLink: string;
+  /** The `/join` link with the code, for File → Accept Team Hub Invite. */
+  joinLink: string;
+  expiresAt: string;
+  tokenTtlDays: number;
+}
+
+/** The callback's answer: the desktop deep link with the one-time code. */
+export function signedInPage(view: SignedInView): Page {
+  const facts = [
+    ['User', 'f-name', view.userName],
+    ['Role', 'f-role', view.role],
+    ['Access', 'f-access', view.access],
+    ['Hub address', 'f-hub', view.hubAddress],
+    ['Link valid until', 'f-exp', `${view.expiresAt.replace('T', ' ').slice(0, 19)} UTC`],
+  ]
+    .map(([label, id, value]) => `<dt>${label}</dt><dd id="${id}">${escapeHtml(value ?? '')}</dd>`)
+    .join('');
+  return page(
+    `Signed in to ${view.hubName}`,
+    `<h1 id="title">You're signed in to ${escapeHtml(view.hubName)}</h1>
+<dl>${facts}</dl>
+<a id="open" class="button" href="${escapeHtml(view.deepLink)}">Open in HarborClient</a>
+<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
+<p class="note">Nothing happens? In HarborClient use File → Accept Team Hub Invite and paste this link:</p>
+<code class="address" id="join-link">${escapeHtml(view.joinLink)}</code>
+<p class="note">Or add a Team Hub with this address: <code id="hub-address">${escapeHtml(view.hubAddress)}</code></p>`,
+  );
+}
+
+/** Why a sign-in did not work, and what to do; never a code. */
+export function refusalPage(title: string, reason: string, retryHref: string | null): Page {
+  return page(
+    title,
+    `<h1 id="title">${escapeHtml(title)}</h1>
+<p id="reason">${escapeHtml(reason)}</p>
+${retryHref ? `<a class="button" href="${escapeHtml(retryHref)}">Try again</a>` : ''}
+<p class="note">If this keeps happening, ask the hub administrator.</p>`,
+  );
+}

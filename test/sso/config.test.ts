@@ -1,0 +1,110 @@
+/**
+ * The `sso` section: validated like every section (each problem named by its YAML path), with
+ * defaults, `http://` issuers only on loopback, and the relying party discovering the provider
+ * again when the section changes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../kernel/config/errors.ts';
+import { parseConfig } from '../../kernel/config/load.ts';
+import { ssoSchema, type OidcConfig } from '../../plugins/sso/config.ts';
+import { createRelyingParty } from '../../plugins/sso/oidc.ts';
+import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+
+const sections = { sso: ssoSchema };
+
+const yaml = (oidc: string, extra = '') => `sso:\n  oidc:\n${oidc}${extra}`;
+const BASE = '    issuer: https://idp.example.com/realms/corp\n    clientId: workspace-hub\n';
+
+function problems(text: string): ConfigError['problems'] {
+  try {
+    parseConfig(text, sections, { HUB_OIDC_SECRET: 's3cret' });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('the sso section', () => {
+  it('is off when absent and fills in the defaults when present', () => {
+    expect(parseConfig('', sections, {}).sso).toBeUndefined();
+    const config = parseConfig(yaml(`${BASE}    clientSecret: \${HUB_OIDC_SECRET}\n`), sections, {
+      HUB_OIDC_SECRET: 's3cret',
+    });
+    expect(config.sso).toMatchObject({
+      tokenTtlDays: 30,
+      codeMinutes: 10,
+      oidc: {
+        clientSecret: 's3cret',
+        scopes: ['openid', 'profile', 'email'],
+        usernameClaim: 'preferred_username',
+        groupsClaim: 'groups',
+        allowedGroups: [],
+        adminGroups: [],
+        groupAccess: {},
+      },
+    });
+  });
+
+  it('refuses an http:// issuer that is not on a loopback address', () => {
+    const found = problems(yaml('    issuer: http://idp.example.com\n    clientId: hub\n'));
+    expect(found).toEqual([
+      expect.objectContaining({
+        path: 'sso.oidc.issuer',
+        message: expect.stringContaining('https://'),
+      }),
+    ]);
+    for (const host of ['127.0.0.1:8080', 'localhost', '[::1]:9000'])
+      expect(
+        parseConfig(yaml(`    issuer: http://${host}\n    clientId: hub\n`), sections, {}).sso,
+      ).toBeDefined();
+  });
+
+  it('names every bad field at once', () => {
+    const found = problems(
+      yaml(
+        '    issuer: not a url\n    scopes: [profile]\n    allowedGroups: [""]\n    tenant: x\n',
+        '  tokenTtlDays: 0\n',
+      ),
+    );
+    expect(found.map((p) => p.path).sort()).toEqual([
+      'sso.oidc.allowedGroups.0',
+      'sso.oidc.clientId',
+      'sso.oidc.issuer',
+      'sso.oidc.scopes',
+      'sso.oidc.tenant',
+      'sso.tokenTtlDays',
+    ]);
+  });
+});
+
+describe('the relying party', () => {
+  let first: TestIdp;
+  let second: TestIdp;
+  beforeAll(async () => {
+    const redirectUri = 'http://hub.example.test/auth/sso/callback';
+    first = await startTestIdp({ redirectUri, people: [] });
+    second = await startTestIdp({ redirectUri, people: [] });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+  });
+
+  it('discovers the provider again when the section names another one', async () => {
+    const oidcOf = (idp: TestIdp): OidcConfig =>
+      ssoSchema.parse({
+        oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+      })!.oidc;
+    let current = oidcOf(first);
+    const rp = createRelyingParty(() => current);
+    const redirect = 'http://hub.example.test/auth/sso/callback';
+    const a = await rp.start(redirect);
+    expect(a.url.origin).toBe(first.issuer);
+    expect(a.url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(a.url.searchParams.get('redirect_uri')).toBe(redirect);
+    current = oidcOf(second);
+    rp.reset();
+    expect((await rp.start(redirect)).url.origin).toBe(second.issuer);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Single sign-on as a person sees it, in real headless Chromium against a real OpenID Provider
+ * (oidc-provider in process, its own login and consent pages): the hub's login page, the
+ * provider's pages, and the hub's page with the desktop deep link, whose code then redeems for a
+ * token. Screenshots of the three hub pages go to test-output/. Skipped locally without a
+ * browser; under CI=true a missing browser fails the suite.
+ */
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { freePort } from '../helpers/net.ts';
+import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { mkdir } from 'node:fs/promises';
+
+describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
+  let idp: TestIdp;
+  let port = 0;
+  let server: ServerType | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    port = await freePort();
+    idp = await startTestIdp({
+      redirectUri: `http://127.0.0.1:${port}/auth/sso/callback`,
+      people: [{ login: 'alice', groups: ['hub-users'] }],
+    });
+  });
+  const t = useTestHub(EMBEDDED_DRIVER, () => ({
+    config: {
+      server: { host: '127.0.0.1', port },
+      sso: {
+        oidc: {
+          issuer: idp.issuer,
+          clientId: idp.clientId,
+          clientSecret: idp.clientSecret,
+          allowedGroups: ['hub-users'],
+          displayName: 'Corp ID',
+        },
+      },
+    },
+  }));
+  beforeAll(async () => {
+    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: set HUB_TEST_CHROMIUM.');
+    const hub = t.hub;
+    server = await new Promise<ServerType>((resolve) => {
+      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port }, () =>
+        resolve(started),
+      );
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await idp?.close();
+  });
+
+  it('walks from /login through the provider to the deep-link page, whose code redeems', async () => {
+    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(String(error)));
+
+    await page.goto(`http://127.0.0.1:${port}/login`);
+    expect(await page.locator('h1').textContent()).toBe('Sign in to Workspace Hub');
+    expect(await page.locator('#start').textContent()).toBe('Sign in with Corp ID');
+    await page.screenshot({ path: join(SCREENSHOTS, 'sso-login.png') });
+
+    await page.click('#start');
+    await page.waitForURL(`${idp.issuer}/interaction/**`);
+    await page.fill('input[name="login"]', 'alice');
+    await page.fill('input[name="password"]', 'anything');
+    await page.click('button[type="submit"]');
+    // The provider's consent page.
+    await page.waitForSelector('text=/Authorize|Continue/i');
+    await page.click('button[type="submit"]');
+
+    await page.waitForURL(`http://127.0.0.1:${port}/auth/sso/callback?**`);
+    expect(await page.locator('#title').textContent()).toBe("You're signed in to Workspace Hub");
+    expect(await page.locator('#f-name').textContent()).toBe('alice');
+    expect(await page.locator('#f-role').textContent()).toBe('user');
+    expect(await page.locator('#hub-address').textContent()).toBe(`http://127.0.0.1:${port}`);
+    await page.screenshot({ path: join(SCREENSHOTS, 'sso-signed-in.png'), fullPage: true });
+    const deep = new URL((await page.locator('#open').getAttribute('href'))!);
+    expect(deep.protocol).toBe('harborclient:');
+    const code = deep.searchParams.get('code')!;
+    expect(code).toMatch(/^hbi_/);
+    // The pasteable join link opens the hub's own /join page for the same code.
+    expect(await page.locator('#join-link').textContent()).toContain(
+      `http://127.0.0.1:${port}/join?`,
+    );
+
+    const redeemed = await t.request('POST', '/auth/invitations/redeem', {
+      token: null,
+      body: { secret: code },
+    });
+    expect(redeemed.status).toBe(201);
+    const session = await t.request('GET', '/auth/session', { token: redeemed.body.secret });
+    expect(session.body.user).toMatchObject({ name: 'alice', role: 'user' });
+
+    // Reloading the callback replays its state: a refusal page, no code.
+    const again = await page.reload();
+    expect(again?.status()).toBe(400);
+    // The first callback spent this browser's sign-in (its cookie is gone).
+    expect(await page.locator('#title').textContent()).toBe('Sign-in expired');
+    expect(await page.locator('#open').count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'sso-refused.png') });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
