@@ -22,6 +22,8 @@ const attribution = {
   updatedAt: col.timestamp(),
   createdByUserId: col.idNullable(),
   updatedByUserId: col.idNullable(),
+  /** 1 when created, one more per recorded change (the `ETag`; see revisions below). */
+  version: col.int(),
 };
 
 export const collectionsTable = defineTable({
@@ -185,6 +187,42 @@ export const runResultUsageTable = defineTable({
   },
 });
 
+/** The kinds whose changes are kept as revisions. */
+export type HistoryKind =
+  | 'request'
+  | 'document'
+  | 'folder'
+  | 'collection'
+  | 'environment'
+  | 'snippet'
+  | 'live-server'
+  | 'live-page';
+export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'restored';
+
+/**
+ * One revision of a record: a snapshot of its whole row after the change (before it, for
+ * `deleted`). `collectionId` places folders, requests and documents for access checks and the
+ * trash; `cause` is, for a record deleted with its folder or collection, that folder's or
+ * collection's id (restoring it brings them back), null otherwise.
+ */
+export const revisionsTable = defineTable({
+  name: 'revisions',
+  columns: {
+    id: col.id(),
+    kind: col.string<HistoryKind>(16),
+    recordId: col.id(),
+    collectionId: col.idNullable(),
+    version: col.int(),
+    action: col.string<RevisionAction>(16),
+    name: col.string(NAME_MAX),
+    at: col.timestamp(),
+    actorId: col.idNullable(),
+    cause: col.idNullable(),
+    snapshot: col.json<Record<string, unknown>>(),
+  },
+  indexes: [['recordId', 'version'], ['collectionId', 'action'], ['cause'], ['at']],
+});
+
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
 export type EnvironmentRow = RowOfTable<typeof environmentsTable>;
 export type SnippetRow = RowOfTable<typeof snippetsTable>;
@@ -194,6 +232,7 @@ export type RequestRow = RowOfTable<typeof requestsTable>;
 export type DocumentRow = RowOfTable<typeof documentsTable>;
 export type RunResultRow = RowOfTable<typeof runResultsTable>;
 export type RunResultUsageRow = RowOfTable<typeof runResultUsageTable>;
+export type RevisionRow = RowOfTable<typeof revisionsTable>;
 
 export const entityTables = [
   collectionsTable,
@@ -206,6 +245,19 @@ export const entityTables = [
   documentsTable,
   runResultsTable,
   runResultUsageTable,
+  revisionsTable,
+];
+
+/** The tables whose rows carry a version and have revisions. */
+const versionedTables = [
+  collectionsTable,
+  environmentsTable,
+  snippetsTable,
+  liveServersTable,
+  livePagesTable,
+  foldersTable,
+  requestsTable,
+  documentsTable,
 ];
 
 export const entityMigrations: Migration[] = [
@@ -218,5 +270,16 @@ export const entityMigrations: Migration[] = [
     id: 'entities/0003-run-result-usage',
     addColumns: [{ table: runResultsTable, columns: ['sizeBytes'] }],
     createTables: [runResultUsageTable],
+  },
+  // History: a version per record and its revisions. Records made before count as version 1;
+  // their history starts with their next change.
+  {
+    id: 'entities/0004-history',
+    addColumns: versionedTables.map((table) => ({ table, columns: ['version'] })),
+    createTables: [revisionsTable],
+    async run(store) {
+      for (const table of versionedTables)
+        await store.table(table).updateWhere({ version: 0 }, { version: 1 });
+    },
   },
 ];

@@ -41,6 +41,7 @@ export interface TopLevelRow {
   updatedAt: string;
   createdByUserId: string | null;
   updatedByUserId: string | null;
+  version: number;
 }
 
 export interface WriteContext {
