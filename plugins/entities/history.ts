@@ -5,8 +5,10 @@
  * bus in that transaction (`entities.changed`), so another plugin (the audit log) can add its own
  * rows to the same commit. Versions count from 1 (created) and grow by one per revision.
  */
+import type { Context } from 'hono';
 import { preconditionFailed } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
+import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
 import {
@@ -119,3 +121,9 @@ export function checkVersion(
 
 /** The `ETag` of a record at this version. */
 export const etagOf = (row: { version: number }) => `"${row.version}"`;
+
+/** Answers a written record with its new `ETag`. */
+export function answerRecord(c: Context<KernelEnv>, record: object, row: { version: number }) {
+  c.header('ETag', etagOf(row));
+  return c.json(record);
+}
