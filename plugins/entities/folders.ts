@@ -92,6 +92,12 @@ async function loadFolder(store: Store, id: string): Promise<FolderRow> {
   return folder;
 }
 
+async function loadFolderForUpdate(tx: Store, id: string): Promise<FolderRow> {
+  const folder = await tx.table(foldersTable).getForUpdate(id);
+  if (!folder) throw notFound(FOLDER_NOT_FOUND);
+  return folder;
+}
+
 const foldersOf = (store: Store, collectionId: string) =>
   store.table(foldersTable).find({ where: { collectionId } });
 
@@ -142,8 +148,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const input = c.req.valid('json');
     const expected = expectedVersion(c.req.header('if-match'));
     const folder = await c.var.store.transaction(async (tx) => {
-      const current = await tx.table(foldersTable).getForUpdate(id);
-      if (!current) throw notFound(FOLDER_NOT_FOUND);
+      const current = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
       checkVersion(expected, current, () => toFolderRecord(current));
       const now = deps.clock.iso();
@@ -166,7 +171,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const user = c.var.auth.user;
     const expected = expectedVersion(c.req.header('if-match'));
     const removed = await c.var.store.transaction(async (tx) => {
-      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
+      await loadLocked(tx, (t) => loadFolder(t, id));
+      // Locked after its collection, as a rename locks only the folder's row.
+      const folder = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, folder.collectionId);
       checkVersion(expected, folder, () => toFolderRecord(folder));
       const all = await foldersOf(tx, folder.collectionId);
@@ -241,7 +248,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const user = c.var.auth.user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
     const folder = await c.var.store.transaction(async (tx) => {
-      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
+      await loadLocked(tx, (t) => loadFolder(t, id));
+      // Locked after its collection, as a rename locks only the folder's row.
+      const folder = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, folder.collectionId);
       const all = await foldersOf(tx, folder.collectionId);
       if (target !== null) {

@@ -92,7 +92,9 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
     const user = c.var.auth.user;
     const { folderId: target, index } = c.req.valid('json');
     await c.var.store.transaction(async (tx) => {
-      const item = await loadLocked(tx, (t) => load(t, id));
+      await loadLocked(tx, (t) => load(t, id));
+      // Locked after its collection: a fast edit holds only the row's lock.
+      const item = await loadForUpdate(tx, id);
       assertCollectionAccess(user, item.collectionId);
       await requireFolder(tx, item.collectionId, target);
       const source = await inContainer(tx, item.collectionId, item.folderId);

@@ -43,12 +43,10 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       actorId: string | null,
       at: string,
     ): Promise<ItemRow> {
-      const version = current.version + 1;
-      const row = (await rows(tx).update(current.id, { ...patch, version })) ?? {
-        ...current,
-        ...patch,
-        version,
-      };
+      // `current` was read under the row's lock in this transaction, so the new row is known
+      // without reading it back (one statement less on SQLite and MySQL).
+      const row = { ...current, ...patch, version: current.version + 1 };
+      await rows(tx).updateWhere({ id: current.id }, { ...patch, version: row.version });
       await recordChange(tx, deps, { kind: kind.deletedKind, row, action, actorId, at });
       return row;
     },

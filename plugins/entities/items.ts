@@ -149,7 +149,9 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     });
     if (edited) return answer(c, edited);
     const row = await c.var.store.transaction(async (tx) => {
-      const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
+      // The collections first, then the row: a fast edit holds only the row's lock.
+      await loadLocked(tx, (t) => load(t, id), [collectionId]);
+      const current = await loadForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
       checkVersion(expected, current, () => kind.toRecord(current));
       const sameCollection = collectionId === current.collectionId;

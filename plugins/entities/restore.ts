@@ -156,7 +156,12 @@ async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<Histor
     return found;
   // Written in the deletion's own transaction, with its time.
   const revisions = await tx.table(revisionsTable).find({
-    where: { cause: deletion.recordId, action: 'deleted', at: deletion.at },
+    where: {
+      collectionId: deletion.collectionId,
+      action: 'deleted',
+      at: deletion.at,
+      cause: deletion.recordId,
+    },
   });
   for (const [kind, table] of Object.entries(CHILD_TABLES) as [HistoryKind, Table][]) {
     const ofKind = revisions.filter((row) => row.kind === kind);

@@ -220,7 +220,7 @@ export const revisionsTable = defineTable({
     cause: col.idNullable(),
     snapshot: col.json<Record<string, unknown>>(),
   },
-  indexes: [['recordId', 'version'], ['collectionId', 'action'], ['cause'], ['at']],
+  indexes: [['recordId', 'version'], ['collectionId', 'action', 'at'], ['at']],
 });
 
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
