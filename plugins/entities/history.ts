@@ -13,6 +13,7 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
 import {
   revisionsTable,
+  trashTable,
   type HistoryKind,
   type RevisionAction,
   type RevisionRow,
@@ -57,6 +58,20 @@ export interface Change {
   cause?: string | null;
 }
 
+let lastTime = 0;
+let sequence = 0;
+/**
+ * A revision id that sorts after the ones this process made before (time, then a counter, then
+ * randomness), so the primary key grows at its end instead of at random places.
+ */
+function revisionId(): string {
+  const now = Date.now();
+  sequence = now === lastTime ? sequence + 1 : 0;
+  lastTime = now;
+  const time = now.toString(36).padStart(9, '0');
+  return `${time}${sequence.toString(36).padStart(4, '0')}${newId().replace(/-/g, '').slice(0, 16)}`;
+}
+
 /** Writes the revisions of `changes` (one statement) and announces each, inside `tx`. */
 export async function recordChanges(
   tx: Store,
@@ -65,19 +80,30 @@ export async function recordChanges(
 ): Promise<void> {
   if (changes.length === 0) return;
   const rows: RevisionRow[] = changes.map((change) => ({
-    id: newId(),
+    id: revisionId(),
     kind: change.kind,
     recordId: change.row.id,
-    collectionId: change.kind === 'collection' ? change.row.id : (change.row.collectionId ?? null),
     version: change.row.version,
     action: change.action,
-    name: change.row.name,
     at: change.at,
     actorId: change.actorId,
-    cause: change.cause ?? null,
     snapshot: { ...change.row },
   }));
   await tx.table(revisionsTable).insertMany(rows);
+  const deleted = changes.filter((change) => change.action === 'deleted');
+  if (deleted.length > 0)
+    await tx.table(trashTable).insertMany(
+      deleted.map((change) => ({
+        id: change.row.id,
+        kind: change.kind,
+        collectionId: change.row.collectionId ?? null,
+        name: change.row.name,
+        version: change.row.version,
+        at: change.at,
+        actorId: change.actorId,
+        cause: change.cause ?? null,
+      })),
+    );
   for (const change of changes) {
     await deps.events.publishInTransaction<EntityChangedEvent>(ENTITY_CHANGED, {
       store: tx,

@@ -8,7 +8,7 @@
 import type { HistoryConfig } from '../../kernel/config/sections.ts';
 import type { PluginContext } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { revisionsTable, type RevisionRow } from './tables.ts';
+import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 500;
@@ -25,6 +25,8 @@ export async function pruneRevisions(
   if (history.keepDays > 0) {
     const cutoff = new Date(now.getTime() - history.keepDays * DAY_MS).toISOString();
     removed += await revisions.deleteWhere({ at: { lt: cutoff } });
+    // What can no longer be restored leaves the trash.
+    await store.table(trashTable).deleteWhere({ at: { lt: cutoff } });
   }
   // The newest version of each record written since `since`, where it exceeds the limit.
   const newest = new Map<string, number>();

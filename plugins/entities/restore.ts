@@ -22,6 +22,7 @@ import {
   foldersTable,
   requestsTable,
   revisionsTable,
+  trashTable,
   type HistoryKind,
   type RevisionRow,
 } from './tables.ts';
@@ -73,7 +74,7 @@ export async function restoreRevision(
     const touched = { updatedAt: now, updatedByUserId: user.id };
     const table = tx.table(subject.table);
     const [latest] = await tx.table(revisionsTable).find({
-      where: { recordId: id, kind: subject.kind },
+      where: { recordId: id },
       orderBy: [['version', 'desc']],
       limit: 1,
     });
@@ -132,9 +133,12 @@ export async function restoreRevision(
     }
     const children = await deletedWith(tx, latest!);
     await table.insert(row);
+    const back = [id];
     for (const [kind, rows] of children) {
       await tx.table(CHILD_TABLES[kind]!).insertMany(rows);
+      back.push(...rows.map((child) => child.id));
     }
+    await tx.table(trashTable).deleteWhere({ id: { in: back } });
     await recordChanges(tx, deps, [
       change(subject.kind, row),
       ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
@@ -145,7 +149,7 @@ export async function restoreRevision(
 
 /**
  * The records the deletion `deletion` removed with its record (a folder's subtree, a collection's
- * contents) that are still gone, as they were, with their next versions.
+ * contents) that are still in the trash, as they were, with their next versions.
  */
 async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<HistoryKind, Row[]>> {
   const found = new Map<HistoryKind, Row[]>();
@@ -154,25 +158,19 @@ async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<Histor
     (deletion.kind !== 'folder' && deletion.kind !== 'collection')
   )
     return found;
-  // Written in the deletion's own transaction, with its time.
+  const trashed = await tx.table(trashTable).find({ where: { cause: deletion.recordId } });
+  if (trashed.length === 0) return found;
+  // Each one's `deleted` revision holds the row.
   const revisions = await tx.table(revisionsTable).find({
-    where: {
-      collectionId: deletion.collectionId,
-      action: 'deleted',
-      at: deletion.at,
-      cause: deletion.recordId,
-    },
+    where: { recordId: { in: trashed.map((row) => row.id) }, action: 'deleted' },
   });
-  for (const [kind, table] of Object.entries(CHILD_TABLES) as [HistoryKind, Table][]) {
-    const ofKind = revisions.filter((row) => row.kind === kind);
-    if (ofKind.length === 0) continue;
-    const back = new Set(
-      (await tx.table(table).getMany(ofKind.map((row) => row.recordId))).map((row) => row.id),
-    );
-    const rows = ofKind
-      .filter((row) => !back.has(row.recordId))
-      .map((row) => ({ ...(row.snapshot as Row), version: row.version + 1 }));
-    if (rows.length > 0) found.set(kind, rows);
+  const wanted = new Map(trashed.map((row) => [row.id, row.version]));
+  for (const revision of revisions) {
+    if (wanted.get(revision.recordId) !== revision.version || !CHILD_TABLES[revision.kind])
+      continue;
+    const rows = found.get(revision.kind) ?? [];
+    rows.push({ ...(revision.snapshot as Row), version: revision.version + 1 });
+    found.set(revision.kind, rows);
   }
   return found;
 }

@@ -17,15 +17,10 @@ import { assertCollectionAccess, existingCollection, type EntityDeps } from './a
 import type { VersionedRow } from './history.ts';
 import { assertSubjectAccess, type HistorySubject } from './history-subjects.ts';
 import { restoreRevision } from './restore.ts';
-import {
-  documentsTable,
-  foldersTable,
-  requestsTable,
-  revisionsTable,
-  type RevisionRow,
-} from './tables.ts';
+import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const REVISION_NOT_FOUND = 'Revision not found';
+const TRASH_KINDS = new Set(['request', 'document', 'folder']);
 const CURSOR_MESSAGE = 'must be a cursor from a previous page';
 
 export const revisionsQuery = z.object({
@@ -81,6 +76,20 @@ async function presentRevisions(store: Store, rows: readonly RevisionRow[]) {
  * The record now (null once deleted) and its newest revision; 404 when neither exists. Access is
  * checked before anything about the record is told (403).
  */
+/** The newest revision of a record of this kind, or null. */
+export async function latestRevision(
+  store: Store,
+  subject: HistorySubject,
+  id: string,
+): Promise<RevisionRow | null> {
+  const [latest] = await store.table(revisionsTable).find({
+    where: { recordId: id },
+    orderBy: [['version', 'desc']],
+    limit: 1,
+  });
+  return latest && latest.kind === subject.kind ? latest : null;
+}
+
 export async function loadSubject(
   store: Store,
   subject: HistorySubject,
@@ -89,13 +98,9 @@ export async function loadSubject(
 ): Promise<{ live: VersionedRow | null; latest: RevisionRow | null }> {
   if (subject.field) assertSubjectAccess(user, subject, id, null);
   const live = (await store.table(subject.table).get(id)) as VersionedRow | null;
-  const [latest = null] = await store.table(revisionsTable).find({
-    where: { recordId: id, kind: subject.kind },
-    orderBy: [['version', 'desc']],
-    limit: 1,
-  });
+  const latest = await latestRevision(store, subject, id);
   if (!live && !latest) throw notFound(subject.notFound);
-  assertSubjectAccess(user, subject, id, live ?? latest);
+  assertSubjectAccess(user, subject, id, live ?? (latest!.snapshot as Partial<VersionedRow>));
   return { live, latest };
 }
 
@@ -113,11 +118,7 @@ export function revisionRoutes(
       const store = c.var.store;
       await loadSubject(store, subject, c.var.auth.user, id);
       const rows = await store.table(revisionsTable).find({
-        where: {
-          recordId: id,
-          kind: subject.kind,
-          ...(cursor ? { version: { lt: Number(cursor) } } : {}),
-        },
+        where: { recordId: id, ...(cursor ? { version: { lt: Number(cursor) } } : {}) },
         orderBy: [['version', 'desc']],
         limit: limit + 1,
       });
@@ -159,44 +160,31 @@ export function revisionRoutes(
     });
   }
 
-  const itemTables = [
-    ['request', requestsTable],
-    ['document', documentsTable],
-    ['folder', foldersTable],
-  ] as const;
-
   app.get('/collections/:id/trash', async (c) => {
     const collectionId = pathId(c, 'id', 'Collection not found');
     const store = c.var.store;
     assertCollectionAccess(c.var.auth.user, collectionId);
     await existingCollection(store, collectionId);
     // Records deleted on their own (not with a folder: they come back with it), newest first.
-    const deletions = await store.table(revisionsTable).find({
-      where: { collectionId, action: 'deleted', cause: null },
-      orderBy: [['at', 'desc']],
-    });
-    const items: RevisionRow[] = [];
-    for (const [kind, table] of itemTables) {
-      const ofKind = deletions.filter((row) => row.kind === kind);
-      if (ofKind.length === 0) continue;
-      const ids = [...new Set(ofKind.map((row) => row.recordId))];
-      const back = new Set((await store.table(table).getMany(ids)).map((row) => row.id));
-      const seen = new Set<string>();
-      for (const row of ofKind) {
-        if (back.has(row.recordId) || seen.has(row.recordId)) continue;
-        seen.add(row.recordId);
-        items.push(row);
-      }
-    }
-    items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    const shown = await presentRevisions(store, items);
+    const rows = (
+      await store.table(trashTable).find({
+        where: { collectionId, cause: null },
+        orderBy: [['at', 'desc']],
+      })
+    ).filter((row) => TRASH_KINDS.has(row.kind));
+    const users = await usersById(
+      store,
+      rows.map((row) => row.actorId),
+    );
     return c.json({
-      items: items.map((row, index) => ({
+      items: rows.map((row) => ({
         kind: row.kind,
-        id: row.recordId,
+        id: row.id,
         name: row.name,
         deletedAt: row.at,
-        deletedBy: shown[index]!.actor,
+        deletedBy: row.actorId
+          ? { id: row.actorId, name: users.get(row.actorId)?.name ?? null }
+          : null,
       })),
     });
   });

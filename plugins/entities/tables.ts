@@ -201,9 +201,8 @@ export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'rest
 
 /**
  * One revision of a record: a snapshot of its whole row after the change (before it, for
- * `deleted`). `collectionId` places folders, requests and documents for access checks and the
- * trash; `cause` is, for a record deleted with its folder or collection, that folder's or
- * collection's id (restoring it brings them back), null otherwise.
+ * `deleted`). Kept lean, as every write adds one: ids grow with time (new rows land at the end of
+ * the primary key), and the only other indexes are the record's versions and the time (pruning).
  */
 export const revisionsTable = defineTable({
   name: 'revisions',
@@ -211,16 +210,33 @@ export const revisionsTable = defineTable({
     id: col.id(),
     kind: col.string<HistoryKind>(16),
     recordId: col.id(),
-    collectionId: col.idNullable(),
     version: col.int(),
     action: col.string<RevisionAction>(16),
+    at: col.timestamp(),
+    actorId: col.idNullable(),
+    snapshot: col.json<Record<string, unknown>>(),
+  },
+  indexes: [['recordId', 'version'], ['at']],
+});
+
+/**
+ * The deleted records that can come back (id: the record's), written only by deletes and removed
+ * by their restore. `cause` is, for a record deleted with its folder or collection, that folder's
+ * or collection's id (it comes back with it); `version` names its `deleted` revision.
+ */
+export const trashTable = defineTable({
+  name: 'trash',
+  columns: {
+    id: col.id(),
+    kind: col.string<HistoryKind>(16),
+    collectionId: col.idNullable(),
     name: col.string(NAME_MAX),
+    version: col.int(),
     at: col.timestamp(),
     actorId: col.idNullable(),
     cause: col.idNullable(),
-    snapshot: col.json<Record<string, unknown>>(),
   },
-  indexes: [['recordId', 'version'], ['collectionId', 'action', 'at'], ['at']],
+  indexes: [['collectionId', 'cause', 'at'], ['cause'], ['at']],
 });
 
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
@@ -233,6 +249,7 @@ export type DocumentRow = RowOfTable<typeof documentsTable>;
 export type RunResultRow = RowOfTable<typeof runResultsTable>;
 export type RunResultUsageRow = RowOfTable<typeof runResultUsageTable>;
 export type RevisionRow = RowOfTable<typeof revisionsTable>;
+export type TrashRow = RowOfTable<typeof trashTable>;
 
 export const entityTables = [
   collectionsTable,
@@ -246,6 +263,7 @@ export const entityTables = [
   runResultsTable,
   runResultUsageTable,
   revisionsTable,
+  trashTable,
 ];
 
 /** The tables whose rows carry a version and have revisions. */
@@ -276,7 +294,7 @@ export const entityMigrations: Migration[] = [
   {
     id: 'entities/0004-history',
     addColumns: versionedTables.map((table) => ({ table, columns: ['version'] })),
-    createTables: [revisionsTable],
+    createTables: [revisionsTable, trashTable],
     async run(store) {
       for (const table of versionedTables)
         await store.table(table).updateWhere({ version: 0 }, { version: 1 });
