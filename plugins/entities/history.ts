@@ -60,16 +60,20 @@ export interface Change {
 
 let lastTime = 0;
 let sequence = 0;
+/** The leading characters of the revision ids made at `ms` (hub clock): base 36, fixed width. */
+export const revisionTimePrefix = (ms: number) => Math.max(0, ms).toString(36).padStart(9, '0');
+
 /**
- * A revision id that sorts after the ones this process made before (time, then a counter, then
- * randomness), so the primary key grows at its end instead of at random places.
+ * A revision id that sorts by the time of its change (the hub's clock), then by a counter, then
+ * randomness: the primary key grows at its end instead of at random places, and pruning by age
+ * is a range of it. Only `[0-9a-z]`, so every database collation orders them alike.
  */
-function revisionId(): string {
-  const now = Date.now();
-  sequence = now === lastTime ? sequence + 1 : 0;
-  lastTime = now;
-  const time = now.toString(36).padStart(9, '0');
-  return `${time}${sequence.toString(36).padStart(4, '0')}${newId().replace(/-/g, '').slice(0, 16)}`;
+function revisionId(at: string): string {
+  const ms = Date.parse(at);
+  sequence = ms === lastTime ? sequence + 1 : 0;
+  lastTime = ms;
+  const random = newId().replace(/-/g, '').slice(0, 16);
+  return `${revisionTimePrefix(ms)}${sequence.toString(36).padStart(4, '0')}${random}`;
 }
 
 /** Writes the revisions of `changes` (one statement) and announces each, inside `tx`. */
@@ -80,7 +84,7 @@ export async function recordChanges(
 ): Promise<void> {
   if (changes.length === 0) return;
   const rows: RevisionRow[] = changes.map((change) => ({
-    id: revisionId(),
+    id: revisionId(change.at),
     kind: change.kind,
     recordId: change.row.id,
     version: change.row.version,

@@ -8,6 +8,7 @@
 import type { HistoryConfig } from '../../kernel/config/sections.ts';
 import type { PluginContext } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
+import { revisionTimePrefix } from './history.ts';
 import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const DAY_MS = 86_400_000;
@@ -18,26 +19,24 @@ export async function pruneRevisions(
   store: Store,
   history: HistoryConfig,
   now: Date,
-  since: string,
+  since: Date,
 ): Promise<number> {
   const revisions = store.table(revisionsTable);
   let removed = 0;
   if (history.keepDays > 0) {
-    const cutoff = new Date(now.getTime() - history.keepDays * DAY_MS).toISOString();
-    removed += await revisions.deleteWhere({ at: { lt: cutoff } });
+    const cutoff = now.getTime() - history.keepDays * DAY_MS;
+    // Revision ids begin with their time: older ones are a range of the primary key.
+    removed += await revisions.deleteWhere({ id: { lt: revisionTimePrefix(cutoff) } });
     // What can no longer be restored leaves the trash.
-    await store.table(trashTable).deleteWhere({ at: { lt: cutoff } });
+    await store.table(trashTable).deleteWhere({ at: { lt: new Date(cutoff).toISOString() } });
   }
   // The newest version of each record written since `since`, where it exceeds the limit.
   const newest = new Map<string, number>();
-  let after: Pick<RevisionRow, 'at' | 'id'> | undefined;
+  let after: Pick<RevisionRow, 'id'> | undefined;
   for (;;) {
     const page = await revisions.find({
-      where: { at: { gte: since } },
-      orderBy: [
-        ['at', 'asc'],
-        ['id', 'asc'],
-      ],
+      where: { id: { gte: revisionTimePrefix(since.getTime()) } },
+      orderBy: [['id', 'asc']],
       limit: PAGE,
       ...(after ? { after } : {}),
     });
@@ -45,7 +44,7 @@ export async function pruneRevisions(
       if (row.version > history.maxRevisionsPerRecord)
         newest.set(row.recordId, Math.max(newest.get(row.recordId) ?? 0, row.version));
     if (page.length < PAGE) break;
-    after = page[page.length - 1]!;
+    after = { id: page[page.length - 1]!.id };
   }
   for (const [recordId, version] of newest)
     removed += await revisions.deleteWhere({
@@ -60,7 +59,7 @@ type Context = Pick<PluginContext<unknown>, 'hubConfig' | 'identity' | 'storage'
 export function startPruning(ctx: Context): { stop(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  let since = new Date(0).toISOString();
+  let since = new Date(0);
   const history = () => ctx.hubConfig().history;
 
   async function run(): Promise<void> {
@@ -71,7 +70,7 @@ export function startPruning(ctx: Context): { stop(): void } {
         await pruneRevisions(ctx.storage(tenant.id), history(), started, since);
       }
       // A revision written while this run read may be missed by it: the next run looks again.
-      since = new Date(started.getTime() - 60_000).toISOString();
+      since = new Date(started.getTime() - 60_000);
     } catch (error) {
       ctx.log.warn('Pruning revisions failed; trying again at the next run', { error });
     }

@@ -201,8 +201,9 @@ export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'rest
 
 /**
  * One revision of a record: a snapshot of its whole row after the change (before it, for
- * `deleted`). Kept lean, as every write adds one: ids grow with time (new rows land at the end of
- * the primary key), and the only other indexes are the record's versions and the time (pruning).
+ * `deleted`). Kept lean, as every write adds one: ids begin with the change's time (new rows land
+ * at the end of the primary key, and pruning by age is a range of it), and the only other index is
+ * the record's versions.
  */
 export const revisionsTable = defineTable({
   name: 'revisions',
@@ -216,7 +217,7 @@ export const revisionsTable = defineTable({
     actorId: col.idNullable(),
     snapshot: col.json<Record<string, unknown>>(),
   },
-  indexes: [['recordId', 'version'], ['at']],
+  indexes: [['recordId', 'version']],
 });
 
 /**
