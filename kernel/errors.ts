@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'conflict',
   'write_conflict',
   'gone',
+  'precondition_failed',
   'payload_too_large',
   'url_too_long',
   'unsupported_media_type',
@@ -45,6 +46,7 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
   408: 'request_timeout',
   409: 'conflict',
   410: 'gone',
+  412: 'precondition_failed',
   413: 'payload_too_large',
   414: 'url_too_long',
   415: 'unsupported_media_type',
@@ -102,6 +104,15 @@ export const unauthorized = (message = 'Unauthorized') =>
 export const forbidden = (message = 'Forbidden') => new HttpError(403, message);
 export const notFound = (message = 'Not Found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
+/**
+ * 412: the record changed since the version an `If-Match` header named; `current` is the record
+ * as it is now, so the client can merge without another request.
+ */
+export const preconditionFailed = (current: object, etag: string) =>
+  new HttpError(412, 'The record changed since that version (If-Match); see current.', {
+    extra: { current },
+    headers: { ETag: etag },
+  });
 /** The one message of a 503 for a dependency that is down (database, Redis, the notice fan-out). */
 export const UNAVAILABLE = 'Service Unavailable';
 export const serviceUnavailable = (message = UNAVAILABLE) => new HttpError(503, message);

@@ -26,7 +26,7 @@ export const RELOAD_SECTIONS = [
 ] as const;
 
 /** Kernel sections read at every use, so committing a new value applies it. */
-const LIVE_SECTIONS = ['logging', 'metrics'] as const;
+const LIVE_SECTIONS = ['logging', 'metrics', 'history'] as const;
 
 /** Kernel sections a reload cannot apply; they keep their start-up value until a restart. */
 const RESTART_ONLY_SECTIONS = ['multitenancy'] as const;

@@ -93,6 +93,24 @@ export const collaborationSchema = z
   })
   .default({ e2ee: false });
 
+export const historySchema = z
+  .strictObject({
+    /** Days a revision of a workspace record is kept; 0 keeps them forever. @default 90 */
+    keepDays: z.number().int().min(0).default(90),
+    /** Revisions kept per record, newest first (older ones are pruned). @default 100 */
+    maxRevisionsPerRecord: z.number().int().min(1).default(100),
+    /** Days an audit event is kept; 0 keeps them forever. @default 365 */
+    auditKeepDays: z.number().int().min(0).default(365),
+    /** Seconds between two background prunings. @default 600 */
+    pruneIntervalSeconds: z.number().int().min(1).max(86_400).default(600),
+  })
+  .default({
+    keepDays: 90,
+    maxRevisionsPerRecord: 100,
+    auditKeepDays: 365,
+    pruneIntervalSeconds: 600,
+  });
+
 export const loggingSchema = z
   .strictObject({
     /** @default info */
@@ -124,10 +142,12 @@ export const kernelSections = {
   redis: redisSchema.optional(),
   multitenancy: multitenancySchema,
   collaboration: collaborationSchema,
+  history: historySchema,
   logging: loggingSchema,
   metrics: metricsSchema,
 };
 
 export type ServerConfig = z.output<typeof serverSchema>;
+export type HistoryConfig = z.output<typeof historySchema>;
 export type LoggingConfig = z.output<typeof loggingSchema>;
 export type MetricsConfig = z.output<typeof metricsSchema>;

@@ -73,10 +73,14 @@ export const ERROR_SCHEMA = {
       description:
         'What kind of failure it is, for programs: stable across releases, unlike the message',
     },
+    current: {
+      type: 'object',
+      description: "Only on a 412: the record as it is now (its version is the answer's `ETag`)",
+    },
   },
   required: ['error', 'code'],
   description:
-    'A few answers add fields: `fatalError` and `sections` (config reload), `checks` (readiness).',
+    'A few answers add fields: `fatalError` and `sections` (config reload), `checks` (readiness), `current` (412).',
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -88,6 +92,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: 'Method not allowed on this path',
   409: 'Conflict with the current state, or with a concurrent change; try again',
   410: 'Gone: the invitation expired or was already used',
+  412: 'The record changed since the version `If-Match` named; `current` is the record now',
   413: 'Request body too large (`server.bodyLimitBytes`)',
   414: 'URL too long',
   415: 'A request body that is not JSON',

@@ -145,5 +145,11 @@ export function touched(user: UserRow, now: string) {
 }
 
 export function created(user: UserRow, now: string) {
-  return { createdAt: now, updatedAt: now, createdByUserId: user.id, updatedByUserId: user.id };
+  return {
+    createdAt: now,
+    updatedAt: now,
+    createdByUserId: user.id,
+    updatedByUserId: user.id,
+    version: 1,
+  };
 }

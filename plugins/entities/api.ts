@@ -5,10 +5,16 @@
  */
 import { z } from 'zod';
 import type { OperationDoc, RouteDocs } from '../../kernel/http/openapi.ts';
+import { historyDocs } from './history-api.ts';
+import { historySubjects } from './history-subjects.ts';
 import type { ItemKind } from './item-kind.ts';
 import { adminSummary, folderRecord, runResultDetail, runResultRecord } from './records.ts';
 import { runResultUsageRecord } from './run-result-usage.ts';
-import type { TopLevelKind } from './top-level.ts';
+import type { TopLevelKind } from './top-level-kind.ts';
+
+const IF_MATCH =
+  'Every write answer carries the record\'s new version as `ETag`. With `If-Match: "<version>"`, ' +
+  'a record that has changed since is left alone: 412 with `current`, the record as it is now.';
 
 function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const { record, noun } = kind;
@@ -26,13 +32,14 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
     },
     [`PUT ${kind.path}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
-      errors: [403],
+      description: IF_MATCH,
+      errors: [403, 412],
       responses: { 200: record },
     },
     [`DELETE ${kind.path}/:id`]: {
       summary: `Delete a ${noun}${kind.cascade ? ' and what depends on it' : ''}`,
-      description: `Refused (403) while deletion is locked${kind.creatorOnlyDelete ? ', or when the caller did not create it' : ''}.`,
-      errors: [403],
+      description: `Refused (403) while deletion is locked${kind.creatorOnlyDelete ? ', or when the caller did not create it' : ''}. ${IF_MATCH}`,
+      errors: [403, 412],
       responses: { 204: null },
     },
     [`GET /admin${kind.path}`]: {
@@ -69,14 +76,21 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
       errors: access,
       responses: { 200: record },
     },
+    [`GET /${segment}/:id`]: {
+      summary: `A ${noun}, with its version as \`ETag\``,
+      errors: access,
+      responses: { 200: record },
+    },
     [`PUT /${segment}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
-      errors: access,
+      description: IF_MATCH,
+      errors: [403, 412],
       responses: { 200: record },
     },
     [`DELETE /${segment}/:id`]: {
       summary: `Delete a ${noun} (its creator only)`,
-      errors: access,
+      description: IF_MATCH,
+      errors: [403, 412],
       responses: { 204: null },
     },
     [`PUT /collections/:collectionId/${segment}/reorder`]: {
@@ -116,12 +130,14 @@ export function entitiesApi(
     },
     'PATCH /folders/:id': {
       summary: 'Rename a folder or change its marker',
-      errors: [403],
+      description: IF_MATCH,
+      errors: [403, 412],
       responses: { 200: folderRecord },
     },
     'DELETE /folders/:id': {
       summary: 'Delete a folder and everything inside it',
-      errors: [403],
+      description: `Restoring the folder's deletion revision brings everything back. ${IF_MATCH}`,
+      errors: [403, 412],
       responses: { 204: null },
     },
     'PUT /collections/:collectionId/folders/reorder': {
@@ -169,6 +185,7 @@ export function entitiesApi(
       responses: { 200: runResultDetail },
     },
     'DELETE /admin/run-results/:id': { summary: 'Delete any run result', responses: { 204: null } },
+    ...historyDocs(historySubjects(kinds, items)),
     'GET /admin/users/:id/run-results/usage': {
       summary: "A user's stored run results (count and bytes) against the configured limits",
       errors: [404],

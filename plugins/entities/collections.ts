@@ -16,7 +16,7 @@ import {
   requestsTable,
   type CollectionRow,
 } from './tables.ts';
-import { defineTopLevelKind, type Removed } from './top-level.ts';
+import { defineTopLevelKind, type DeletedRecorder, type Removed } from './top-level-kind.ts';
 
 /** The settings a client writes, from the record: defaults on create, all optional on update. */
 const settings = collectionRecord.omit({
@@ -35,8 +35,15 @@ const updateBody = z.object({
   marker: markerSchema.optional(),
 });
 
-/** Removes every folder, request and document of a collection; returns their ids. */
-export async function removeCollectionContents(tx: Store, collectionId: string): Promise<Removed> {
+/**
+ * Removes every folder, request and document of a collection, recording their `deleted`
+ * revisions; returns their ids.
+ */
+export async function removeCollectionContents(
+  tx: Store,
+  collectionId: string,
+  deleted: DeletedRecorder,
+): Promise<Removed> {
   const where = { collectionId };
   // Reads first, then writes (the storage contract's rule for transactions).
   const folders = await tx.table(foldersTable).find({ where });
@@ -45,6 +52,9 @@ export async function removeCollectionContents(tx: Store, collectionId: string):
   await tx.table(documentsTable).deleteWhere(where);
   await tx.table(requestsTable).deleteWhere(where);
   await tx.table(foldersTable).deleteWhere(where);
+  await deleted('folder', folders);
+  await deleted('request', requests);
+  await deleted('document', documents);
   return {
     folder: folders.map((row) => row.id),
     request: requests.map((row) => row.id),
@@ -82,5 +92,5 @@ export const collectionsKind = defineTopLevelKind<
   toRecord: toCollectionRecord,
   record: collectionRecord,
   creatorOnlyDelete: true,
-  cascade: (tx, row) => removeCollectionContents(tx, row.id),
+  cascade: (tx, row, deleted) => removeCollectionContents(tx, row.id, deleted),
 });

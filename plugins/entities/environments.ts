@@ -14,7 +14,7 @@ import { compareNames } from './ordering.ts';
 import { environmentRecord, SERVER_OWNED, toEnvironmentRecord } from './records.ts';
 import { definedOnly, idSchema, markerSchema, nameSchema, optionalFields } from './schemas.ts';
 import { environmentsTable, type EnvironmentRow } from './tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { defineTopLevelKind } from './top-level-kind.ts';
 
 /** What a client writes besides the name, marker and parent: from the record. */
 const settings = environmentRecord.omit({

@@ -28,6 +28,14 @@ import {
   sortSiblings,
   writeChanges,
 } from './ordering.ts';
+import {
+  answerRecord,
+  checkVersion,
+  expectedVersion,
+  recordChange,
+  recordChanges,
+  type VersionedRow,
+} from './history.ts';
 import { toFolderRecord } from './records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from './schemas.ts';
 import {
@@ -36,6 +44,7 @@ import {
   foldersTable,
   requestsTable,
   type FolderRow,
+  type HistoryKind,
 } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
@@ -83,6 +92,12 @@ async function loadFolder(store: Store, id: string): Promise<FolderRow> {
   return folder;
 }
 
+async function loadFolderForUpdate(tx: Store, id: string): Promise<FolderRow> {
+  const folder = await tx.table(foldersTable).getForUpdate(id);
+  if (!folder) throw notFound(FOLDER_NOT_FOUND);
+  return folder;
+}
+
 const foldersOf = (store: Store, collectionId: string) =>
   store.table(foldersTable).find({ where: { collectionId } });
 
@@ -106,7 +121,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         throw notFound(PARENT_NOT_FOUND);
       const siblings = all.filter((f) => f.parentFolderId === parentFolderId);
       const now = deps.clock.iso();
-      return tx.table(foldersTable).insert({
+      const row = await tx.table(foldersTable).insert({
         id: newId(),
         collectionId,
         parentFolderId,
@@ -115,37 +130,78 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         marker: input.marker ?? null,
         ...created(user, now),
       });
+      await recordChange(tx, deps, {
+        kind: 'folder',
+        row,
+        action: 'created',
+        actorId: user.id,
+        at: now,
+      });
+      return row;
     });
-    return c.json(toFolderRecord(folder), 200);
+    return answerRecord(c, toFolderRecord(folder), folder);
   });
 
   app.patch('/folders/:id', jsonBody(renameBody), async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
     const input = c.req.valid('json');
+    const expected = expectedVersion(c.req.header('if-match'));
     const folder = await c.var.store.transaction(async (tx) => {
-      assertCollectionAccess(user, (await loadFolder(tx, id)).collectionId);
-      return tx
-        .table(foldersTable)
-        .update(id, { ...definedOnly(input), ...touched(user, deps.clock.iso()) });
+      const current = await loadFolderForUpdate(tx, id);
+      assertCollectionAccess(user, current.collectionId);
+      checkVersion(expected, current, () => toFolderRecord(current));
+      const now = deps.clock.iso();
+      const patch = { ...definedOnly(input), ...touched(user, now), version: current.version + 1 };
+      const row = (await tx.table(foldersTable).update(id, patch))!;
+      await recordChange(tx, deps, {
+        kind: 'folder',
+        row,
+        action: 'updated',
+        actorId: user.id,
+        at: now,
+      });
+      return row;
     });
-    if (!folder) throw notFound(FOLDER_NOT_FOUND);
-    return c.json(toFolderRecord(folder));
+    return answerRecord(c, toFolderRecord(folder), folder);
   });
 
   app.delete('/folders/:id', async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.var.auth.user;
+    const expected = expectedVersion(c.req.header('if-match'));
     const removed = await c.var.store.transaction(async (tx) => {
-      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
+      await loadLocked(tx, (t) => loadFolder(t, id));
+      // Locked after its collection, as a rename locks only the folder's row.
+      const folder = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, folder.collectionId);
-      const folderIds = [...subtreeIds(await foldersOf(tx, folder.collectionId), id)];
+      checkVersion(expected, folder, () => toFolderRecord(folder));
+      const all = await foldersOf(tx, folder.collectionId);
+      const folderIds = [...subtreeIds(all, id)];
       const inside = { folderId: { in: folderIds } };
       const requests = await tx.table(requestsTable).find({ where: inside });
       const documents = await tx.table(documentsTable).find({ where: inside });
       await tx.table(documentsTable).deleteWhere(inside);
       await tx.table(requestsTable).deleteWhere(inside);
       await tx.table(foldersTable).deleteWhere({ id: { in: folderIds } });
+      // The folder's own revision, then its subfolders' and items', caused by it (restored with it).
+      const at = deps.clock.iso();
+      const gone = (kind: HistoryKind, row: VersionedRow, cause: string | null) => ({
+        kind,
+        row: { ...row, version: row.version + 1 },
+        action: 'deleted' as const,
+        actorId: user.id,
+        at,
+        cause,
+      });
+      await recordChanges(tx, deps, [
+        gone('folder', folder, null),
+        ...all
+          .filter((f) => f.id !== id && folderIds.includes(f.id))
+          .map((f) => gone('folder', f, id)),
+        ...requests.map((r) => gone('request', r, id)),
+        ...documents.map((d) => gone('document', d, id)),
+      ]);
       return {
         folder: folderIds,
         request: requests.map((r) => r.id),
@@ -192,7 +248,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const user = c.var.auth.user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
     const folder = await c.var.store.transaction(async (tx) => {
-      const folder = await loadLocked(tx, (t) => loadFolder(t, id));
+      await loadLocked(tx, (t) => loadFolder(t, id));
+      // Locked after its collection, as a rename locks only the folder's row.
+      const folder = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, folder.collectionId);
       const all = await foldersOf(tx, folder.collectionId);
       if (target !== null) {
@@ -209,17 +267,29 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         patches,
         planMove(folder, siblingsOf(source), source === target ? null : siblingsOf(target), index),
       );
-      if (source !== target || patches.has(id)) {
+      const now = deps.clock.iso();
+      const changed = source !== target || patches.has(id);
+      if (changed) {
         patches.set(id, {
           ...patches.get(id),
           parentFolderId: target,
-          ...touched(user, deps.clock.iso()),
+          ...touched(user, now),
+          version: folder.version + 1,
         });
       }
       await writeChanges(tx.table(foldersTable), patches);
-      return { ...folder, ...patches.get(id) };
+      const row = { ...folder, ...patches.get(id) };
+      if (changed)
+        await recordChange(tx, deps, {
+          kind: 'folder',
+          row,
+          action: 'moved',
+          actorId: user.id,
+          at: now,
+        });
+      return row;
     });
-    return c.json(toFolderRecord(folder));
+    return answerRecord(c, toFolderRecord(folder), folder);
   });
 
   app.get('/admin/collections/:collectionId/folders', async (c) => {

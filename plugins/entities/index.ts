@@ -3,7 +3,9 @@
  * top-level kinds), folders, saved requests and documents inside collections, run results, and
  * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
  * rejects unknown ids and reports stale ones. Other plugins attach things to its entities through
- * targets (see targets.ts) and learn of deletions through `entities.deleted`.
+ * targets (see targets.ts) and learn of deletions through `entities.deleted`. Every change to a
+ * workspace record is kept as a revision (history.ts) and announced in its transaction through
+ * `entities.changed`.
  */
 import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
@@ -14,6 +16,9 @@ import { collectionsKind } from './collections.ts';
 import { documentsKind } from './documents.ts';
 import { environmentsKind } from './environments.ts';
 import { folderRoutes } from './folders.ts';
+import { historySubjects } from './history-subjects.ts';
+import { startPruning } from './prune.ts';
+import { revisionRoutes } from './revisions.ts';
 import { itemRoutes } from './items.ts';
 import { livePagesKind, liveServersKind } from './live.ts';
 import { requestsKind } from './requests.ts';
@@ -21,7 +26,8 @@ import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
 import { runResultRoutes } from './run-results.ts';
 import { snippetsKind } from './snippets.ts';
 import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
-import { mountTopLevelKind, type TopLevelKind } from './top-level.ts';
+import type { TopLevelKind } from './top-level-kind.ts';
+import { mountTopLevelKind } from './top-level.ts';
 
 const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
   collectionsKind,
@@ -56,12 +62,14 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     folderRoutes(routes, deps);
     for (const kind of itemKinds) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
+    revisionRoutes(routes, deps, historySubjects(topLevelKinds, itemKinds));
+    const pruner = startPruning(ctx);
     // A deleted account's runs stay (their collection's members may still read them); its usage
     // row goes, as nobody can store more under that account.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(runResultUsageTable).delete(user.id);
     });
-    return { routes };
+    return { routes, close: async () => pruner.stop() };
   },
 });
 
@@ -73,6 +81,8 @@ export {
   type EntitiesDeletedEvent,
   type ItemMovedEvent,
 } from './access.ts';
+export { ENTITY_CHANGED, type EntityChangedEvent } from './history.ts';
+export type { HistoryKind, RevisionAction } from './tables.ts';
 export { RUN_RESULT_CREATED } from './run-results.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
 export {

@@ -6,7 +6,7 @@
  * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
 import { z } from 'zod';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
@@ -26,6 +26,9 @@ import {
   type ItemMovedEvent,
 } from './access.ts';
 import { createAppender } from './append.ts';
+import { itemMoveRoutes } from './item-moves.ts';
+import { itemRows } from './item-rows.ts';
+import { checkVersion, etagOf, expectedVersion, recordChange, recordChanges } from './history.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
 import {
   addSortOrders,
@@ -41,38 +44,8 @@ import { collectionsTable } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
-const moveBody = z.object({ folderId: idSchema.nullable(), index: z.number().int().min(0) });
-
 export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind): void {
-  const rows = (store: Store) => store.table(kind.table);
-  const inContainer = (store: Store, collectionId: string, folderId: string | null) =>
-    rows(store).find({ where: { collectionId, folderId } });
-  /**
-   * The next position in a container: one indexed row, not the whole folder. A folder (checked to
-   * be in the collection, under its lock) is named alone, so only the (folderId, sortOrder) index
-   * answers it; the root by (collectionId, folderId, sortOrder), ordered by folderId too, since
-   * PostgreSQL takes `IS NULL` for a filter, not for a fixed value the index order may skip.
-   */
-  const nextIn = async (store: Store, collectionId: string, folderId: string | null) =>
-    nextSortOrder(
-      await rows(store).find(
-        folderId === null
-          ? {
-              where: { collectionId, folderId },
-              orderBy: [
-                ['folderId', 'desc'],
-                ['sortOrder', 'desc'],
-              ],
-              limit: 1,
-            }
-          : { where: { folderId }, orderBy: [['sortOrder', 'desc']], limit: 1 },
-      ),
-    );
-  const load = async (store: Store, id: string): Promise<ItemRow> => {
-    const row = await rows(store).get(id);
-    if (!row) throw notFound(kind.notFound);
-    return row;
-  };
+  const { rows, nextIn, load, loadForUpdate, saveChange, remove } = itemRows(deps, kind);
   /** Appends into one container: lock the collection, check the folder, then the next position. */
   const appender = createAppender<{ collectionId: string; folderId: string | null }, ItemRow>({
     key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
@@ -82,14 +55,27 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       await requireFolder(tx, collectionId, folderId);
       return { first: await nextIn(tx, collectionId, folderId), now: deps.clock.iso() };
     },
-    insert: (tx, built) => rows(tx).insertMany(built),
+    async insert(tx, built) {
+      await rows(tx).insertMany(built);
+      await recordChanges(
+        tx,
+        deps,
+        built.map((row) => ({
+          kind: kind.deletedKind,
+          row,
+          action: 'created' as const,
+          actorId: row.createdByUserId,
+          at: row.createdAt,
+        })),
+      );
+    },
   });
+  const answer = (c: Context<KernelEnv>, row: ItemRow) => {
+    c.header('ETag', etagOf(row));
+    return c.json(kind.toRecord(row));
+  };
   const listed = (list: ItemRow[]) => ({
     [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)),
-  });
-  const reorderBody = z.object({
-    folderId: idSchema.nullable().optional(),
-    [kind.idsKey]: listOf(idSchema),
   });
 
   app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
@@ -109,6 +95,14 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       cachedJsonBytes,
     );
     return sendCachedJson(c, answer);
+  });
+
+  app.get(`/${kind.segment}/:id`, async (c) => {
+    const id = pathId(c, 'id', kind.notFound);
+    const row = await load(c.var.store, id);
+    assertCollectionAccess(c.var.auth.user, row.collectionId);
+    c.header('ETag', etagOf(row));
+    return c.json(kind.toRecord(row));
   });
 
   app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
@@ -141,17 +135,27 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     const user = c.var.auth.user;
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
-    // An edit that stays in its collection and folder (the common case) is one statement on the
-    // row alone: the collection lock only orders writers that plan positions, and the item keeps
-    // its position. The row's own lock makes it atomic with a concurrent move or delete, after
-    // which the condition no longer holds and the edit takes the full path below.
-    const inPlace = { ...definedOnly(fields), marker, ...touched(user, deps.clock.iso()) };
-    const stays = { collectionId, ...(folderId !== undefined ? { folderId } : {}) };
-    const edited = await rows(c.var.store).update(id, inPlace, stays);
-    if (edited) return c.json(kind.toRecord(edited));
+    const expected = expectedVersion(c.req.header('if-match'));
+    // An edit that stays in its collection and folder (the common case) locks the row alone: the
+    // collection lock only orders writers that plan positions, and the item keeps its position.
+    // The row's lock orders it with a concurrent move or delete; when the row is no longer where
+    // the edit says, it takes the full path below.
+    const edited = await c.var.store.transaction(async (tx) => {
+      const current = await rows(tx).getForUpdate(id);
+      if (!current || current.collectionId !== collectionId) return null;
+      if (folderId !== undefined && folderId !== current.folderId) return null;
+      checkVersion(expected, current, () => kind.toRecord(current));
+      const now = deps.clock.iso();
+      const patch = { ...definedOnly(fields), marker, ...touched(user, now) };
+      return saveChange(tx, current, patch, 'updated', user.id, now);
+    });
+    if (edited) return answer(c, edited);
     const row = await c.var.store.transaction(async (tx) => {
-      const current = await loadLocked(tx, (t) => load(t, id), [collectionId]);
+      // The collections first, then the row: a fast edit holds only the row's lock.
+      await loadLocked(tx, (t) => load(t, id), [collectionId]);
+      const current = await loadForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
+      checkVersion(expected, current, () => kind.toRecord(current));
       const sameCollection = collectionId === current.collectionId;
       if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId)))
         throw notFound('Collection not found');
@@ -160,15 +164,16 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       await requireFolder(tx, collectionId, target);
       const moved = !sameCollection || target !== current.folderId;
       const sortOrder = moved ? await nextIn(tx, collectionId, target) : current.sortOrder;
+      const now = deps.clock.iso();
       const patch = {
         ...definedOnly(fields),
         collectionId,
         folderId: target,
         sortOrder,
         marker,
-        ...touched(user, deps.clock.iso()),
+        ...touched(user, now),
       };
-      const updated = await rows(tx).update(id, patch);
+      const saved = await saveChange(tx, current, patch, moved ? 'moved' : 'updated', user.id, now);
       if (!sameCollection)
         await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
           tx,
@@ -176,105 +181,26 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
           id,
           collectionId,
         });
-      return updated;
+      return saved;
     });
-    if (!row) throw notFound(kind.notFound);
-    return c.json(kind.toRecord(row));
+    return answer(c, row);
   });
 
   app.delete(`/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.var.auth.user;
+    const expected = expectedVersion(c.req.header('if-match'));
     await c.var.store.transaction(async (tx) => {
-      const current = await load(tx, id);
+      const current = await loadForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
+      checkVersion(expected, current, () => kind.toRecord(current));
       // Only the creator, even for admins; admins have DELETE /admin/<kind>/:id.
       if (current.createdByUserId !== user.id) throw forbidden();
-      await rows(tx).delete(id);
+      await remove(tx, current, user.id);
     });
     await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
     return c.body(null, 204);
   });
 
-  app.put(
-    `/collections/:collectionId/${kind.segment}/reorder`,
-    jsonBody(reorderBody),
-    async (c) => {
-      const collectionId = pathId(c, 'collectionId', 'Collection not found');
-      const body = c.req.valid('json') as { folderId?: string | null } & Record<string, string[]>;
-      const ids = body[kind.idsKey]!;
-      await c.var.store.transaction(async (tx) => {
-        await requireCollection(tx, c.var.auth.user, collectionId);
-        let folderId: string | null;
-        if (body.folderId !== undefined) {
-          folderId = body.folderId;
-          await requireFolder(tx, collectionId, folderId);
-        } else {
-          // The spec's body names the folder; without it, the listed items' own folder is meant.
-          if (ids.length === 0) return;
-          const first = await rows(tx).get(ids[0]!);
-          if (!first || first.collectionId !== collectionId)
-            throw notFound(`${kind.notFound}: ${ids[0]}`);
-          folderId = first.folderId;
-        }
-        const siblings = await inContainer(tx, collectionId, folderId);
-        // Listed ids outside the folder: those of this collection are a 400, the rest a 404.
-        const sibling = new Set(siblings.map((row) => row.id));
-        const outside = [...new Set(ids.filter((id) => !sibling.has(id)))];
-        const inCollection = new Set(
-          (outside.length > 0 ? await rows(tx).getMany(outside) : [])
-            .filter((row) => row.collectionId === collectionId)
-            .map((row) => row.id),
-        );
-        const patches = new Map<string, Partial<ItemRow>>();
-        addSortOrders(
-          patches,
-          renumber(
-            planReorder(siblings, ids, kind.idsKey, { inCollection, notFound: kind.notFound }),
-          ),
-        );
-        await writeChanges(rows(tx), patches);
-      });
-      return c.body(null, 204);
-    },
-  );
-
-  app.put(`/${kind.segment}/:id/move`, jsonBody(moveBody), async (c) => {
-    const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
-    const { folderId: target, index } = c.req.valid('json');
-    await c.var.store.transaction(async (tx) => {
-      const item = await loadLocked(tx, (t) => load(t, id));
-      assertCollectionAccess(user, item.collectionId);
-      await requireFolder(tx, item.collectionId, target);
-      const source = await inContainer(tx, item.collectionId, item.folderId);
-      const destination =
-        target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
-      const patches = new Map<string, Partial<ItemRow>>();
-      addSortOrders(patches, planMove(item, source, destination, index));
-      if (destination !== null || patches.has(id)) {
-        patches.set(id, {
-          ...patches.get(id),
-          folderId: target,
-          ...touched(user, deps.clock.iso()),
-        });
-      }
-      await writeChanges(rows(tx), patches);
-    });
-    return c.body(null, 204);
-  });
-
-  app.get(`/admin/collections/:collectionId/${kind.segment}`, async (c) => {
-    const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    if (!(await c.var.store.table(collectionsTable).get(collectionId)))
-      throw notFound('Collection not found');
-    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } })));
-  });
-
-  app.delete(`/admin/${kind.segment}/:id`, async (c) => {
-    const id = pathId(c, 'id', kind.notFound);
-    if (!(await rows(c.var.store).delete(id))) throw notFound(kind.notFound);
-    await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
-    return c.body(null, 204);
-  });
+  itemMoveRoutes(app, deps, kind);
 }

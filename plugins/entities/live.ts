@@ -10,7 +10,7 @@ import { compareNames } from './ordering.ts';
 import { attribution } from './records.ts';
 import { defaultAuth, listOf, nameSchema } from './schemas.ts';
 import { livePagesTable, liveServersTable, type LiveRow } from './tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { defineTopLevelKind } from './top-level-kind.ts';
 
 const str = () => z.string().default('');
 const bool = (value: boolean) => z.boolean().default(value);

@@ -9,7 +9,7 @@ import { compareSiblings, nextSortOrder } from './ordering.ts';
 import { SERVER_OWNED, snippetRecord, toSnippetRecord } from './records.ts';
 import { definedOnly, nameSchema, optionalFields } from './schemas.ts';
 import { snippetsTable, type SnippetRow } from './tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { defineTopLevelKind } from './top-level-kind.ts';
 
 const sortOrderSchema = z.number().int().min(0).max(2_147_483_647);
 

@@ -5,6 +5,7 @@
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { revisionsTable, trashTable } from './history-tables.ts';
 import {
   NAME_MAX,
   type AuthConfig,
@@ -22,6 +23,8 @@ const attribution = {
   updatedAt: col.timestamp(),
   createdByUserId: col.idNullable(),
   updatedByUserId: col.idNullable(),
+  /** 1 when created, one more per recorded change (the `ETag`; see revisions below). */
+  version: col.int(),
 };
 
 export const collectionsTable = defineTable({
@@ -193,6 +196,15 @@ export const runResultUsageTable = defineTable({
   },
 });
 
+export {
+  revisionsTable,
+  trashTable,
+  type HistoryKind,
+  type RevisionAction,
+  type RevisionRow,
+  type TrashRow,
+} from './history-tables.ts';
+
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
 export type EnvironmentRow = RowOfTable<typeof environmentsTable>;
 export type SnippetRow = RowOfTable<typeof snippetsTable>;
@@ -214,6 +226,20 @@ export const entityTables = [
   documentsTable,
   runResultsTable,
   runResultUsageTable,
+  revisionsTable,
+  trashTable,
+];
+
+/** The tables whose rows carry a version and have revisions. */
+const versionedTables = [
+  collectionsTable,
+  environmentsTable,
+  snippetsTable,
+  liveServersTable,
+  livePagesTable,
+  foldersTable,
+  requestsTable,
+  documentsTable,
 ];
 
 export const entityMigrations: Migration[] = [
@@ -230,4 +256,15 @@ export const entityMigrations: Migration[] = [
   // The next position in a folder by the folder alone, (folder, sortOrder): a plan that reads the
   // whole folder and sorts it is then never the cheaper one, whatever the planner's statistics.
   { id: 'entities/0004-folder-position-indexes', addIndexes: [requestsTable, documentsTable] },
+  // History: a version per record and its revisions. Records made before count as version 1;
+  // their history starts with their next change.
+  {
+    id: 'entities/0005-history',
+    addColumns: versionedTables.map((table) => ({ table, columns: ['version'] })),
+    createTables: [revisionsTable, trashTable],
+    async run(store) {
+      for (const table of versionedTables)
+        await store.table(table).updateWhere({ version: 0 }, { version: 1 });
+    },
+  },
 ];

@@ -145,6 +145,7 @@ describe('GET /openapi.json', () => {
         properties: {
           error: expect.objectContaining({ type: 'string' }),
           code: expect.objectContaining({ type: 'string', enum: [...ERROR_CODES] }),
+          current: expect.objectContaining({ type: 'object' }),
         },
       }),
     );

@@ -1,0 +1,50 @@
+/** API docs of the history routes (revisions.ts): one set per kind that keeps revisions. */
+import { z } from 'zod';
+import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import type { HistorySubject } from './history-subjects.ts';
+import { revisionRecord, trashItem } from './revisions.ts';
+
+const ACCESS =
+  'Access is checked like the record itself (for a deleted record, like its collection or its ' +
+  "kind's access list).";
+
+export function historyDocs(subjects: readonly HistorySubject[]): RouteDocs {
+  const docs: RouteDocs = {};
+  for (const { prefix, noun, toRecord: _ignored, ...subject } of subjects) {
+    const record = z.record(z.string(), z.unknown()).describe(`The ${noun} record`);
+    const base = `/${prefix}/:id/revisions`;
+    docs[`GET ${base}`] = {
+      summary: `List a ${noun}'s revisions, newest first`,
+      description: `${ACCESS} \`nextCursor\`, when present, asks for the next page.`,
+      errors: [403],
+      responses: {
+        200: z.object({ revisions: z.array(revisionRecord), nextCursor: z.string().optional() }),
+      },
+    };
+    docs[`GET ${base}/:revisionId`] = {
+      summary: `One revision of a ${noun}, with the record as it was after that change (before it, for a deletion)`,
+      description: ACCESS,
+      errors: [403],
+      responses: { 200: z.object({ revision: revisionRecord, record }) },
+    };
+    docs[`POST ${base}/:revisionId/restore`] = {
+      summary: `Restore a ${noun} to a revision (itself recorded as a \`restored\` revision)`,
+      description:
+        `${ACCESS} An existing ${noun} gets the revision's content back and stays where it is; ` +
+        `a deleted one comes back with the same id${subject.placement === 'top-level' ? '' : ' into its folder if that still exists, else the collection root (409 when its collection is gone)'}` +
+        `${subject.kind === 'folder' || subject.kind === 'collection' ? ', with what its deletion removed' : ''}. ` +
+        'The answer carries the new `ETag`.',
+      errors: [403, 409],
+      responses: { 200: record },
+    };
+  }
+  docs['GET /collections/:id/trash'] = {
+    summary:
+      'The folders, saved requests and documents deleted from a collection that can be restored',
+    description:
+      'Newest first; what a folder took with it is not listed, as it comes back with the folder.',
+    errors: [403],
+    responses: { 200: z.object({ items: z.array(trashItem) }) },
+  };
+  return docs;
+}

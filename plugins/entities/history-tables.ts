@@ -1,0 +1,59 @@
+/** The tables of history: revisions of workspace records, and the trash of deleted ones. */
+import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { NAME_MAX } from './schemas.ts';
+
+/** The kinds whose changes are kept as revisions. */
+export type HistoryKind =
+  | 'request'
+  | 'document'
+  | 'folder'
+  | 'collection'
+  | 'environment'
+  | 'snippet'
+  | 'live-server'
+  | 'live-page';
+export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'restored';
+
+/**
+ * One revision of a record: a snapshot of its whole row after the change (before it, for
+ * `deleted`). Kept lean, as every write adds one: ids begin with the change's time (new rows land
+ * at the end of the primary key, and pruning by age is a range of it), and the only other index is
+ * the record's versions.
+ */
+export const revisionsTable = defineTable({
+  name: 'revisions',
+  columns: {
+    id: col.id(),
+    kind: col.string<HistoryKind>(16),
+    recordId: col.id(),
+    version: col.int(),
+    action: col.string<RevisionAction>(16),
+    at: col.timestamp(),
+    actorId: col.idNullable(),
+    snapshot: col.json<Record<string, unknown>>(),
+  },
+  indexes: [['recordId', 'version']],
+});
+
+/**
+ * The deleted records that can come back (id: the record's), written only by deletes and removed
+ * by their restore. `cause` is, for a record deleted with its folder or collection, that folder's
+ * or collection's id (it comes back with it); `version` names its `deleted` revision.
+ */
+export const trashTable = defineTable({
+  name: 'trash',
+  columns: {
+    id: col.id(),
+    kind: col.string<HistoryKind>(16),
+    collectionId: col.idNullable(),
+    name: col.string(NAME_MAX),
+    version: col.int(),
+    at: col.timestamp(),
+    actorId: col.idNullable(),
+    cause: col.idNullable(),
+  },
+  indexes: [['collectionId', 'cause', 'at'], ['cause'], ['at']],
+});
+
+export type RevisionRow = RowOfTable<typeof revisionsTable>;
+export type TrashRow = RowOfTable<typeof trashTable>;
