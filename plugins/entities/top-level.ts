@@ -7,6 +7,7 @@
  */
 import type { Hono } from 'hono';
 import type { z } from 'zod';
+import type { AuditInput } from '../../kernel/audit.ts';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import {
   canCreate,
@@ -91,6 +92,23 @@ export interface TopLevelKind<
     create?: boolean;
     updateBody: z.ZodType<AdminUpdate>;
     patch(row: Row, input: AdminUpdate, ctx: WriteContext): Promise<Partial<Row>>;
+  };
+}
+
+/** `lock.changed`: an admin turned a top-level row's deletion lock on or off. */
+function lockChanged(kind: DeletedKind, before: TopLevelRow, after: TopLevelRow): AuditInput {
+  return {
+    action: 'lock.changed',
+    // `liveServer` → `live-server`, as the workspace kinds are named in the audit log.
+    target: {
+      kind: kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
+      id: after.id,
+      name: after.name,
+    },
+    details: {
+      before: { deletionLocked: before.deletionLocked },
+      after: { deletionLocked: after.deletionLocked },
+    },
   };
 }
 
@@ -257,7 +275,10 @@ export function mountTopLevelKind(
       const patch = kind.admin
         ? await kind.admin.patch(current, input, { tx, user, now })
         : { deletionLocked: input.deletionLocked };
-      return rowsOf(tx, kind).update(id, patch);
+      const updated = await rowsOf(tx, kind).update(id, patch);
+      if (updated && updated.deletionLocked !== current.deletionLocked)
+        await deps.audit.record(tx, lockChanged(kind.deletedKind, current, updated));
+      return updated;
     });
     if (!row) throw notFound(kind.notFound);
     return c.json(adminRecord(row));
