@@ -18,3 +18,4 @@ export {
   type RunResultsConfig,
   type RunResultUsage,
 } from '../plugins/entities/index.ts';
+export { auditPage, toAuditEventRecord, type AuditEventRecord } from '../plugins/audit/index.ts';

@@ -62,7 +62,7 @@ export const auditPlugin = definePlugin<HistoryConfig>({
 
 // The plugin's public face: the only names others may import.
 export { pruneAuditEvents } from './retention.ts';
-export { auditPage, parseAuditTime, type AuditFilter } from './query.ts';
+export { auditPage, type AuditFilter } from './query.ts';
 export { toAuditEventRecord, type AuditEventRecord } from './tables.ts';
 export { ENTITIES_CHANGED_TOPIC, type EntityChangedEvent } from './workspace.ts';
 export { ssoAuditEvent } from './sso.ts';

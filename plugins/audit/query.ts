@@ -5,6 +5,7 @@
  * suffices on every driver.
  */
 import { z } from 'zod';
+import { parseIsoTime } from '../../kernel/clock.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import {
   cursorQuery,
@@ -20,20 +21,12 @@ export const DEFAULT_LIMIT = 50;
 
 const TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2026-01-02T03:04:05Z';
 
-/** An ISO 8601 date or date-time (an offset or Z when it has a time), as UTC with milliseconds. */
-export function parseAuditTime(text: string): string | null {
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text))
-    return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
 const time = z
   .string({ error: 'must be a single string' })
   .optional()
   .transform((value, ctx) => {
     if (value === undefined) return undefined;
-    const parsed = parseAuditTime(value);
+    const parsed = parseIsoTime(value);
     if (parsed === null) {
       ctx.addIssue({ code: 'custom', message: TIME_MESSAGE });
       return z.NEVER;
