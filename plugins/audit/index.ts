@@ -49,7 +49,7 @@ export const auditPlugin = definePlugin<HistoryConfig>({
       routes: auditRoutes(),
       async reload(next, previous) {
         if (next.auditKeepDays === previous.auditKeepDays) return 'unchanged';
-        await pruning.run();
+        await pruning.run(next.auditKeepDays);
         return 'reloaded';
       },
       async close() {

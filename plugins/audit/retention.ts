@@ -35,23 +35,25 @@ export async function pruneAuditEvents(
 }
 
 /**
- * Prunes every hour until `signal` aborts; `run` prunes now. A failure is logged and tried again
+ * Prunes every hour until `signal` aborts; `run` prunes now (with the configured days unless told). A failure is logged and tried again
  * at the next run. `settled` waits for a run in progress (the hub closes the database after).
  */
 export function schedulePruning(
   deps: PruneDeps & { keepDays(): number; clock: Clock; log: Logger; signal: AbortSignal },
-): { run(): Promise<void>; settled(): Promise<void> } {
+): { run(keepDays?: number): Promise<void>; settled(): Promise<void> } {
   let current: Promise<void> = Promise.resolve();
-  const once = async () => {
+  const once = async (keepDays: number) => {
     try {
-      const deleted = await pruneAuditEvents(deps, deps.keepDays(), deps.clock.now());
+      const deleted = await pruneAuditEvents(deps, keepDays, deps.clock.now());
       if (deleted > 0) deps.log.info('Pruned old audit events', { deleted });
     } catch (error) {
       if (!deps.signal.aborted)
         deps.log.warn('Pruning the audit log failed; it is tried again later', { error });
     }
   };
-  const run = () => (current = current.then(once));
+  // A reload passes the new value: the section is committed only after every plugin applied it.
+  const run = (keepDays?: number) =>
+    (current = current.then(() => once(keepDays ?? deps.keepDays())));
   const timer = setInterval(() => void run(), PRUNE_EVERY_MS);
   (timer as { unref?: () => void }).unref?.();
   deps.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
