@@ -30,16 +30,14 @@ describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) =
   it('writes <kind>.<action> with the actor and version, in the publisher transaction', async () => {
     const admin = await t.hub.identity.users.get(t.store(), t.adminId);
     await t.store().transaction(async (tx) => changed(tx, 'request-1'));
-    await t
-      .store()
-      .transaction(async (tx) =>
-        changed(tx, 'page-1', {
-          kind: 'live-page',
-          action: 'restored',
-          actorId: null,
-          name: 'Docs',
-        }),
-      );
+    await t.store().transaction(async (tx) =>
+      changed(tx, 'page-1', {
+        kind: 'live-page',
+        action: 'restored',
+        actorId: null,
+        name: 'Docs',
+      }),
+    );
     const [event] = await eventsOf('request-1');
     expect(event).toMatchObject({
       action: 'request.updated',
