@@ -3,7 +3,6 @@
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
-import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
@@ -15,13 +14,20 @@ import {
   type AccessLists,
   type AccessRegistry,
 } from './access.ts';
-import { AVATAR_PALETTE, defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { normalizeColor, normalizeInitials, normalizeUserName } from './user-fields.ts';
+
+export {
+  normalizeColor,
+  normalizeInitials,
+  normalizeUserName,
+  SYSTEM_USER_NAME,
+} from './user-fields.ts';
 import { newId } from './secrets.ts';
 import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
 import { userCreated, userDeleted, userUpdated } from './audit-events.ts';
 
 export type Role = 'user' | 'admin';
-export const SYSTEM_USER_NAME = 'system';
 export const BOOTSTRAP_USER_NAME = 'bootstrap';
 
 /** What a caller may set on a user besides the access lists. */
@@ -70,39 +76,6 @@ export function toUserRecord(row: UserRow): UserRecord {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
-}
-
-export function normalizeUserName(raw: string): string {
-  const name = raw.trim();
-  if (!name) throw badRequest('name: User name must not be empty.');
-  // Lower-casing can lengthen a name (İ → i̇), and the lower-cased key is stored too.
-  if ([...name].length > 255 || [...name.toLowerCase()].length > 255)
-    throw badRequest('name: User name must be at most 255 characters.');
-  // Controls would act on the terminal that lists users, bidi overrides disguise the name.
-  if (hasUnsafeNameChars(name)) throw badRequest(`name: User name ${UNSAFE_NAME_MESSAGE}.`);
-  if (name.toLowerCase() === SYSTEM_USER_NAME)
-    throw badRequest(
-      `name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`,
-    );
-  return name;
-}
-
-export function normalizeInitials(raw: string): string {
-  // Upper-case first: some letters become two (ß → SS), and the stored form must stay 1–2 letters.
-  const initials = raw.trim().toUpperCase();
-  const letters = [...initials];
-  if (letters.length < 1 || letters.length > 2)
-    throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
-  if (!letters.every((ch) => /\p{L}/u.test(ch)))
-    throw badRequest('avatarInitials: Avatar initials must contain letters only.');
-  return initials;
-}
-
-export function normalizeColor(raw: string): string {
-  if (!(AVATAR_PALETTE as readonly string[]).includes(raw)) {
-    throw badRequest(`avatarColor: Avatar colour must be one of ${AVATAR_PALETTE.join(', ')}.`);
-  }
-  return raw;
 }
 
 function assertHuman(row: UserRow | null): UserRow {
