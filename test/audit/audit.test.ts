@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createManualClock } from '../../kernel/clock.ts';
+import { ssoAuditEvent } from '../../plugins/audit/index.ts';
 import { allDrivers } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
@@ -261,6 +262,22 @@ describe.each(allDrivers())('audit log on %s', (kind) => {
       expect(text).not.toContain(secret.slice(4, 20));
     }
     expect(text).not.toMatch(/hb[ik]_/);
+  });
+
+  it('records single sign-on outcomes built with ssoAuditEvent', async () => {
+    const user = await t.createUser({});
+    const subject = { id: user.id, name: 'sso-user', provider: 'okta' };
+    await t.hub.audit.record(t.store(), ssoAuditEvent('sso.signed_in', subject));
+    await t.hub.audit.record(
+      t.store(),
+      ssoAuditEvent('sso.refused', subject, { reason: 'email not verified' }),
+    );
+    const signedIn = await only('sso.signed_in', user.id);
+    expect(signedIn.actor).toEqual({ id: user.id, name: 'sso-user' });
+    expect(signedIn.details).toEqual({ provider: 'okta' });
+    const refused = await only('sso.refused', user.id);
+    expect(refused.actor).toBeNull();
+    expect(refused.details).toEqual({ provider: 'okta', reason: 'email not verified' });
   });
 
   it('shows each tenant only its own events', async () => {
