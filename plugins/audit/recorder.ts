@@ -5,7 +5,13 @@
 import type { AuditInput, AuditRecorder } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
-import { auditEventsTable, TARGET_ID_MAX, type AuditEventRow } from './tables.ts';
+import {
+  auditEventsTable,
+  IP_MAX,
+  REQUEST_ID_MAX,
+  TARGET_ID_MAX,
+  type AuditEventRow,
+} from './tables.ts';
 
 /** Keys never kept in `details`, whoever passes them: a secret has no place in the log. */
 const SECRET_KEY = /secret|password|passphrase|hash|^token$|^code$|apikey|api_key/i;
@@ -34,8 +40,8 @@ export function createRecorder(clock: Clock): AuditRecorder {
       targetKind: input.target.kind,
       targetId: input.target.id.slice(0, TARGET_ID_MAX),
       targetName: input.target.name,
-      ip: scope?.ip ?? null,
-      requestId: scope?.requestId ?? null,
+      ip: scope?.ip?.slice(0, IP_MAX) ?? null,
+      requestId: scope?.requestId?.slice(0, REQUEST_ID_MAX) ?? null,
       details,
     };
     await store.table(auditEventsTable).insert(row);

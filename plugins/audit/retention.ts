@@ -35,8 +35,9 @@ export async function pruneAuditEvents(
 }
 
 /**
- * Prunes every hour until `signal` aborts; `run` prunes now (with the configured days unless told). A failure is logged and tried again
- * at the next run. `settled` waits for a run in progress (the hub closes the database after).
+ * Prunes every hour until `signal` aborts; `run` prunes now (with the configured days unless
+ * told). A failure is logged and tried again at the next run. `settled` waits for a run in
+ * progress (the hub closes the database after).
  */
 export function schedulePruning(
   deps: PruneDeps & { keepDays(): number; clock: Clock; log: Logger; signal: AbortSignal },

@@ -6,6 +6,10 @@ import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts
 
 /** Longest target id kept (a config file path may be longer; it is cut). */
 export const TARGET_ID_MAX = 255;
+/** Longest client address kept (a forwarded address comes from a header). */
+export const IP_MAX = 64;
+/** A client may name its request (`X-Request-Id`, up to 255 characters). */
+export const REQUEST_ID_MAX = 255;
 
 export const auditEventsTable = defineTable({
   name: 'audit_events',
@@ -18,8 +22,8 @@ export const auditEventsTable = defineTable({
     targetKind: col.string(32),
     targetId: col.string(TARGET_ID_MAX),
     targetName: col.text(),
-    ip: col.stringNullable(64),
-    requestId: col.stringNullable(128),
+    ip: col.stringNullable(IP_MAX),
+    requestId: col.stringNullable(REQUEST_ID_MAX),
     details: col.json<Record<string, unknown>>(),
   },
   indexes: [

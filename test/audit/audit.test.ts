@@ -93,6 +93,17 @@ describe.each(allDrivers())('audit log on %s', (kind) => {
     expect((await only('user.deleted', userId)).details).toEqual({ role: 'user' });
   });
 
+  it('keeps a client-chosen request id of the longest length the hub accepts', async () => {
+    const requestId = 'r'.repeat(255);
+    const created = await t.request('POST', '/admin/users', {
+      body: { name: uniqueName('named-request'), role: 'user' },
+      headers: { 'x-request-id': requestId },
+    });
+    expect(created.status, created.text).toBe(201);
+    secrets.push(created.body.secret);
+    expect((await only('user.created', created.body.user.id)).requestId).toBe(requestId);
+  });
+
   it('records tokens created, revoked and deleted', async () => {
     const user = await t.createUser({});
     const issued = await t.request('POST', `/admin/users/${user.id}/tokens`, {
