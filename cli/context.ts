@@ -2,6 +2,7 @@
  * Opening the hub for one command: load server.yaml the way the server does, build a logger on
  * stderr, and resolve `--tenant` to a store bound to that tenant.
  */
+import { CLI_AUDIT_SCOPE, withAuditScope } from '../kernel/audit.ts';
 import type { HubConfig, LoadedConfig, SectionSchemas } from '../kernel/config/load.ts';
 import { loadConfig } from '../kernel/config/load.ts';
 import { createHub, type Hub } from '../kernel/hub.ts';
@@ -84,7 +85,8 @@ export async function withHub<R>(
     log: commandLogger(loaded.config, verbose),
   });
   try {
-    return await fn(hub);
+    // What a command changes is audited as the command line's doing (no actor, `via: "cli"`).
+    return await withAuditScope(CLI_AUDIT_SCOPE, () => fn(hub));
   } finally {
     await hub.close();
   }

@@ -19,3 +19,4 @@ export {
   type RunResultsConfig,
   type RunResultUsage,
 } from '../plugins/entities/index.ts';
+export { auditPage, toAuditEventRecord, type AuditEventRecord } from '../plugins/audit/index.ts';

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   collectMigrations,
@@ -13,7 +13,10 @@ import {
   createHub,
   PendingMigrationsError,
 } from '../kernel/hub.ts';
+import { CLI_AUDIT_SCOPE, withAuditScope, type AuditInput } from '../kernel/audit.ts';
+import type { LoadedConfig } from '../kernel/config/load.ts';
 import { tenantsTable } from '../kernel/identity/tables.ts';
+import { DEFAULT_TENANT_ID } from '../kernel/identity/tenants.ts';
 import type { StorageDriver } from '../kernel/storage/contract.ts';
 import { createDriver } from '../kernel/storage/create-driver.ts';
 import { exportHub } from '../kernel/storage/transfer.ts';
@@ -64,9 +67,54 @@ async function assertCurrentSchema(driver: StorageDriver): Promise<void> {
   if (pending.length > 0) throw new PendingMigrationsError(pending);
 }
 
+/** The hub of `driver`, as a command sees it; closed after `fn`, the driver left open. */
+async function withDriverHub(
+  loaded: LoadedConfig,
+  driver: StorageDriver,
+  verbose: boolean | undefined,
+  fn?: (hub: Awaited<ReturnType<typeof createHub>>) => Promise<void>,
+): Promise<void> {
+  const hub = await createHub({
+    config: loaded.config,
+    configPath: loaded.path,
+    plugins,
+    driver,
+    throttle: createMemoryThrottleStore(),
+    log: commandLogger(loaded.config, verbose),
+    migrate: false,
+  });
+  try {
+    await fn?.(hub);
+  } finally {
+    await hub.close();
+  }
+}
+
+/** `export.run` / `import.run` in the audit log of the tenant concerned (the default for all). */
+function recordTransfer(
+  loaded: LoadedConfig,
+  driver: StorageDriver,
+  verbose: boolean | undefined,
+  tenantId: string | undefined,
+  event: AuditInput,
+): Promise<void> {
+  return withDriverHub(loaded, driver, verbose, (hub) =>
+    withAuditScope(CLI_AUDIT_SCOPE, () =>
+      hub.audit.record(driver.forTenant(tenantId ?? DEFAULT_TENANT_ID), event),
+    ),
+  );
+}
+
+const transferDetails = (result: { rowCount: number; tables: object }, tenantId?: string) => ({
+  rowCount: result.rowCount,
+  tableCount: Object.keys(result.tables).length,
+  ...(tenantId !== undefined ? { tenantId } : {}),
+});
+
 export async function runExport(args: ExportArgs): Promise<void> {
   if (!args.out?.trim()) throw new CliError('--out needs a file path.');
-  const { config } = await loadCliConfig(args);
+  const loaded = await loadCliConfig(args);
+  const { config } = loaded;
   const tenantId = args.tenant === undefined ? undefined : resolveTenantOption(config, args.tenant);
   const file = resolve(args.out);
   const driver = await createDriver(config.db);
@@ -103,6 +151,11 @@ export async function runExport(args: ExportArgs): Promise<void> {
     progress.done();
     out.end();
     await Promise.race([once(out, 'close'), failed]);
+    await recordTransfer(loaded, driver, args.verbose, tenantId, {
+      action: 'export.run',
+      target: { kind: 'file', id: file, name: basename(file) },
+      details: transferDetails(result, tenantId),
+    });
     if (args.json) return printJson({ file, ...result });
     print(
       `Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`,
@@ -138,20 +191,14 @@ export async function runImport(args: ImportArgs): Promise<void> {
       lines,
       ...(progress.report ? { progress: progress.report } : {}),
       // The rows migrate provisions (default tenant, system accounts), as migrate makes them.
-      async reprovision() {
-        const hub = await createHub({
-          config: loaded.config,
-          configPath: loaded.path,
-          plugins,
-          driver,
-          throttle: createMemoryThrottleStore(),
-          log: commandLogger(loaded.config, args.verbose),
-          migrate: false,
-        });
-        await hub.close();
-      },
+      reprovision: () => withDriverHub(loaded, driver, args.verbose),
     });
     progress.done();
+    await recordTransfer(loaded, driver, args.verbose, undefined, {
+      action: 'import.run',
+      target: { kind: 'file', id: file, name: basename(file) },
+      details: transferDetails(result),
+    });
     if (args.json) return printJson({ file, ...result });
     print(
       `Imported ${result.rowCount} row(s) into ${Object.keys(result.tables).length} table(s) from ${file}.`,

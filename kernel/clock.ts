@@ -22,3 +22,14 @@ export function createManualClock(
     set: (date) => void (current = date.getTime()),
   };
 }
+
+/**
+ * An ISO 8601 date (`2026-01-02`) or date-time with `Z` or an offset, as UTC with milliseconds;
+ * null for anything else (times without a zone are ambiguous, so they are refused).
+ */
+export function parseIsoTime(text: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text))
+    return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}

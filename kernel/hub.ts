@@ -6,10 +6,12 @@
  * `hub.fetch`; tests call `hub.app.request()` with no socket at all.
  */
 import type { Context, Hono } from 'hono';
+import { createAuditSink, type AuditSink } from './audit.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Env } from './config/interpolate.ts';
 import type { HubConfig } from './config/load.ts';
 import { createReloader, pluginReloadTargets, type ReloadOutcome } from './config/reload.ts';
+import { auditedReload } from './config/reload-audit.ts';
 import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { throttleGuard, type AuthPolicy } from './http/auth.ts';
@@ -18,6 +20,7 @@ import { createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
+import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
 import {
   changeFeedMigration,
   kernelMigrations,
@@ -80,6 +83,8 @@ export interface Hub {
   driver(): StorageDriver;
   identity: Identity;
   events: EventBus;
+  /** Where security and administrative events go (the audit plugin stores them). */
+  audit: AuditSink;
   log: Logger;
   tenants: TenantCache;
   /** Every migration the kernel and plugins declare, in order. */
@@ -146,7 +151,14 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       await runMigrations(driver, migrations, log);
     }
     const cache = createReadCache(() => config.server.cacheBytes);
-    const identity = createIdentity({ driver: () => driver, clock, tables: () => tables, cache });
+    const audit = createAuditSink();
+    const identity = createIdentity({
+      driver: () => driver,
+      clock,
+      tables: () => tables,
+      cache,
+      audit,
+    });
     await provision(driver, identity, clock, log);
 
     let ownsThrottle = !options.throttle;
@@ -182,6 +194,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         clientIp,
         metrics: metrics.forPlugin(plugin.name),
         cache,
+        audit,
       };
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
@@ -202,7 +215,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     // Config reload swaps the connections behind the getters above. An old connection is closed
     // once the requests that started before the swap have finished.
     const retirement = createRetirement(log, () => config.server.shutdownTimeoutMs);
-    const reload = createReloader({
+    const reloader = createReloader({
       configPath: options.configPath ?? null,
       defaultConfigPath: options.defaultConfigPath ?? null,
       env: options.env ?? globalThis.process?.env ?? {},
@@ -230,6 +243,12 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         retirement.retire('throttle store', async () => (owned ? old.close() : undefined));
       },
       events,
+      log,
+    });
+    const reload = auditedReload(reloader, {
+      audit,
+      store: () => driver.forTenant(DEFAULT_TENANT_ID),
+      configPath: options.configPath ?? null,
       log,
     });
 
@@ -260,6 +279,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       driver: () => driver,
       identity,
       events,
+      audit,
       log,
       tenants,
       migrations,

@@ -7,6 +7,7 @@
 import { Hono, type Context } from 'hono';
 import { createFactory } from 'hono/factory';
 import type { z } from 'zod';
+import type { AuditSink } from './audit.ts';
 import type { Clock } from './clock.ts';
 import type { RouteDocs } from './http/openapi.ts';
 import type { HubConfig } from './config/load.ts';
@@ -64,6 +65,11 @@ export interface PluginContext<Section> {
    * process (see kernel/cache.ts). Put the tenant in every key.
    */
   cache: ReadCache;
+  /**
+   * The audit log: `record(tx, event)` inside the transaction of the change it describes. The
+   * acting user, address and request id come from the request (or the CLI) by themselves.
+   */
+  audit: AuditSink;
 }
 
 export interface PluginInstance<Section = unknown> {

@@ -1,6 +1,7 @@
 /** The explicit list of feature plugins the hub mounts. Order does not matter: dependencies do. */
 import type { PluginDefinition } from '../kernel/plugin.ts';
 import { accountsPlugin } from './accounts/index.ts';
+import { auditPlugin } from './audit/index.ts';
 import { avatarsPlugin } from './avatars/index.ts';
 import { discussionsPlugin } from './discussions/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
@@ -13,6 +14,7 @@ import { ssoPlugin } from './sso/index.ts';
 
 export const plugins: PluginDefinition<any>[] = [
   accountsPlugin,
+  auditPlugin,
   avatarsPlugin,
   invitesPlugin,
   entitiesPlugin,

@@ -19,7 +19,11 @@ async function inviteModules() {
   ]);
   // The CLI never moves time, so the system clock is the hub's.
   const invitesOf = (ctx: TenantContext) =>
-    invites.createInvitesService({ identity: ctx.hub.identity, clock: clock.systemClock });
+    invites.createInvitesService({
+      identity: ctx.hub.identity,
+      clock: clock.systemClock,
+      audit: ctx.hub.audit,
+    });
   return { ...hub, ...invites, invitesOf };
 }
 type InviteModules = Awaited<ReturnType<typeof inviteModules>>;

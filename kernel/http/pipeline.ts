@@ -9,6 +9,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
+import { withAuditScope } from '../audit.ts';
 import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
 import type { ReloadOutcome } from '../config/reload.ts';
@@ -68,7 +69,13 @@ export function createPipeline(deps: PipelineDeps): {
     describeMiddleware(
       async (c, next) => {
         c.set('log', deps.log.child({ requestId: c.var.requestId }));
-        await next();
+        // Audit events recorded while this request runs name its id, address and user.
+        const actor = () => {
+          const user = c.get('auth')?.user;
+          return user ? { id: user.id, name: user.name } : null;
+        };
+        const ip = deps.clientIp(c);
+        await withAuditScope({ requestId: c.var.requestId, ip, actor }, next);
       },
       { errors: [500] },
     ),

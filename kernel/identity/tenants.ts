@@ -4,6 +4,7 @@
  */
 import { badRequest, notFound } from '../errors.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
+import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
@@ -11,6 +12,7 @@ import { defaultColor, defaultInitials } from './avatar-defaults.ts';
 import { newId } from './secrets.ts';
 import { tenantsTable, usersTable, type TenantRow, type UserRow } from './tables.ts';
 import { SYSTEM_USER_NAME } from './users.ts';
+import { tenantEvent } from './audit-events.ts';
 
 export const DEFAULT_TENANT_ID = '__default__';
 export const DEFAULT_HUB_NAME = 'Workspace Hub';
@@ -30,11 +32,16 @@ export function createTenantsService({
   driver,
   clock,
   tables,
+  audit,
 }: {
   driver: () => StorageDriver;
   clock: Clock;
   tables: () => readonly Table[];
+  /** Tenant creations and deletions are recorded in the default tenant's log (the operator's). */
+  audit?: AuditSink;
 }) {
+  const operatorLog = (event: ReturnType<typeof tenantEvent>) =>
+    audit?.record(driver().forTenant(DEFAULT_TENANT_ID), event);
   const global = () => driver().unscoped().table(tenantsTable);
 
   /** Creates the tenant row (if missing) and its system account (if missing). */
@@ -103,7 +110,9 @@ export function createTenantsService({
       if (!name) throw badRequest('Tenant name must not be empty.');
       if (hasUnsafeNameChars(name)) throw badRequest(`name: Tenant name ${UNSAFE_NAME_MESSAGE}.`);
       if (await global().get(id)) throw badRequest(`A tenant with id "${id}" already exists.`);
-      return ensure(id, name);
+      const tenant = await ensure(id, name);
+      await operatorLog(tenantEvent('tenant.created', tenant));
+      return tenant;
     },
 
     /** Removes the tenant and every row it owns, in one transaction. */
@@ -120,6 +129,7 @@ export function createTenantsService({
             if (table.tenantScoped) await tx.table(table).deleteWhere({});
           await tx.table(tenantsTable).delete(id);
         });
+      await operatorLog(tenantEvent('tenant.deleted', tenant));
       return tenant;
     },
   };

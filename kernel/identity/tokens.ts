@@ -3,6 +3,7 @@
  * long-lived connection (a notice stream) needs to learn that its token stopped working.
  */
 import { badRequest, notFound } from '../errors.ts';
+import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
@@ -10,6 +11,7 @@ import { issueSecret, newId, sha256Hex, type IssuedSecret } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import { lockHuman } from './users.ts';
+import { tokenEvent } from './audit-events.ts';
 
 export interface TokenRecord {
   id: string;
@@ -75,7 +77,16 @@ const usable = (token: ApiTokenRow): token is ApiTokenRow & { userId: string } =
 export const tokenExpired = (token: Pick<ApiTokenRow, 'expiresAt'>, now: Date): boolean =>
   token.expiresAt !== null && Date.parse(token.expiresAt) <= now.getTime();
 
-export function createTokensService({ clock, cache }: { clock: Clock; cache?: ReadCache }) {
+export function createTokensService({
+  clock,
+  cache,
+  audit,
+}: {
+  clock: Clock;
+  cache?: ReadCache;
+  /** Where issues, revocations and deletions are recorded, in their own transaction. */
+  audit?: AuditSink;
+}) {
   /** Token id → when this process last wrote its `lastUsedAt` (ms). */
   const touched = new Map<string, number>();
   /** Called after this process revoked or deleted a token, or deleted a user (with its tokens). */
@@ -121,7 +132,10 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
       revokedAt: null,
       expiresAt: expiresAt ?? null,
     };
-    await store.table(apiTokensTable).insert(row);
+    await store.transaction(async (tx) => {
+      await tx.table(apiTokensTable).insert(row);
+      await audit?.record(tx, tokenEvent('token.created', row, user));
+    });
     return { token: row, secret: issued.secret };
   }
 
@@ -186,16 +200,23 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
 
     /** Sets `revokedAt`; a revoked token answers 401 from then on. Returns null when not active. */
     async revoke(store: Store, id: string): Promise<ApiTokenRow | null> {
-      const changed = await store
-        .table(apiTokensTable)
-        .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
-      if (changed === 0) return null;
-      announceRevoked();
-      return store.table(apiTokensTable).get(id);
+      const revoked = await store.transaction(async (tx) => {
+        const tokens = tx.table(apiTokensTable);
+        const row = await tokens.update(id, { revokedAt: clock.iso() }, { revokedAt: null });
+        if (row) await audit?.record(tx, tokenEvent('token.revoked', row));
+        return row;
+      });
+      if (revoked) announceRevoked();
+      return revoked;
     },
 
     async delete(store: Store, id: string): Promise<boolean> {
-      const deleted = await store.table(apiTokensTable).delete(id);
+      const deleted = await store.transaction(async (tx) => {
+        const row = await tx.table(apiTokensTable).get(id);
+        if (!row || !(await tx.table(apiTokensTable).delete(id))) return false;
+        await audit?.record(tx, tokenEvent('token.deleted', row));
+        return true;
+      });
       if (deleted) announceRevoked();
       return deleted;
     },

@@ -3,7 +3,7 @@
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
-import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
+import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import {
@@ -14,12 +14,20 @@ import {
   type AccessLists,
   type AccessRegistry,
 } from './access.ts';
-import { AVATAR_PALETTE, defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { defaultColor, defaultInitials } from './avatar-defaults.ts';
+import { normalizeColor, normalizeInitials, normalizeUserName } from './user-fields.ts';
+
+export {
+  normalizeColor,
+  normalizeInitials,
+  normalizeUserName,
+  SYSTEM_USER_NAME,
+} from './user-fields.ts';
 import { newId } from './secrets.ts';
 import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
+import { userCreated, userDeleted, userUpdated } from './audit-events.ts';
 
 export type Role = 'user' | 'admin';
-export const SYSTEM_USER_NAME = 'system';
 export const BOOTSTRAP_USER_NAME = 'bootstrap';
 
 /** What a caller may set on a user besides the access lists. */
@@ -70,39 +78,6 @@ export function toUserRecord(row: UserRow): UserRecord {
   };
 }
 
-export function normalizeUserName(raw: string): string {
-  const name = raw.trim();
-  if (!name) throw badRequest('name: User name must not be empty.');
-  // Lower-casing can lengthen a name (İ → i̇), and the lower-cased key is stored too.
-  if ([...name].length > 255 || [...name.toLowerCase()].length > 255)
-    throw badRequest('name: User name must be at most 255 characters.');
-  // Controls would act on the terminal that lists users, bidi overrides disguise the name.
-  if (hasUnsafeNameChars(name)) throw badRequest(`name: User name ${UNSAFE_NAME_MESSAGE}.`);
-  if (name.toLowerCase() === SYSTEM_USER_NAME)
-    throw badRequest(
-      `name: User name "${SYSTEM_USER_NAME}" is reserved for the internal system account.`,
-    );
-  return name;
-}
-
-export function normalizeInitials(raw: string): string {
-  // Upper-case first: some letters become two (ß → SS), and the stored form must stay 1–2 letters.
-  const initials = raw.trim().toUpperCase();
-  const letters = [...initials];
-  if (letters.length < 1 || letters.length > 2)
-    throw badRequest('avatarInitials: Avatar initials must be one or two letters.');
-  if (!letters.every((ch) => /\p{L}/u.test(ch)))
-    throw badRequest('avatarInitials: Avatar initials must contain letters only.');
-  return initials;
-}
-
-export function normalizeColor(raw: string): string {
-  if (!(AVATAR_PALETTE as readonly string[]).includes(raw)) {
-    throw badRequest(`avatarColor: Avatar colour must be one of ${AVATAR_PALETTE.join(', ')}.`);
-  }
-  return raw;
-}
-
 function assertHuman(row: UserRow | null): UserRow {
   if (!row) throw notFound('User not found');
   if (row.system)
@@ -137,6 +112,8 @@ export interface UsersServiceDeps {
   clock: Clock;
   /** Called after a deletion committed: the user's tokens no longer authenticate. */
   onDeleted?: () => void;
+  /** Where creations, changes and deletions are recorded, in their own transaction. */
+  audit?: AuditSink;
 }
 
 /** Validates access lists present in `input` against the role, returning normalized lists. */
@@ -169,9 +146,48 @@ function uniqueNameError(name: string) {
 /** Removes what a plugin keeps about a user (avatar, invitations) inside the deletion's transaction. */
 export type UserDeleteHook = (tx: Store, user: UserRow) => Promise<void>;
 
-export function createUsersService({ access, clock, onDeleted }: UsersServiceDeps) {
+export function createUsersService({ access, clock, onDeleted, audit }: UsersServiceDeps) {
   // Plugins register these at setup, so the HTTP API and the CLI delete the same things.
   const deleteHooks: UserDeleteHook[] = [];
+  /** The body of `update`, inside its transaction (the record and its audit event land together). */
+  async function updateUser(
+    store: Store,
+    id: string,
+    input: UserInput,
+    actorId?: string,
+  ): Promise<UserRow> {
+    const users = store.table(usersTable);
+    const current = assertHuman(await users.get(id));
+    const role = input.role ?? (current.role as Role);
+    if (actorId === id && input.role !== undefined && input.role !== current.role) {
+      throw forbidden('You cannot change your own role.');
+    }
+    const lists = await resolveAccessLists(store, access, role, input);
+    const patch: Partial<UserRow> = { ...lists, updatedAt: clock.iso() };
+    if (input.name !== undefined) {
+      patch.name = normalizeUserName(input.name);
+      patch.nameKey = patch.name.toLowerCase();
+    }
+    if (input.role !== undefined) patch.role = input.role;
+    // Admins store empty entity lists: promotion clears them.
+    if (role === 'admin') for (const field of ENTITY_ACCESS_FIELDS) patch[field] = [];
+    if (input.avatarInitials !== undefined)
+      patch.avatarInitials = normalizeInitials(input.avatarInitials);
+    if (input.avatarColor !== undefined) patch.avatarColor = normalizeColor(input.avatarColor);
+    if (input.llmAccess !== undefined) patch.llmAccess = input.llmAccess;
+    if (input.llmMonthlyTokenLimit !== undefined)
+      patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
+    try {
+      const updated = await users.update(id, patch);
+      if (!updated) throw notFound('User not found');
+      await audit?.record(store, userUpdated(current, updated));
+      return updated;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw uniqueNameError(patch.name ?? current.name);
+      throw error;
+    }
+  }
+
   return {
     /** Registers cleanup that runs in the same transaction as every user deletion. */
     onDelete(hook: UserDeleteHook): void {
@@ -207,7 +223,11 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
         updatedAt: now,
       };
       try {
-        return await store.table(usersTable).insert(row);
+        return await store.transaction(async (tx) => {
+          const inserted = await tx.table(usersTable).insert(row);
+          if (!options.system) await audit?.record(tx, userCreated(inserted));
+          return inserted;
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw uniqueNameError(name);
         throw error;
@@ -219,35 +239,7 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
      * `actorId` is the admin making the change: admins cannot change their own role.
      */
     async update(store: Store, id: string, input: UserInput, actorId?: string): Promise<UserRow> {
-      const users = store.table(usersTable);
-      const current = assertHuman(await users.get(id));
-      const role = input.role ?? (current.role as Role);
-      if (actorId === id && input.role !== undefined && input.role !== current.role) {
-        throw forbidden('You cannot change your own role.');
-      }
-      const lists = await resolveAccessLists(store, access, role, input);
-      const patch: Partial<UserRow> = { ...lists, updatedAt: clock.iso() };
-      if (input.name !== undefined) {
-        patch.name = normalizeUserName(input.name);
-        patch.nameKey = patch.name.toLowerCase();
-      }
-      if (input.role !== undefined) patch.role = input.role;
-      // Admins store empty entity lists: promotion clears them.
-      if (role === 'admin') for (const field of ENTITY_ACCESS_FIELDS) patch[field] = [];
-      if (input.avatarInitials !== undefined)
-        patch.avatarInitials = normalizeInitials(input.avatarInitials);
-      if (input.avatarColor !== undefined) patch.avatarColor = normalizeColor(input.avatarColor);
-      if (input.llmAccess !== undefined) patch.llmAccess = input.llmAccess;
-      if (input.llmMonthlyTokenLimit !== undefined)
-        patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
-      try {
-        const updated = await users.update(id, patch);
-        if (!updated) throw notFound('User not found');
-        return updated;
-      } catch (error) {
-        if (isUniqueViolation(error)) throw uniqueNameError(patch.name ?? current.name);
-        throw error;
-      }
+      return store.transaction((tx) => updateUser(tx, id, input, actorId));
     },
 
     /** Deletes the user and every token of theirs in one transaction. */
@@ -259,6 +251,7 @@ export function createUsersService({ access, clock, onDeleted }: UsersServiceDep
         await tx.table(apiTokensTable).deleteWhere({ userId: id });
         for (const hook of deleteHooks) await hook(tx, user);
         await tx.table(usersTable).delete(id);
+        await audit?.record(tx, userDeleted(user));
         return user;
       });
       onDeleted?.();

@@ -4,6 +4,7 @@
  * deletion notice other plugins (discussions) listen to.
  */
 import { forbidden, notFound } from '../../kernel/errors.ts';
+import type { AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
@@ -18,6 +19,8 @@ export interface EntityDeps {
   clock: Clock;
   events: EventBus;
   cache: ReadCache;
+  /** The audit log (admin lock changes are recorded in their transaction). */
+  audit: AuditSink;
 }
 
 /** Event topic published after entities are removed, with every removed id by kind. */

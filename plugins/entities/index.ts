@@ -56,7 +56,12 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
           new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
-    const deps: EntityDeps = { clock: ctx.clock, events: ctx.events, cache: ctx.cache };
+    const deps: EntityDeps = {
+      clock: ctx.clock,
+      events: ctx.events,
+      cache: ctx.cache,
+      audit: ctx.audit,
+    };
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);

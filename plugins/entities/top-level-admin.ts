@@ -4,6 +4,8 @@
  * revisions like the data routes (top-level.ts).
  */
 import type { Hono } from 'hono';
+import type { AuditInput } from '../../kernel/audit.ts';
+import type { DeletedKind } from './access.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { pathId } from '../../kernel/http/params.ts';
@@ -13,8 +15,30 @@ import { publishDeleted, type EntityDeps } from './access.ts';
 import { answerRecord, etagOf } from './history.ts';
 import { toAdminSummary } from './records.ts';
 import { lockBody } from './schemas.ts';
-import { rowsOf, type AnyTopLevelKind, type AnyTopLevelRow } from './top-level-kind.ts';
+import {
+  rowsOf,
+  type AnyTopLevelKind,
+  type AnyTopLevelRow,
+  type TopLevelRow,
+} from './top-level-kind.ts';
 import { insertRow, removeRow, updateRow } from './top-level-rows.ts';
+
+/** `lock.changed`: an admin turned a top-level row's deletion lock on or off. */
+function lockChanged(kind: DeletedKind, before: TopLevelRow, after: TopLevelRow): AuditInput {
+  return {
+    action: 'lock.changed',
+    // `liveServer` → `live-server`, as the workspace kinds are named in the audit log.
+    target: {
+      kind: kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
+      id: after.id,
+      name: after.name,
+    },
+    details: {
+      before: { deletionLocked: before.deletionLocked },
+      after: { deletionLocked: after.deletionLocked },
+    },
+  };
+}
 
 export function topLevelAdminRoutes(
   app: Hono<KernelEnv>,
@@ -58,7 +82,10 @@ export function topLevelAdminRoutes(
       const patch = kind.admin
         ? await kind.admin.patch(current, input, { tx, user, now })
         : { deletionLocked: input.deletionLocked };
-      return updateRow(tx, deps, kind, current, patch, user.id);
+      const updated = await updateRow(tx, deps, kind, current, patch, user.id);
+      if (updated.deletionLocked !== current.deletionLocked)
+        await deps.audit.record(tx, lockChanged(kind.deletedKind, current, updated));
+      return updated;
     });
     return answerRecord(c, adminRecord(row), row);
   });

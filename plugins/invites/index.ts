@@ -122,7 +122,11 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
     },
   ],
   setup(ctx) {
-    const service = createInvitesService({ identity: ctx.identity, clock: ctx.clock });
+    const service = createInvitesService({
+      identity: ctx.identity,
+      clock: ctx.clock,
+      audit: ctx.audit,
+    });
     // An invitation outlives nothing: deleting the account deletes its invitations with it.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(invitationsTable).deleteWhere({ userId: user.id });

@@ -4,6 +4,7 @@
  * invitation with one conditional update inside a transaction, so of two concurrent redeems of
  * one secret exactly one gets a token.
  */
+import type { AuditInput, AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { HttpError, notFound } from '../../kernel/errors.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
@@ -40,9 +41,28 @@ export interface IssuedInvitation {
 export interface InvitesDeps {
   identity: Identity;
   clock: Clock;
+  /** Where issues, redeems and revocations are recorded, in their own transaction. */
+  audit?: AuditSink;
 }
 
-export function createInvitesService({ identity, clock }: InvitesDeps) {
+/** An invitation's audit event: whom it is for and until when (never its code or hash). */
+function invitationEvent(
+  action: 'invitation.created' | 'invitation.redeemed' | 'invitation.revoked',
+  invitation: InvitationRow,
+  user: UserRow | null,
+): AuditInput {
+  return {
+    action,
+    target: { kind: 'invitation', id: invitation.id, name: user?.name ?? '' },
+    details: { userId: invitation.userId, expiresAt: invitation.expiresAt },
+    // Redeeming is done by the invitee, who holds no token yet.
+    ...(action === 'invitation.redeemed' && user
+      ? { actor: { id: user.id, name: user.name } }
+      : {}),
+  };
+}
+
+export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
   /** Stores a new invitation for a user the caller has checked. Writes only. */
   async function issue(
     store: Store,
@@ -64,7 +84,10 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
       createdAt: now.toISOString(),
       tokenTtlDays: options.tokenTtlDays ?? null,
     };
-    await store.table(invitationsTable).insert(invitation);
+    await store.transaction(async (tx) => {
+      await tx.table(invitationsTable).insert(invitation);
+      await audit?.record(tx, invitationEvent('invitation.created', invitation, user));
+    });
     return { user, invitation, secret: issued.secret };
   }
 
@@ -118,13 +141,21 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
     /** Revokes a pending, unexpired invitation; null when there is no such invitation. */
     async revoke(store: Store, id: string): Promise<InvitationRow | null> {
       const now = clock.iso();
-      const changed = await store
-        .table(invitationsTable)
-        .updateWhere(
-          { id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
-          { revokedAt: now },
-        );
-      return changed === 0 ? null : store.table(invitationsTable).get(id);
+      return store.transaction(async (tx) => {
+        // Read first: Firestore allows no read after a transaction's first write.
+        const current = await tx.table(invitationsTable).get(id);
+        const user = current ? await tx.table(usersTable).get(current.userId) : null;
+        const row = await tx
+          .table(invitationsTable)
+          .update(
+            id,
+            { revokedAt: now },
+            { redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+          );
+        if (!row) return null;
+        await audit?.record(tx, invitationEvent('invitation.revoked', row, user));
+        return row;
+      });
     },
 
     /** What the invitee is invited as; does not use the invitation up. */
@@ -152,6 +183,7 @@ export function createInvitesService({ identity, clock }: InvitesDeps) {
             { redeemedAt: now },
           );
         if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
+        await audit?.record(tx, invitationEvent('invitation.redeemed', invitation, user));
         const expiresAt =
           invitation.tokenTtlDays === null
             ? undefined

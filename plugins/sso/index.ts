@@ -54,3 +54,4 @@ export const ssoPlugin = definePlugin<SsoConfig>({
 
 // The plugin's public face (the CLI's `user list` uses it): the only names others may import.
 export { linkedUsers } from './admin.ts';
+export { ssoAuditEvent } from './audit-events.ts';

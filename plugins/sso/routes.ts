@@ -7,6 +7,7 @@
  * when the provider or the database cannot answer), never a code. The callback is throttled like
  * failed authentication.
  */
+import { ssoAuditEvent } from './audit-events.ts';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { HubConfig } from '../../kernel/config/load.ts';
@@ -147,6 +148,20 @@ export function publicSsoRoutes(
           await ctx.throttle.recordFailure(throttleKey(c));
           return new Refusal(status, title, reason);
         };
+        /** `sso.refused` in the sign-in's tenant: whom the provider named, if it got that far. */
+        const refusedEvent = (tenantId: string, reason: string, claims?: Record<string, unknown>) =>
+          ctx.audit.record(
+            ctx.storage(tenantId),
+            ssoAuditEvent(
+              'sso.refused',
+              {
+                id: typeof claims?.sub === 'string' ? claims.sub : '',
+                name: String(claims?.[config.oidc.usernameClaim] ?? ''),
+                provider: config.oidc.issuer,
+              },
+              { reason },
+            ),
+          );
         if (!pending)
           throw await failed(
             400,
@@ -189,22 +204,26 @@ export function publicSsoRoutes(
         try {
           claims = await rp.finish(callbackUrl, { ...pending, state });
         } catch (error) {
-          if (error instanceof SignInRefused)
+          if (error instanceof SignInRefused) {
+            await refusedEvent(pending.tenant, error.message);
             throw await failed(
               400,
               'Sign-in refused',
               `The sign-in failed a check: ${error.message}.`,
             );
+          }
           throw error;
         }
         const groups = groupsOf(claims, config.oidc.groupsClaim);
-        if (!allowed(config.oidc, groups))
+        if (!allowed(config.oidc, groups)) {
+          await refusedEvent(pending.tenant, 'not in an allowed group', claims);
           throw new Refusal(
             403,
             'Not allowed on this hub',
             `Your account is not in a group allowed on this hub (${config.oidc.allowedGroups.join(', ')}). Ask the hub administrator.`,
             false,
           );
+        }
         const tenant = await ctx.identity.tenants.get(pending.tenant);
         if (!tenant)
           throw new Refusal(404, 'Unknown hub', `tenant: no tenant "${pending.tenant}".`);
@@ -215,6 +234,14 @@ export function publicSsoRoutes(
             config.oidc,
             claims,
             now.toISOString(),
+          );
+          await ctx.audit.record(
+            tx,
+            ssoAuditEvent('sso.signed_in', {
+              id: user.id,
+              name: user.name,
+              provider: config.oidc.issuer,
+            }),
           );
           return invites.issue(tx, user, 1, {
             lifetimeMs: config.codeMinutes * 60_000,

@@ -87,6 +87,14 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     expect(deep.searchParams.get('name')).toBe('alice');
     expect(deep.searchParams.get('role')).toBe('user');
 
+    // The audit log names who signed in, through which provider, and never the code.
+    const audit = await t.request('GET', '/admin/audit?action=sso.signed_in');
+    const signedIn = audit.body.events.find(
+      (event: { target: { name: string } }) => event.target.name === 'alice',
+    );
+    expect(signedIn).toMatchObject({ actor: { name: 'alice' }, target: { kind: 'user' } });
+    expect(JSON.stringify(audit.body)).not.toContain(code);
+
     const redeemed = await redeem(code);
     expect(redeemed.status).toBe(201);
     expect((await redeem(code)).status).toBe(410);
@@ -212,6 +220,10 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
       noCode(await signIn('mallory'), 403, /not in a group allowed on this hub/);
       const users = (await t.request('GET', '/admin/users')).body.users;
       expect(users.some((u: { name: string }) => u.name === 'mallory')).toBe(false);
+      const audit = await t.request('GET', '/admin/audit?action=sso.refused');
+      expect(
+        audit.body.events.find((e: { target: { name: string } }) => e.target.name === 'mallory'),
+      ).toMatchObject({ actor: null, details: { reason: 'not in an allowed group' } });
     });
 
     it('refuses a forged state', async () => {

@@ -320,7 +320,7 @@ describe('export and import between drivers', () => {
     const error = await importText(busy.driver, text).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportRefusedError);
     expect((error as Error).message).toMatch(
-      /already holds data \(users: 1 row\(s\) besides the system accounts, api_tokens: 1 row\(s\)\)/,
+      /already holds data \(users: 1 row\(s\) besides the system accounts, api_tokens: 1 row\(s\), audit_events: 2 row\(s\)\)/,
     );
     expect(await snapshot(busy.driver)).toEqual(before);
   });

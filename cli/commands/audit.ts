@@ -1,0 +1,161 @@
+/** `workspace-hub audit …`: read the audit log on the server's machine, or export it for a SIEM. */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { defineCommand } from 'citty';
+import { parseIsoTime } from '../../kernel/clock.ts';
+import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { CliError, UsageError, withUser } from '../errors.ts';
+import { print, printJson, printTable } from '../output.ts';
+
+const hubModules = () => import('../hub-modules.ts');
+
+/** The most events `audit list` prints at once (`audit export` has no limit). */
+const MAX_LIST = 1000;
+/** Rows read per query while exporting. */
+const EXPORT_PAGE = 500;
+
+const sinceArg = {
+  since: {
+    type: 'string',
+    valueHint: 'ISO',
+    description: 'Only events at or after this time (ISO 8601 date or date-time with a zone)',
+  },
+} as const;
+
+function parseSince(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const since = parseIsoTime(raw.trim());
+  if (since === null)
+    throw new UsageError(
+      `--since must be an ISO 8601 date or date-time with a zone (e.g. 2026-01-02T03:04:05Z), got "${raw}".`,
+    );
+  return since;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 50;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_LIST)
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIST}, got "${raw}".`);
+  return value;
+}
+
+const listCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub audit list',
+    description: 'Show audit events, newest first',
+  },
+  args: {
+    ...sinceArg,
+    action: { type: 'string', description: 'Only this action, e.g. user.created' },
+    user: {
+      type: 'string',
+      valueHint: 'user',
+      description: 'Only events by this user (id or name)',
+    },
+    limit: {
+      type: 'string',
+      valueHint: 'N',
+      description: `At most N events (default 50, at most ${MAX_LIST})`,
+    },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const since = parseSince(args.since);
+    const limit = parseLimit(args.limit);
+    const action = args.action?.trim() || undefined;
+    const { withTenant, auditPage, toAuditEventRecord } = await hubModules();
+    await withTenant(args, async ({ hub, store, tenantId }) => {
+      const actorId =
+        args.user === undefined
+          ? undefined
+          : await withUser(hub.identity.users, store, args.user, async (id) => id);
+      const { rows } = await auditPage(store, { since, action, actorId, limit });
+      const events = rows.map((row) => toAuditEventRecord(row, tenantId));
+      if (args.json) return printJson({ events });
+      if (events.length === 0) return print('No audit events found.');
+      printTable(
+        ['AT', 'ACTION', 'ACTOR', 'TARGET', 'IP'],
+        events.map((event) => [
+          event.at,
+          event.action,
+          event.actor?.name ?? `(${String(event.details['via'] ?? 'system')})`,
+          `${event.target.kind} ${event.target.name || event.target.id}`,
+          event.ip ?? '-',
+        ]),
+      );
+    });
+  },
+});
+
+const exportCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub audit export',
+    description: 'Write audit events as JSON lines (one event per line, newest first), mode 0600',
+  },
+  args: {
+    out: {
+      type: 'string',
+      required: true,
+      valueHint: 'file.jsonl',
+      description: 'File to create (never overwritten)',
+    },
+    ...sinceArg,
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    if (!args.out?.trim()) throw new UsageError('--out needs a file path.');
+    const since = parseSince(args.since);
+    const file = resolve(args.out);
+    const { withTenant, auditPage, toAuditEventRecord } = await hubModules();
+    await withTenant(args, async ({ store, tenantId }) => {
+      // `wx`: never overwrite; 0600: the log names people, addresses and what they did.
+      const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+      await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
+        throw new CliError(
+          error.code === 'EEXIST'
+            ? `${file} already exists; choose another name or remove it.`
+            : `Cannot write ${file}: ${error.message}`,
+        );
+      });
+      let count = 0;
+      try {
+        const failed = new Promise<never>((_, reject) => out.once('error', reject));
+        failed.catch(() => undefined);
+        let cursor: { createdAt: string; id: string } | undefined;
+        for (;;) {
+          const page = await auditPage(store, { since, cursor, limit: EXPORT_PAGE });
+          const text = page.rows.map(
+            (row) => `${JSON.stringify(toAuditEventRecord(row, tenantId))}\n`,
+          );
+          if (text.length > 0 && !out.write(text.join('')))
+            await Promise.race([once(out, 'drain'), failed]);
+          count += page.rows.length;
+          const last = page.rows.at(-1);
+          if (!page.nextCursor || !last) break;
+          cursor = { createdAt: last.at, id: last.id };
+        }
+        out.end();
+        await Promise.race([once(out, 'close'), failed]);
+      } catch (error) {
+        out.destroy();
+        await rm(file, { force: true });
+        throw error;
+      }
+      if (args.json) return printJson({ file, count });
+      print(`Exported ${count} audit event(s) to ${file}.`);
+    });
+  },
+});
+
+/** The `audit` command group. */
+export const auditCommand = defineCommand({
+  meta: { name: 'workspace-hub audit', description: 'Read or export the audit log' },
+  subCommands: { list: listCommand, export: exportCommand },
+});

@@ -1,0 +1,64 @@
+/**
+ * The audit log: one row per event, append-only (nothing updates a row; only retention deletes
+ * the old ones). Indexes serve the filters of `GET /admin/audit`, newest first.
+ */
+import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+
+/** Longest target id kept (a config file path may be longer; it is cut). */
+export const TARGET_ID_MAX = 255;
+/** Longest client address kept (a forwarded address comes from a header). */
+export const IP_MAX = 64;
+/** A client may name its request (`X-Request-Id`, up to 255 characters). */
+export const REQUEST_ID_MAX = 255;
+
+export const auditEventsTable = defineTable({
+  name: 'audit_events',
+  columns: {
+    id: col.id(),
+    at: col.timestamp(),
+    action: col.string(64),
+    actorId: col.idNullable(),
+    actorName: col.stringNullable(255),
+    targetKind: col.string(32),
+    targetId: col.string(TARGET_ID_MAX),
+    targetName: col.text(),
+    ip: col.stringNullable(IP_MAX),
+    requestId: col.stringNullable(REQUEST_ID_MAX),
+    details: col.json<Record<string, unknown>>(),
+  },
+  indexes: [
+    ['at', 'id'],
+    ['actorId', 'at', 'id'],
+    ['action', 'at', 'id'],
+    ['targetId', 'at', 'id'],
+  ],
+});
+
+export type AuditEventRow = RowOfTable<typeof auditEventsTable>;
+
+/** An event as `GET /admin/audit`, the CLI and the JSON-lines export show it. */
+export interface AuditEventRecord {
+  id: string;
+  at: string;
+  action: string;
+  actor: { id: string; name: string } | null;
+  target: { kind: string; id: string; name: string };
+  tenantId: string | null;
+  ip: string | null;
+  requestId: string | null;
+  details: Record<string, unknown>;
+}
+
+export function toAuditEventRecord(row: AuditEventRow, tenantId: string | null): AuditEventRecord {
+  return {
+    id: row.id,
+    at: row.at,
+    action: row.action,
+    actor: row.actorId ? { id: row.actorId, name: row.actorName ?? '' } : null,
+    target: { kind: row.targetKind, id: row.targetId, name: row.targetName },
+    tenantId,
+    ip: row.ip,
+    requestId: row.requestId,
+    details: row.details,
+  };
+}
