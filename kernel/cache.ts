@@ -83,8 +83,9 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
       size: (value: T) => number | null,
     ): Promise<T> {
       const changes = store.changes;
-      const stamp =
+      const asked =
         changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
+      const stamp = asked instanceof Promise ? await asked : asked;
       if (stamp === null) return load();
       const hit = entries.get(key);
       if (hit) {

@@ -206,8 +206,8 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
      * that checked tokens at this stamp need not check them again; null where the driver cannot
      * tell (MySQL, Firestore, a PostgreSQL listener not proven yet): check every time then.
      */
-    stamp(store: Store): number | null {
-      return store.changes?.stamp([apiTokensTable.name, usersTable.name]) ?? null;
+    async stamp(store: Store): Promise<number | null> {
+      return (await store.changes?.stamp([apiTokensTable.name, usersTable.name])) ?? null;
     },
 
     /**

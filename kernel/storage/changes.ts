@@ -13,12 +13,13 @@
 /** The stamps a driver offers to caches (`StorageDriver.changes`). */
 export interface ChangeFeed {
   /**
-   * The current stamp of these tables: it differs from an earlier one whenever a row of any of
-   * them may have changed since, and grows. Null while the driver cannot vouch for other
-   * processes' writes (its listener is reconnecting), or never can (MySQL, Firestore): cache
-   * nothing then.
+   * The current stamp of these tables, once it reflects every change committed (by any process)
+   * before the call: it differs from an earlier one whenever a row of any of them may have
+   * changed since, and grows. Null when the driver cannot prove that right now (its listener is
+   * reconnecting or behind), or never can: cache nothing then. A promise where proving takes a
+   * round trip (PostgreSQL's fence, MySQL's and Firestore's change sequence).
    */
-  stamp(tables: readonly string[]): number | null;
+  stamp(tables: readonly string[]): number | null | Promise<number | null>;
 }
 
 /** The feed of a driver that cannot see other processes' writes: one object per driver. */

@@ -37,7 +37,9 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         stamp(tables) {
           if (closed) return null;
           others ??= dialect.watchOthers!(stamps);
-          return others.current() ? stamps.stamp(tables) : null;
+          const current = others.current();
+          if (typeof current === 'boolean') return current ? stamps.stamp(tables) : null;
+          return current.then((ok) => (ok && !closed ? stamps.stamp(tables) : null));
         },
       }
     : noChangeFeed();
