@@ -20,6 +20,7 @@ import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import {
   changeFeedMigration,
+  changeSequenceMigration,
   kernelMigrations,
   kernelTables,
   provision,
@@ -105,6 +106,7 @@ export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Mi
     ...kernelMigrations,
     ...ordered.flatMap((p) => p.migrations ?? []),
     changeFeedMigration(collectTables(plugins)),
+    changeSequenceMigration(collectTables(plugins)),
   ];
 }
 

@@ -68,7 +68,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
       if (migration.changeFeed && flavor === 'postgres')
-        await installChangeTriggers(trx, migration.changeFeed);
+        await installChangeTriggers(trx, flavor, migration.changeFeed);
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
       await trx
         .insertInto(MIGRATIONS_TABLE)
@@ -96,6 +96,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         for (const { table, columns } of migration.addColumns ?? [])
           await addColumns(conn, flavor, table, columns);
         for (const table of migration.addIndexes ?? []) await createIndexes(conn, flavor, table);
+        if (migration.changeFeed) await installChangeTriggers(conn, flavor, migration.changeFeed);
         await conn.transaction().execute(async (trx) => {
           if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
           await trx
