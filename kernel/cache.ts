@@ -1,8 +1,9 @@
 /**
  * The read cache: values derived from tables (an authenticated token and its user, a serialized
  * list) kept in process while the tables' change stamp is unchanged (storage/changes.ts), so a
- * hot read costs no database round trip and is still never stale. A driver without a change feed
- * (MySQL, Firestore), or one whose feed cannot vouch right now, gets every read loaded afresh.
+ * hot read costs at most one small round trip shared by concurrent lookups (the proof that the
+ * stamps include every earlier commit) and is never stale. A driver whose stamps cannot be proven
+ * current right now gets every read loaded afresh.
  *
  * Memory is bounded by a byte budget (`server.cacheBytes`): entries are dropped least recently
  * used first, and a value larger than a quarter of the budget is not kept at all. Concurrent
