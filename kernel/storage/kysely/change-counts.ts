@@ -61,7 +61,7 @@ export async function installChangeCounters(db: Executor, table: Table): Promise
   ];
   const onUpdate =
     untracked.size > 0
-      ? `IF NOT (${tracked.map((c) => `OLD.${c} <=> NEW.${c}`).join(' AND ')}) THEN ${count}; END IF`
+      ? `IF NOT (${tracked.map((c) => `OLD.${c} <=> NEW.${c}`).join(' AND ')}) THEN ${count}; END IF;`
       : `${count};`;
   for (const [event, body] of [
     ['insert', `${count};`],
