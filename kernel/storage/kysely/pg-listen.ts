@@ -74,8 +74,14 @@ export function watchNotifications(
     if (!closed) schedule(generation, () => void connect(), RETRY_MS);
   };
 
-  /** Whether a NOTIFY sent through the pool comes back on the listening connection in time. */
-  async function heard(timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+  /**
+   * Whether a NOTIFY sent by `send` (through the pool, unless told) comes back on the listening
+   * connection in time.
+   */
+  async function heard(
+    timeoutMs = PROBE_TIMEOUT_MS,
+    send: (payload: string) => Promise<unknown> = probe,
+  ): Promise<boolean> {
     const payload = `${PROBE_PREFIX}${randomUUID()}`;
     const arrived = new Promise<boolean>((resolve) => {
       const deadline = setTimeout(() => resolve(false), timeoutMs);
@@ -87,7 +93,7 @@ export function watchNotifications(
     });
     try {
       const sent = await Promise.race([
-        probe(payload).then(
+        send(payload).then(
           () => true,
           () => false,
         ),
@@ -137,14 +143,21 @@ export function watchNotifications(
   }
 
   /**
-   * The fence: a NOTIFY sent through the pool after the lookups it answers arrived. PostgreSQL
-   * delivers the notifications of different transactions in commit order, so once it is back on
-   * the listening connection, every change committed before it was sent has moved its stamp.
+   * The fence: a NOTIFY sent after the lookups it answers arrived. PostgreSQL delivers the
+   * notifications of different transactions in commit order, so once it is back on the listening
+   * connection, every change committed before it was sent has moved its stamp. It is sent on the
+   * listening connection itself (a session hears its own notifications, in the same order), so it
+   * never queues behind the pool's writers; the probe still goes through the pool, to prove that
+   * what the hub writes is heard at all.
    */
+  const viaListener = (payload: string) =>
+    client
+      ? client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload])
+      : Promise.reject(new Error('not listening'));
   const fence = batched(async () => {
     if (!listening) return false;
     const attempt = generation;
-    const ok = (await heard(FENCE_TIMEOUT_MS)) && listening && attempt === generation;
+    const ok = (await heard(FENCE_TIMEOUT_MS, viaListener)) && listening && attempt === generation;
     suspect = !ok;
     return ok;
   });
