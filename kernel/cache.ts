@@ -84,23 +84,35 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
       size: (value: T) => number | null,
     ): Promise<T> {
       const changes = store.changes;
-      const asked =
-        changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
-      const stamp = asked instanceof Promise ? await asked : asked;
+      const names = tables.map((table) => table.name);
+      let stamp = changes && budget() > 0 ? changes.stamp(names) : null;
       if (stamp === null) return load();
       const hit = entries.get(key);
       if (hit) {
+        // A value that looks current is served only once the stamps are proven to include every
+        // commit made before this lookup (one round trip shared by concurrent lookups). One that
+        // already looks stale needs no proof: it is reloaded at once.
         if (hit.stamp === stamp) {
-          hits++;
-          entries.delete(key);
-          entries.set(key, hit);
-          return hit.value as T;
+          stamp = (await changes!.caughtUp()) ? changes!.stamp(names) : null;
+          if (stamp === hit.stamp && entries.get(key) === hit) {
+            hits++;
+            entries.delete(key);
+            entries.set(key, hit);
+            return hit.value as T;
+          }
+          if (stamp === null) return load();
         }
-        remove(key, hit);
+        if (entries.get(key) === hit) remove(key, hit);
       }
       misses++;
       const pending = loading.get(key);
-      if (pending && pending.stamp === stamp) return pending.promise as Promise<T>;
+      if (pending && pending.stamp === stamp) {
+        // A load that began before this lookup answers it only if nothing was committed since.
+        if ((await changes!.caughtUp()) && changes!.stamp(names) === pending.stamp)
+          return pending.promise as Promise<T>;
+        stamp = changes!.stamp(names);
+        if (stamp === null) return load();
+      }
       // The stamp was taken before the load: a write that lands meanwhile moves it, and the value
       // kept here is then never served.
       const promise = load();

@@ -6,6 +6,7 @@ import { badRequest, notFound } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
+import { provenStamp } from '../storage/changes.ts';
 import { issueSecret, newId, sha256Hex, type IssuedSecret } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
@@ -207,7 +208,7 @@ export function createTokensService({ clock, cache }: { clock: Clock; cache?: Re
      * tell (MySQL, Firestore, a PostgreSQL listener not proven yet): check every time then.
      */
     async stamp(store: Store): Promise<number | null> {
-      return (await store.changes?.stamp([apiTokensTable.name, usersTable.name])) ?? null;
+      return provenStamp(store.changes, [apiTokensTable.name, usersTable.name]);
     },
 
     /**

@@ -12,6 +12,7 @@ import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { changeSequenceMigration, kernelMigrations } from '../../kernel/identity/provision.ts';
+import { eventually } from '../helpers/async.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 
 const notes = defineTable({ name: 'seq_notes', columns: { id: col.id(), text: col.string() } });
@@ -71,6 +72,8 @@ async function twoDrivers(kind: 'mysql' | 'firestore') {
     config = { ...config, host: '127.0.0.1', port: proxy.port } as typeof config;
   }
   const first = await open(config);
+  // The feed counts from its first read of the counters, which the first lookup starts.
+  await eventually(() => first.changes.stamp([notes.name]) !== null, 5000, 'the first read');
   const cache = createReadCache(() => 1 << 20);
   const store = first.forTenant('__default__');
   let loads = 0;

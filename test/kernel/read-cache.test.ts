@@ -223,7 +223,10 @@ describe('the read cache on its own', () => {
   /** A store whose stamp the test moves by hand (the cache reads nothing else of it). */
   const feed = () => {
     let stamp = 1;
-    return { store: { changes: { stamp: () => stamp } } as unknown as Store, move: () => stamp++ };
+    return {
+      store: { changes: { stamp: () => stamp, caughtUp: () => true } } as unknown as Store,
+      move: () => stamp++,
+    };
   };
 
   it('drops the least recently used entries to stay within its byte budget, and keeps no value over a quarter of it', async () => {

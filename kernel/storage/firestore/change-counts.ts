@@ -61,9 +61,12 @@ export function firestoreChangeFeed(
     return !closed;
   });
   return {
-    async stamp(tables) {
-      return (await read()) ? stamps.stamp(tables.map(collectionName)) : null;
+    stamp(tables) {
+      // Nothing is kept before the first read of the counters (which starts the counting here).
+      if (seen === undefined && !closed) void read();
+      return seen === undefined || closed ? null : stamps.stamp(tables.map(collectionName));
     },
+    caughtUp: () => (closed ? false : read()),
     close: () => void (closed = true),
   };
 }

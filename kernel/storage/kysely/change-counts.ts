@@ -103,6 +103,11 @@ export function watchChangeCounts(db: Kysely<any>, stamps: ChangeStamps): Others
     return !closed;
   });
   return {
+    // Nothing is kept before the first read of the counters (which starts the counting here).
+    hearing() {
+      if (seen === undefined && !closed) void read();
+      return seen !== undefined && !closed;
+    },
     current: () => (closed ? false : read()),
     close: async () => void (closed = true),
   };

@@ -33,6 +33,8 @@ export interface SqlDialect {
 }
 
 export interface OthersWatch {
+  /** Whether other processes' writes reach the stamps at all right now (starts watching). */
+  hearing(): boolean;
   /**
    * Brings the stamps up to date with everything committed before the call; false (read afresh)
    * while that cannot be proven.

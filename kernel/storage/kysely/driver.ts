@@ -32,15 +32,11 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   // Watching other processes starts with the first cache that asks, so a CLI command never does.
   let others: OthersWatch | undefined;
   let closed = false;
+  const watch = () => (closed ? undefined : (others ??= dialect.watchOthers!(stamps)));
   const changes: ChangeFeed = dialect.watchOthers
     ? {
-        stamp(tables) {
-          if (closed) return null;
-          others ??= dialect.watchOthers!(stamps);
-          const current = others.current();
-          if (typeof current === 'boolean') return current ? stamps.stamp(tables) : null;
-          return current.then((ok) => (ok && !closed ? stamps.stamp(tables) : null));
-        },
+        stamp: (tables) => (watch()?.hearing() ? stamps.stamp(tables) : null),
+        caughtUp: () => watch()?.current() ?? false,
       }
     : noChangeFeed();
 

@@ -164,11 +164,14 @@ export function watchNotifications(
 
   let started = false;
   return {
-    current() {
+    hearing() {
       if (!started) {
         started = true;
         void connect();
       }
+      return listening;
+    },
+    current() {
       if (!listening) return false;
       if (suspect) {
         // Do not make lookups wait on a listener that fell behind; one fence finds out when it
