@@ -87,32 +87,30 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
       const names = tables.map((table) => table.name);
       let stamp = changes && budget() > 0 ? changes.stamp(names) : null;
       if (stamp === null) return load();
-      const hit = entries.get(key);
-      if (hit) {
-        // A value that looks current is served only once the stamps are proven to include every
-        // commit made before this lookup (one round trip shared by concurrent lookups). One that
-        // already looks stale needs no proof: it is reloaded at once.
-        if (hit.stamp === stamp) {
-          stamp = (await changes!.caughtUp()) ? changes!.stamp(names) : null;
-          if (stamp === hit.stamp && entries.get(key) === hit) {
-            hits++;
-            entries.delete(key);
-            entries.set(key, hit);
-            return hit.value as T;
-          }
-          if (stamp === null) return load();
+      const looksCurrent = () =>
+        entries.get(key)?.stamp === stamp || loading.get(key)?.stamp === stamp;
+      if (looksCurrent()) {
+        // A kept value, or a load in flight, that looks current answers only once the stamps are
+        // proven to include every commit made before this lookup (one round trip shared by
+        // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
+        stamp = (await changes!.caughtUp()) ? changes!.stamp(names) : null;
+        if (stamp === null) return load();
+        const hit = entries.get(key);
+        if (hit?.stamp === stamp) {
+          hits++;
+          entries.delete(key);
+          entries.set(key, hit);
+          return hit.value as T;
         }
-        if (entries.get(key) === hit) remove(key, hit);
+        const pending = loading.get(key);
+        if (pending?.stamp === stamp) {
+          misses++;
+          return pending.promise as Promise<T>;
+        }
       }
       misses++;
-      const pending = loading.get(key);
-      if (pending && pending.stamp === stamp) {
-        // A load that began before this lookup answers it only if nothing was committed since.
-        if ((await changes!.caughtUp()) && changes!.stamp(names) === pending.stamp)
-          return pending.promise as Promise<T>;
-        stamp = changes!.stamp(names);
-        if (stamp === null) return load();
-      }
+      const stale = entries.get(key);
+      if (stale) remove(key, stale);
       // The stamp was taken before the load: a write that lands meanwhile moves it, and the value
       // kept here is then never served.
       const promise = load();
