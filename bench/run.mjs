@@ -3,11 +3,13 @@
  * `npm run bench`: the shared load benchmark (`../shared/bench/bench.mjs`, nine scenarios through
  * the public API) against a real hub process that this script starts, plus start-up time and memory.
  *
- *   npm run bench                          embedded SQLite, then PostgreSQL + Redis when configured
- *                                          (HUB_BENCH_PG_URL or HUB_TEST_PG_URL, HUB_BENCH_REDIS_URL
- *                                          or HUB_TEST_REDIS_URL)
- *   npm run bench -- --driver sqlite       one database only: sqlite, postgres, or default (no db
- *                                          section: whatever the checkout's embedded default is)
+ *   npm run bench                          embedded SQLite, then PostgreSQL + Redis, MySQL and the
+ *                                          Firestore emulator when configured (databases.mjs)
+ *   npm run bench -- --driver sqlite       one database only: sqlite, postgres, mysql, firestore, or
+ *                                          default (no db section: the checkout's embedded default)
+ *   --mixed only|skip                      after the shared bench, the mixed workload (mixed.mjs:
+ *                                          24 readers of one collection's list, 8 writers in it)
+ *                                          runs too; `only` runs it alone, `skip` leaves it out
  *   npm run bench -- --hub ../other        another checkout of the hub (to compare two trees in one run)
  *   npm run bench -- --node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the hub's node
  *   --duration <s> (10)  --warmup <s> (2)  --connections <n> (32)  --scenarios a,b  --json
@@ -25,7 +27,8 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { configuredDrivers, DRIVERS, hubEnv, prepareDatabase } from './databases.mjs';
+import { runMixed } from './mixed.mjs';
 import { freePort } from './support.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -38,6 +41,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '' },
+    mixed: { type: 'string', default: '' },
     'bench-dir': {
       type: 'string',
       default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
@@ -56,13 +60,10 @@ if (args.help) {
   process.exit(0);
 }
 const note = (message) => process.stderr.write(`[bench] ${message}\n`);
-const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL;
-const redisUrl =
-  process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const drivers = args.driver ? [args.driver] : pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+const drivers = args.driver ? [args.driver] : configuredDrivers();
 for (const driver of drivers) {
-  if (!['sqlite', 'postgres', 'default'].includes(driver))
-    throw new Error(`--driver: expected sqlite, postgres or default, got ${driver}`);
+  if (!DRIVERS.includes(driver))
+    throw new Error(`--driver: expected one of ${DRIVERS.join(', ')}, got ${driver}`);
 }
 
 /** The shared bench with its pinned dependencies, installed once under node_modules/.cache. */
@@ -91,14 +92,14 @@ async function sharedBench() {
 }
 
 /** Starts the hub; resolves once /health answers, with the admin secret if one was printed. */
-async function startHub(configPath, cwd, port) {
+async function startHub(configPath, cwd, port, driver) {
   const started = performance.now();
   const nodeArgs = args['node-args'].split(/\s+/).filter(Boolean);
   const bin = join(resolve(args.hub), 'cli/bin.mjs');
   const child = spawn(
     process.execPath,
     [...nodeArgs, bin, 'start', '--migrate', '--config', configPath],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...hubEnv(driver) } },
   );
   let stdout = '';
   let stderr = '';
@@ -160,34 +161,6 @@ function runSharedBench(benchPath, url, secret, pid) {
   });
 }
 
-/** A new database for one run: its config text and how to drop it. */
-async function prepareDatabase(driver, dir, port) {
-  const server = `server:\n  port: ${port}\nlogging:\n  level: warn\n`;
-  if (driver === 'default') return { yaml: server, drop: async () => {} };
-  if (driver === 'sqlite') {
-    return {
-      yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`,
-      drop: async () => {},
-    };
-  }
-  if (!pgUrl) throw new Error('--driver postgres needs HUB_BENCH_PG_URL or HUB_TEST_PG_URL');
-  const name = `hub_bench_${Date.now()}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(pgUrl);
-  const r = new URL(redisUrl);
-  const yaml = `${server}db:\n  driver: postgres\n  host: ${u.hostname}\n  port: ${u.port || 5432}\n  user: ${decodeURIComponent(u.username) || 'postgres'}\n  password: "${decodeURIComponent(u.password)}"\n  database: ${name}\nredis:\n  host: ${r.hostname}\n  port: ${r.port || 6379}\n  keyPrefix: "hub-bench-${name}:"\n`;
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  };
-  return { yaml, drop };
-}
-
 async function benchDriver(driver, benchPath) {
   const dir = await mkdtemp(join(tmpdir(), 'hub-bench-'));
   const port = await freePort();
@@ -201,21 +174,29 @@ async function benchDriver(driver, benchPath) {
   };
   try {
     note(`${result.driver}: starting on a fresh database`);
-    let hub = await startHub(configPath, dir, port);
+    let hub = await startHub(configPath, dir, port, driver);
     result.firstResponseFreshMs = Math.round(hub.firstResponseMs);
     const secret = hub.secret;
     if (!secret) throw new Error('the first start did not print an admin token');
     await stopHub(hub.child);
 
     note(`${result.driver}: starting on the existing database`);
-    hub = await startHub(configPath, dir, port);
+    hub = await startHub(configPath, dir, port, driver);
     result.firstResponseExistingMs = Math.round(hub.firstResponseMs);
     await new Promise((r) => setTimeout(r, 3000));
     result.idleRssMiB = await statusMiB(hub.child.pid, 'VmRSS');
     try {
-      result.scenarios = (await runSharedBench(benchPath, hub.url, secret, hub.child.pid)).filter(
-        (line) => line.scenario !== '_server_memory',
-      );
+      result.scenarios =
+        args.mixed === 'only'
+          ? []
+          : (await runSharedBench(benchPath, hub.url, secret, hub.child.pid)).filter(
+              (line) => line.scenario !== '_server_memory',
+            );
+      if (args.mixed !== 'skip')
+        result.mixed = await runMixed(hub.url, secret, {
+          duration: Number(args.duration),
+          warmup: Number(args.warmup),
+        });
       result.peakRssMiB = await statusMiB(hub.child.pid, 'VmHWM');
     } finally {
       await stopHub(hub.child);
@@ -242,6 +223,11 @@ function printTable(result) {
       `| ${s.scenario} | ${s.rps} | ${s.latency_ms.p50} | ${s.latency_ms.p99} | ${non2xx} | ${s.bytes_per_response} |`,
     );
   }
+  if (result.mixed)
+    console.log(
+      `\nmixed workload: ${result.mixed.reads_per_s} reads/s (p50 ${result.mixed.read_p50_ms} ms), ` +
+        `${result.mixed.writes_per_s} writes/s (p50 ${result.mixed.write_p50_ms} ms), non-2xx ${result.mixed.non2xx}`,
+    );
   console.log(
     `\nfirst response: ${result.firstResponseFreshMs} ms on a fresh database, ${result.firstResponseExistingMs} ms on an existing one; ` +
       `idle RSS ${result.idleRssMiB} MiB; peak RSS ${result.peakRssMiB} MiB`,
@@ -249,7 +235,7 @@ function printTable(result) {
 }
 
 async function main() {
-  const benchPath = await sharedBench();
+  const benchPath = args.mixed === 'only' ? '' : await sharedBench();
   const results = [];
   for (const driver of drivers) results.push(await benchDriver(driver, benchPath));
   if (args.json) console.log(JSON.stringify(results));

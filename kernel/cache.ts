@@ -1,8 +1,9 @@
 /**
  * The read cache: values derived from tables (an authenticated token and its user, a serialized
  * list) kept in process while the tables' change stamp is unchanged (storage/changes.ts), so a
- * hot read costs no database round trip and is still never stale. A driver without a change feed
- * (MySQL, Firestore), or one whose feed cannot vouch right now, gets every read loaded afresh.
+ * hot read costs at most one small round trip shared by concurrent lookups (the proof that the
+ * stamps include every earlier commit) and is never stale. A driver whose stamps cannot be proven
+ * current right now gets every read loaded afresh.
  *
  * Memory is bounded by a byte budget (`server.cacheBytes`): entries are dropped least recently
  * used first, and a value larger than a quarter of the budget is not kept at all. Concurrent
@@ -83,22 +84,33 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
       size: (value: T) => number | null,
     ): Promise<T> {
       const changes = store.changes;
-      const stamp =
-        changes && budget() > 0 ? changes.stamp(tables.map((table) => table.name)) : null;
+      const names = tables.map((table) => table.name);
+      let stamp = changes && budget() > 0 ? changes.stamp(names) : null;
       if (stamp === null) return load();
-      const hit = entries.get(key);
-      if (hit) {
-        if (hit.stamp === stamp) {
+      const looksCurrent = () =>
+        entries.get(key)?.stamp === stamp || loading.get(key)?.stamp === stamp;
+      if (looksCurrent()) {
+        // A kept value, or a load in flight, that looks current answers only once the stamps are
+        // proven to include every commit made before this lookup (one round trip shared by
+        // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
+        stamp = (await changes!.caughtUp()) ? changes!.stamp(names) : null;
+        if (stamp === null) return load();
+        const hit = entries.get(key);
+        if (hit?.stamp === stamp) {
           hits++;
           entries.delete(key);
           entries.set(key, hit);
           return hit.value as T;
         }
-        remove(key, hit);
+        const pending = loading.get(key);
+        if (pending?.stamp === stamp) {
+          misses++;
+          return pending.promise as Promise<T>;
+        }
       }
       misses++;
-      const pending = loading.get(key);
-      if (pending && pending.stamp === stamp) return pending.promise as Promise<T>;
+      const stale = entries.get(key);
+      if (stale) remove(key, stale);
       // The stamp was taken before the load: a write that lands meanwhile moves it, and the value
       // kept here is then never served.
       const promise = load();

@@ -23,6 +23,7 @@ import { createIdentity, type Identity } from './identity/identity.ts';
 import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
 import {
   changeFeedMigration,
+  changeSequenceMigration,
   kernelMigrations,
   kernelTables,
   provision,
@@ -110,6 +111,7 @@ export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Mi
     ...kernelMigrations,
     ...ordered.flatMap((p) => p.migrations ?? []),
     changeFeedMigration(collectTables(plugins)),
+    changeSequenceMigration(collectTables(plugins)),
   ];
 }
 

@@ -19,6 +19,7 @@ import {
   type ApiTokenRow,
   type UserRow,
 } from './tables.ts';
+import { CHANGE_SEQUENCE_MIGRATION } from '../storage/changes.ts';
 import { BOOTSTRAP_USER_NAME } from './users.ts';
 import { DEFAULT_TENANT_ID } from './tenants.ts';
 
@@ -42,6 +43,14 @@ export const kernelMigrations: Migration[] = [
  */
 export function changeFeedMigration(tables: readonly Table[]): Migration {
   return { id: 'kernel/0002-change-feed', changeFeed: tables };
+}
+
+/**
+ * The change sequence of the drivers without a feed (MySQL: counter rows and triggers; Firestore:
+ * counter documents), on every table the hub declares; PostgreSQL renews its triggers.
+ */
+export function changeSequenceMigration(tables: readonly Table[]): Migration {
+  return { id: CHANGE_SEQUENCE_MIGRATION, changeFeed: tables };
 }
 
 export const kernelTables = [tenantsTable, usersTable, apiTokensTable, hubStateTable];

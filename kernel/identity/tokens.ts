@@ -7,6 +7,7 @@ import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
+import { provenStamp } from '../storage/changes.ts';
 import { issueSecret, newId, sha256Hex, type IssuedSecret } from './secrets.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
@@ -238,8 +239,8 @@ export function createTokensService({
      * that checked tokens at this stamp need not check them again; null where the driver cannot
      * tell (MySQL, Firestore, a PostgreSQL listener not proven yet): check every time then.
      */
-    stamp(store: Store): number | null {
-      return store.changes?.stamp([apiTokensTable.name, usersTable.name]) ?? null;
+    async stamp(store: Store): Promise<number | null> {
+      return provenStamp(store.changes, [apiTokensTable.name, usersTable.name]);
     },
 
     /**

@@ -10,20 +10,42 @@
  * see other processes' writes has no feed, and nothing is cached on it.
  */
 
+/**
+ * The migration that installs the change sequence of MySQL and Firestore (and renews PostgreSQL's
+ * triggers); until it is recorded those drivers cache nothing.
+ */
+export const CHANGE_SEQUENCE_MIGRATION = 'kernel/0003-change-sequence';
+
 /** The stamps a driver offers to caches (`StorageDriver.changes`). */
 export interface ChangeFeed {
   /**
-   * The current stamp of these tables: it differs from an earlier one whenever a row of any of
-   * them may have changed since, and grows. Null while the driver cannot vouch for other
-   * processes' writes (its listener is reconnecting), or never can (MySQL, Firestore): cache
-   * nothing then.
+   * The stamp of these tables as known now: it grows, and differs from an earlier one whenever a
+   * row of any of them may have changed since and this process has heard of it. A value loaded
+   * after taking it may be kept under it (a commit after this moment moves it once heard); null
+   * when the driver hears nothing of other processes right now: cache nothing then.
    */
   stamp(tables: readonly string[]): number | null;
+  /**
+   * Resolves true once the stamps include every change committed, by any process, before the
+   * call; false when that cannot be proven now (read afresh then). A kept value may be served
+   * only if its stamp still holds after this. Costs a round trip where proving needs one
+   * (PostgreSQL's fence, MySQL's and Firestore's change sequence), shared by concurrent callers.
+   */
+  caughtUp(): boolean | Promise<boolean>;
 }
 
 /** The feed of a driver that cannot see other processes' writes: one object per driver. */
 export function noChangeFeed(): ChangeFeed {
-  return { stamp: () => null };
+  return { stamp: () => null, caughtUp: () => false };
+}
+
+/** The stamp of `tables`, proven to include every commit before the call; null without proof. */
+export async function provenStamp(
+  feed: ChangeFeed | undefined,
+  tables: readonly string[],
+): Promise<number | null> {
+  if (!feed || feed.stamp(tables) === null) return null;
+  return (await feed.caughtUp()) ? feed.stamp(tables) : null;
 }
 
 /**

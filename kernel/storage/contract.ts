@@ -186,8 +186,8 @@ export interface StorageDriver {
   /** The pool's counts for metrics, or null when the driver has no pool (embedded, Firestore). */
   poolStats?(): PoolStats | null;
   /**
-   * Change stamps for in-process caches (see changes.ts). Where the driver cannot learn of other
-   * processes' writes (MySQL, Firestore) its stamps are always null: nothing is cached there.
+   * Change stamps for in-process caches (see changes.ts), proven to include every commit made
+   * before they are asked for, by any process; null while that cannot be proven.
    */
   readonly changes: ChangeFeed;
   /** Closes every connection; waits for queries in flight. */

@@ -46,7 +46,7 @@ export function watchStreamTokens(deps: TokenWatchDeps): TokenWatch {
   async function checkTenant(tenantId: string, hashes: Set<string>): Promise<void> {
     const store = deps.storage(tenantId);
     // Taken before reading: a revocation that lands during the read moves it, so it is seen next time.
-    const stamp = deps.tokens.stamp(store);
+    const stamp = await deps.tokens.stamp(store);
     const known = verified.get(tenantId);
     const stale = [...hashes].filter((hash) => stamp === null || known?.get(hash) !== stamp);
     if (stale.length === 0) return;

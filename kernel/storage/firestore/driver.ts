@@ -9,7 +9,8 @@
 import { Timestamp, type DocumentData, type Firestore } from '@google-cloud/firestore';
 import { createCircuitBreaker, type CircuitBreaker } from '../../breaker.ts';
 import { StorageError, type Migration, type Store, type StorageDriver } from '../contract.ts';
-import { noChangeFeed } from '../changes.ts';
+import { CHANGE_SEQUENCE_MIGRATION } from '../changes.ts';
+import { CHANGE_COUNTS, firestoreChangeFeed } from './change-counts.ts';
 import type { ColumnSpec, Table } from '../table.ts';
 import { codecFor, collectionName, docId } from './codec.ts';
 import { createLockManager } from './locks.ts';
@@ -22,7 +23,7 @@ const COLLECTIONS = 'hubCollections';
 const LOCKS = 'hubLocks';
 /** A migration lease older than this is taken to belong to a process that died. */
 const LEASE_MS = 120_000;
-const RESERVED = new Set([MIGRATIONS, COLLECTIONS, LOCKS, UNIQUE_KEYS]);
+const RESERVED = new Set([MIGRATIONS, COLLECTIONS, LOCKS, UNIQUE_KEYS, CHANGE_COUNTS]);
 
 /** What a NOT NULL column added to existing rows holds, as the SQL drivers' column defaults. */
 function addedDefault(spec: ColumnSpec): unknown {
@@ -174,8 +175,13 @@ export function createFirestoreDriver(
     }
   };
 
-  // Firestore tells no one of other clients' writes: nothing is cached on it.
-  const changes = noChangeFeed();
+  // Firestore tells no one of other clients' writes: the change sequence does (change-counts.ts).
+  const changes = firestoreChangeFeed(
+    db,
+    async () =>
+      (await db.collection(MIGRATIONS).doc(docId(CHANGE_SEQUENCE_MIGRATION)).get()).exists,
+    (read) => (options.timeoutMillis ? withDeadline(read, options.timeoutMillis) : read),
+  );
   const withFeed = (store: Store): Store => ({ ...store, changes });
   return {
     kind: 'firestore',
@@ -209,6 +215,7 @@ export function createFirestoreDriver(
     ping: () => throughBreaker(breaker, () => guard(readOne)),
     circuit: breaker,
     async close() {
+      changes.close();
       await ctx.gate.close();
       await db.terminate();
     },

@@ -6,6 +6,7 @@
 import { StorageError, type Store } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { flush, uniqueError, type TxState } from './session.ts';
+import { countChanges } from './change-counts.ts';
 import type { FirestoreContext, Gate } from './gate.ts';
 import { firestoreTableApi } from './table-api.ts';
 
@@ -105,6 +106,7 @@ async function runTransaction<R>(
           state = { tx, owner, staged: new Map(), locked: new Map() };
           const result = await body(state);
           flush(state);
+          countChanges(ctx.db, state);
           return result;
         },
         // Retries are ours: the row locks must be released between attempts.

@@ -9,6 +9,7 @@ import { boundedMysqlPool } from './bounded-mysql.ts';
 import { boundedPgPool } from './bounded-pg.ts';
 import type { PoolBounds } from './bounded-pool.ts';
 import { watchNotifications } from './pg-listen.ts';
+import { watchChangeCounts } from './change-counts.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
 
 /** Defaults of `db.acquireTimeoutMillis` and `db.queryTimeoutMillis` (see kernel/storage/config.ts). */
@@ -122,6 +123,7 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     flavor: 'mysql',
     db,
     circuit: bounded.breaker,
+    watchOthers: (stamps) => watchChangeCounts(db, stamps),
     close: () => db.destroy(),
     poolStats() {
       const total = queues._allConnections?.length;

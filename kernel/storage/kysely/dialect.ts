@@ -33,8 +33,13 @@ export interface SqlDialect {
 }
 
 export interface OthersWatch {
-  /** Brings the stamps up to date; false while other processes' writes could be missed. */
-  current(): boolean;
+  /** Whether other processes' writes reach the stamps at all right now (starts watching). */
+  hearing(): boolean;
+  /**
+   * Brings the stamps up to date with everything committed before the call; false (read afresh)
+   * while that cannot be proven.
+   */
+  current(): boolean | Promise<boolean>;
   close(): Promise<void>;
 }
 

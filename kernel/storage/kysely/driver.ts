@@ -32,13 +32,11 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   // Watching other processes starts with the first cache that asks, so a CLI command never does.
   let others: OthersWatch | undefined;
   let closed = false;
+  const watch = () => (closed ? undefined : (others ??= dialect.watchOthers!(stamps)));
   const changes: ChangeFeed = dialect.watchOthers
     ? {
-        stamp(tables) {
-          if (closed) return null;
-          others ??= dialect.watchOthers!(stamps);
-          return others.current() ? stamps.stamp(tables) : null;
-        },
+        stamp: (tables) => (watch()?.hearing() ? stamps.stamp(tables) : null),
+        caughtUp: () => watch()?.current() ?? false,
       }
     : noChangeFeed();
 
@@ -66,7 +64,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         await addColumns(trx, flavor, table, columns);
       for (const table of migration.addIndexes ?? []) await createIndexes(trx, flavor, table);
       if (migration.changeFeed && flavor === 'postgres')
-        await installChangeTriggers(trx, migration.changeFeed);
+        await installChangeTriggers(trx, flavor, migration.changeFeed);
       if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
       await trx
         .insertInto(MIGRATIONS_TABLE)
@@ -94,6 +92,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
         for (const { table, columns } of migration.addColumns ?? [])
           await addColumns(conn, flavor, table, columns);
         for (const table of migration.addIndexes ?? []) await createIndexes(conn, flavor, table);
+        if (migration.changeFeed) await installChangeTriggers(conn, flavor, migration.changeFeed);
         await conn.transaction().execute(async (trx) => {
           if (migration.run) await migration.run(createSqlStore(dialect, trx, null, true));
           await trx

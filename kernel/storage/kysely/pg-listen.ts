@@ -16,10 +16,13 @@ import type pg from 'pg';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch } from './dialect.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
+import { batched } from '../batched.ts';
 
 /** How often the listening connection proves it hears, and how long a probe may take. */
 const PROBE_INTERVAL_MS = 5_000;
 const PROBE_TIMEOUT_MS = 2_000;
+/** How long a lookup waits for its fence before it reads from the database instead. */
+const FENCE_TIMEOUT_MS = 500;
 /** Pause before connecting again after a failure. */
 const RETRY_MS = 1_000;
 /** Probe payloads; table names never hold a colon, so they are never taken for a table. */
@@ -41,7 +44,10 @@ export function watchNotifications(
   let listening = false;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const awaited = new Map<string, () => void>();
+  // A fence or probe in flight, answered true when it comes back, false when the connection drops.
+  const awaited = new Map<string, (ok: boolean) => void>();
+  // A fence did not come back in time: lookups read afresh until one does.
+  let suspect = false;
 
   const schedule = (attempt: number, fn: () => void, ms: number) => {
     if (timer) clearTimeout(timer);
@@ -55,6 +61,10 @@ export function watchNotifications(
     if (attempt !== generation) return;
     generation++;
     listening = false;
+    // Nothing still in flight can prove anything: it may arrive on the next connection, which
+    // did not hear what was committed before it listened.
+    for (const answer of awaited.values()) answer(false);
+    awaited.clear();
     const old = client;
     client = undefined;
     if (old) {
@@ -64,20 +74,26 @@ export function watchNotifications(
     if (!closed) schedule(generation, () => void connect(), RETRY_MS);
   };
 
-  /** Whether a NOTIFY sent through the pool comes back on the listening connection in time. */
-  async function heard(): Promise<boolean> {
+  /**
+   * Whether a NOTIFY sent by `send` (through the pool, unless told) comes back on the listening
+   * connection in time.
+   */
+  async function heard(
+    timeoutMs = PROBE_TIMEOUT_MS,
+    send: (payload: string) => Promise<unknown> = probe,
+  ): Promise<boolean> {
     const payload = `${PROBE_PREFIX}${randomUUID()}`;
     const arrived = new Promise<boolean>((resolve) => {
-      const deadline = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      const deadline = setTimeout(() => resolve(false), timeoutMs);
       unref(deadline);
-      awaited.set(payload, () => {
+      awaited.set(payload, (ok) => {
         clearTimeout(deadline);
-        resolve(true);
+        resolve(ok);
       });
     });
     try {
       const sent = await Promise.race([
-        probe(payload).then(
+        send(payload).then(
           () => true,
           () => false,
         ),
@@ -104,7 +120,7 @@ export function watchNotifications(
     next.on('end', () => drop(attempt));
     next.on('notification', (message) => {
       if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
-      if (message.payload.startsWith(PROBE_PREFIX)) awaited.get(message.payload)?.();
+      if (message.payload.startsWith(PROBE_PREFIX)) awaited.get(message.payload)?.(true);
       else stamps.bump([message.payload]);
     });
     try {
@@ -126,14 +142,44 @@ export function watchNotifications(
     schedule(attempt, () => void check(attempt), PROBE_INTERVAL_MS);
   }
 
+  /**
+   * The fence: a NOTIFY sent after the lookups it answers arrived. PostgreSQL delivers the
+   * notifications of different transactions in commit order, so once it is back on the listening
+   * connection, every change committed before it was sent has moved its stamp. It is sent on the
+   * listening connection itself (a session hears its own notifications, in the same order), so it
+   * never queues behind the pool's writers; the probe still goes through the pool, to prove that
+   * what the hub writes is heard at all.
+   */
+  const viaListener = (payload: string) =>
+    client
+      ? client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload])
+      : Promise.reject(new Error('not listening'));
+  const fence = batched(async () => {
+    if (!listening) return false;
+    const attempt = generation;
+    const ok = (await heard(FENCE_TIMEOUT_MS, viaListener)) && listening && attempt === generation;
+    suspect = !ok;
+    return ok;
+  });
+
   let started = false;
   return {
-    current() {
+    hearing() {
       if (!started) {
         started = true;
         void connect();
       }
       return listening;
+    },
+    current() {
+      if (!listening) return false;
+      if (suspect) {
+        // Do not make lookups wait on a listener that fell behind; one fence finds out when it
+        // hears again (and the probe drops a connection that stays silent).
+        void fence();
+        return false;
+      }
+      return fence();
     },
     async close() {
       closed = true;

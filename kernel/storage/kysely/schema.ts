@@ -7,6 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { toSnakeCase, type ColumnSpec, type Table } from '../table.ts';
 import { TENANT_COLUMN } from './codec.ts';
 import { addedColumnDefault, columnType, type SqlFlavor } from './dialect.ts';
+import { installChangeCounters } from './change-counts.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
 
@@ -117,7 +118,7 @@ export async function createTable(db: Executor, flavor: SqlFlavor, table: Table)
     await sql
       .raw(`CREATE TABLE IF NOT EXISTS ${table.name} (${columns.join(', ')})${suffix}`)
       .execute(db);
-    if (flavor === 'postgres') await installChangeTrigger(db, table);
+    await installChangeSignal(db, flavor, table);
   }
   await createIndexes(db, flavor, table);
 }
@@ -155,10 +156,20 @@ async function installChangeTrigger(db: Executor, table: Table): Promise<void> {
     .execute(db);
 }
 
-/** PostgreSQL: the change trigger on each of these tables that exists. */
-export async function installChangeTriggers(db: Executor, tables: readonly Table[]): Promise<void> {
+/** What tells other processes of the table's writes: PostgreSQL's NOTIFY, MySQL's counters. */
+async function installChangeSignal(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
+  if (flavor === 'postgres') await installChangeTrigger(db, table);
+  else if (flavor === 'mysql') await installChangeCounters(db, table);
+}
+
+/** The change signal (trigger, counters) on each of these tables that exists. */
+export async function installChangeTriggers(
+  db: Executor,
+  flavor: SqlFlavor,
+  tables: readonly Table[],
+): Promise<void> {
   for (const table of tables)
-    if (await exists(db, 'postgres', 'table', table.name)) await installChangeTrigger(db, table);
+    if (await exists(db, flavor, 'table', table.name)) await installChangeSignal(db, flavor, table);
 }
 
 export async function addColumns(
@@ -167,12 +178,16 @@ export async function addColumns(
   table: Table,
   names: readonly string[],
 ): Promise<void> {
+  let added = false;
   for (const name of names) {
     if (await exists(db, flavor, 'column', table.name, toSnakeCase(name))) continue;
     await sql
       .raw(`ALTER TABLE ${table.name} ADD COLUMN ${columnDefinition(flavor, table, name, true)}`)
       .execute(db);
+    added = true;
   }
+  // A trigger that lists the tracked columns must compare the new one too.
+  if (added && table.untracked.length > 0) await installChangeSignal(db, flavor, table);
 }
 
 export const MIGRATIONS_TABLE = 'hub_migrations';

@@ -247,25 +247,23 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
 function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersWatch {
   let statement: NativeStatement | undefined;
   let seen: unknown;
-  return {
-    current() {
-      try {
-        // get(), not all(): it steps and resets at once, leaving no cursor open on the writer.
-        statement ??= writer.prepare('PRAGMA data_version');
-        const version = (statement.get([]) as { data_version?: unknown } | undefined)?.data_version;
-        if (version !== seen) {
-          if (seen !== undefined) stamps.bumpAll();
-          seen = version;
-        }
-        return true;
-      } catch {
-        // The connection is closed (a reload swapped the database): cache nothing.
-        statement = undefined;
-        return false;
+  const current = () => {
+    try {
+      // get(), not all(): it steps and resets at once, leaving no cursor open on the writer.
+      statement ??= writer.prepare('PRAGMA data_version');
+      const version = (statement.get([]) as { data_version?: unknown } | undefined)?.data_version;
+      if (version !== seen) {
+        if (seen !== undefined) stamps.bumpAll();
+        seen = version;
       }
-    },
-    close: async () => undefined,
+      return true;
+    } catch {
+      // The connection is closed (a reload swapped the database): cache nothing.
+      statement = undefined;
+      return false;
+    }
   };
+  return { hearing: current, current, close: async () => undefined };
 }
 
 /**
