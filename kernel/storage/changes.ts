@@ -14,7 +14,7 @@
  * The migration that installs the change sequence of MySQL and Firestore (and renews PostgreSQL's
  * triggers); until it is recorded those drivers cache nothing.
  */
-export const CHANGE_SEQUENCE_MIGRATION = 'kernel/0003-change-sequence';
+export const CHANGE_SEQUENCE_MIGRATION = 'kernel/0004-change-sequence';
 
 /** The stamps a driver offers to caches (`StorageDriver.changes`). */
 export interface ChangeFeed {

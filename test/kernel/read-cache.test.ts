@@ -206,7 +206,7 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
 describe.skipIf(!driverAvailable('mysql'))(
   'the read cache before the change sequence (mysql)',
   () => {
-    it('loads every read afresh until kernel/0003-change-sequence is recorded', async () => {
+    it('loads every read afresh until kernel/0004-change-sequence is recorded', async () => {
       const { first } = await database('mysql');
       expect(await first.changes!.stamp([notes.name])).toBeNull();
       const cache = createReadCache(() => 1024 * 1024);
