@@ -143,21 +143,32 @@ export function watchNotifications(
   }
 
   /**
-   * The fence: a NOTIFY sent after the lookups it answers arrived. PostgreSQL delivers the
-   * notifications of different transactions in commit order, so once it is back on the listening
-   * connection, every change committed before it was sent has moved its stamp. It is sent on the
-   * listening connection itself (a session hears its own notifications, in the same order), so it
-   * never queues behind the pool's writers; the probe still goes through the pool, to prove that
-   * what the hub writes is heard at all.
+   * The fence: any statement on the listening connection, sent after the lookups it answers
+   * arrived. A writer's commit signals every listening backend (SIGUSR1) before the writer hears
+   * its commit acknowledged, so before the listening backend can read this statement the signal
+   * has been taken, and before its ReadyForQuery it sends every notification committed so far
+   * (in commit order, which its notification queue keeps). They reach us ahead of the statement's
+   * answer, on the same connection. So once `SELECT 1` is answered, every change acknowledged
+   * before it was sent has moved its stamp — with no NOTIFY of its own, which would queue behind
+   * the writers' commits for the lock PostgreSQL takes to order notifications.
    */
-  const viaListener = (payload: string) =>
-    client
-      ? client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload])
-      : Promise.reject(new Error('not listening'));
   const fence = batched(async () => {
-    if (!listening) return false;
+    const on = client;
+    if (!listening || !on) return false;
     const attempt = generation;
-    const ok = (await heard(FENCE_TIMEOUT_MS, viaListener)) && listening && attempt === generation;
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const answered = await Promise.race([
+      on.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        deadline = setTimeout(() => resolve(false), FENCE_TIMEOUT_MS);
+        unref(deadline);
+      }),
+    ]);
+    clearTimeout(deadline);
+    const ok = answered && listening && attempt === generation;
     suspect = !ok;
     return ok;
   });
