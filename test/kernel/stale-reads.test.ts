@@ -29,10 +29,13 @@ interface Stale {
   access: number;
 }
 
-/** Iterations per condition; the Firestore emulator is far slower than a SQL server. */
+/**
+ * Iterations per condition, each four write-then-read pairs (4 000 alternations on the SQL
+ * servers); the Firestore emulator is far slower than a SQL server.
+ */
 const ITERATIONS: Record<Kind, number> = {
-  postgres: Number(process.env.STALE_N ?? 1500),
-  mysql: 1500,
+  postgres: Number(process.env.STALE_N ?? 1000),
+  mysql: 1000,
   firestore: 300,
 };
 
@@ -165,9 +168,9 @@ function alternatingHubs(kind: Kind) {
     }
   }, 600_000);
 
-  it.runIf(kind === 'postgres')(
-    "answers every read after a write on the other hub with the write, while hub B's LISTEN connection is frozen",
-    async () => {
+  // Only PostgreSQL has a listening connection to cut.
+  if (kind === 'postgres')
+    it("answers every read after a write on the other hub with the write, while hub B's LISTEN connection is frozen", async () => {
       // Warm both hubs' listeners and caches first, so the freeze cuts a proven listener.
       await alternate(20);
       expect(proxy!.freezeListeners()).toBe(1);
@@ -180,9 +183,7 @@ function alternatingHubs(kind: Kind) {
       }
       report('listener frozen', stale);
       expect(stale).toEqual(none);
-    },
-    600_000,
-  );
+    }, 600_000);
 }
 
 for (const kind of ['postgres', 'mysql', 'firestore'] as const)
