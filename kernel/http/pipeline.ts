@@ -10,6 +10,7 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
 import { withAuditScope } from '../audit.ts';
+import { withArrival } from '../storage/batched.ts';
 import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
 import type { ReloadOutcome } from '../config/reload.ts';
@@ -75,7 +76,8 @@ export function createPipeline(deps: PipelineDeps): {
           return user ? { id: user.id, name: user.name } : null;
         };
         const ip = deps.clientIp(c);
-        await withAuditScope({ requestId: c.var.requestId, ip, actor }, next);
+        // The read cache's proofs count from here (storage/batched.ts).
+        await withArrival(() => withAuditScope({ requestId: c.var.requestId, ip, actor }, next));
       },
       { errors: [500] },
     ),

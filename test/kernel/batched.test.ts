@@ -1,0 +1,87 @@
+/**
+ * The shared proof of the read cache (`kernel/storage/batched.ts`): one check for every caller
+ * that arrived before it started, and within a request, a check that started after the request
+ * arrived answers its later lookups too — never one that started before.
+ */
+import { describe, expect, it } from 'vitest';
+import { batched, withArrival } from '../../kernel/storage/batched.ts';
+
+function counted() {
+  let checks = 0;
+  const release: Array<(ok: boolean) => void> = [];
+  const proof = batched(
+    () =>
+      new Promise<boolean>((resolve) => {
+        checks++;
+        release.push(resolve);
+      }),
+  );
+  const settle = async (ok = true) => {
+    while (release.length === 0) await new Promise((r) => setTimeout(r, 0));
+    release.shift()!(ok);
+    await new Promise((r) => setTimeout(r, 0));
+  };
+  return { proof, settle, checks: () => checks };
+}
+
+describe('batched proofs', () => {
+  it('answers callers of one turn with one check, and a later caller with a new one', async () => {
+    const c = counted();
+    const first = [c.proof(), c.proof(), c.proof()];
+    await c.settle();
+    expect(await Promise.all(first)).toEqual([true, true, true]);
+    const later = c.proof();
+    await c.settle();
+    expect(await later).toBe(true);
+    expect(c.checks()).toBe(2);
+  });
+
+  it('lets a request reuse a check that started after it arrived, for its later lookups', async () => {
+    const c = counted();
+    await withArrival(async () => {
+      const token = c.proof();
+      await c.settle();
+      expect(await token).toBe(true);
+      // The list lookup of the same request: proven already, no second check.
+      expect(await c.proof()).toBe(true);
+    });
+    expect(c.checks()).toBe(1);
+  });
+
+  it('never lets a request use a check that started before it arrived', async () => {
+    const c = counted();
+    const before = c.proof();
+    await new Promise((r) => setTimeout(r, 0)); // the check has started
+    let late: Promise<boolean> | undefined;
+    withArrival(() => {
+      late = c.proof();
+    });
+    await c.settle();
+    expect(await before).toBe(true);
+    // The check that answered `before` began before this request: the request waits for the next.
+    await c.settle();
+    expect(await late!).toBe(true);
+    expect(c.checks()).toBe(2);
+    // And a request arriving after every check has succeeded needs a check of its own.
+    let fresh: Promise<boolean> | undefined;
+    withArrival(() => {
+      fresh = c.proof();
+    });
+    await c.settle();
+    expect(await fresh!).toBe(true);
+    expect(c.checks()).toBe(3);
+  });
+
+  it('does not count a failed check as a proof', async () => {
+    const c = counted();
+    await withArrival(async () => {
+      const first = c.proof();
+      await c.settle(false);
+      expect(await first).toBe(false);
+      const again = c.proof();
+      await c.settle(true);
+      expect(await again).toBe(true);
+    });
+    expect(c.checks()).toBe(2);
+  });
+});
