@@ -31,8 +31,7 @@ interface Stale {
 
 /**
  * Iterations idle (half as many with every core busy), each four write-then-read pairs (4 000
- * alternations idle on the SQL
- * servers); the Firestore emulator is far slower than a SQL server.
+ * alternations idle on the SQL servers); the Firestore emulator is far slower than a SQL server.
  */
 const ITERATIONS: Record<Kind, number> = {
   postgres: Number(process.env.STALE_N ?? 1000),
