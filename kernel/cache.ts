@@ -93,7 +93,10 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
         // A kept value, or a load in flight, that looks current answers only once the stamps are
         // proven to include every commit made before this lookup (one round trip shared by
         // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
-        stamp = (await changes!.caughtUp()) ? changes!.stamp(names) : null;
+        // SQLite answers at once (no promise, no turn of the event loop); the others after a round trip.
+        const proof = changes!.caughtUp();
+        const proven = typeof proof === 'boolean' ? proof : await proof;
+        stamp = proven ? changes!.stamp(names) : null;
         if (stamp === null) return load();
         const hit = entries.get(key);
         if (hit?.stamp === stamp) {
