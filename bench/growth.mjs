@@ -24,14 +24,13 @@
  * measured. The machine is shared: compare two checkouts in one sitting, never across days.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { seed } from './growth-seed.mjs';
-import { freePort } from './support.mjs';
+import { freePort, printUsageAndExit } from './support.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -47,15 +46,7 @@ const { values: args } = parseArgs({
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
-if (args.help) {
-  process.stdout.write(
-    readFileSync(new URL(import.meta.url), 'utf8')
-      .split('*/')[0]
-      .replace(/^[\s\S]*?\/\*\*\n/, '')
-      .replace(/^ \* ?/gm, ''),
-  );
-  process.exit(0);
-}
+if (args.help) printUsageAndExit(import.meta.url);
 const note = (message) => process.stderr.write(`[growth] ${message}\n`);
 const pgUrl = process.env.HUB_BENCH_PG_URL ?? process.env.HUB_TEST_PG_URL;
 const redisUrl = process.env.HUB_BENCH_REDIS_URL ?? process.env.HUB_TEST_REDIS_URL;

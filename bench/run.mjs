@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configuredDrivers, DRIVERS, hubEnv, prepareDatabase } from './databases.mjs';
 import { runMixed } from './mixed.mjs';
-import { freePort } from './support.mjs';
+import { freePort, printUsageAndExit } from './support.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -50,15 +50,7 @@ const { values: args } = parseArgs({
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
-if (args.help) {
-  process.stdout.write(
-    readFileSync(new URL(import.meta.url), 'utf8')
-      .split('*/')[0]
-      .replace(/^[\s\S]*?\/\*\*\n/, '')
-      .replace(/^ \* ?/gm, ''),
-  );
-  process.exit(0);
-}
+if (args.help) printUsageAndExit(import.meta.url);
 const note = (message) => process.stderr.write(`[bench] ${message}\n`);
 const drivers = args.driver ? [args.driver] : configuredDrivers();
 for (const driver of drivers) {
