@@ -11,6 +11,7 @@ import {
   type PoolBounds,
   type WithBreaker,
 } from './bounded-pool.ts';
+import { isBrokenTriggerError } from './dialect.ts';
 
 /** The parts of a `mysql2` pool and pooled connection used here. */
 interface MyConnection {
@@ -22,6 +23,7 @@ interface MyConnection {
 
 interface MyPool {
   getConnection(callback: (error: any, connection: any) => void): void;
+  query(sql: string, parameters: unknown[], callback: (error: any, result: any) => void): void;
   end(callback?: (error: any) => void): void;
   on(event: 'connection', listener: (connection: any) => void): unknown;
 }
@@ -31,6 +33,7 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<
     // mysql2 listens with `once`; a second error on the same connection would be unhandled.
     connection.on('error', () => undefined);
   });
+  const healTriggers = triggerHealer(pool);
   const wrap = (connection: MyConnection): MysqlPoolConnection => {
     let broken = false;
     const wrapper = {
@@ -60,6 +63,7 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<
         connection.query(sql, parameters, (error, result) => {
           if (timedOut) return;
           clearTimeout(timer);
+          if (error) healTriggers(error, sql);
           callback(error, result);
         });
       },
@@ -106,5 +110,28 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<
       breaker.dispose();
       pool.end(callback);
     },
+  };
+}
+
+/** The table a write names first: the one whose triggers it fires. */
+const WRITE_TARGET = /^\s*(?:insert(?:\s+ignore)?\s+into|update|delete\s+from)\s+`([^`]+)`/i;
+
+/**
+ * MariaDB parses a table's triggers each time it opens an instance of the table for its table
+ * cache. A connection killed during that parse (a failover, an idle reaper, `KILL`) can leave the
+ * cached instance with a trigger list it could not read, and every later write that is handed that
+ * instance fails ({@link isBrokenTriggerError}) for as long as it stays cached. The write that meets it gets 503 (`isOutageError`), and the hub closes the cached
+ * instances of the table it wrote (`FLUSH TABLES <table>`, which needs the RELOAD privilege), so
+ * the next open parses the triggers afresh. One flush at a time per table; without the privilege
+ * the 503s go on, and the outage log's cause names the broken trigger.
+ */
+function triggerHealer(pool: MyPool): (error: unknown, sql: string) => void {
+  const healing = new Set<string>();
+  return (error, sql) => {
+    if (!isBrokenTriggerError(error)) return;
+    const table = WRITE_TARGET.exec(sql)?.[1];
+    if (!table || healing.has(table)) return;
+    healing.add(table);
+    pool.query(`FLUSH TABLES \`${table.replaceAll('`', '``')}\``, [], () => healing.delete(table));
   };
 }

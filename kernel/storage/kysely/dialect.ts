@@ -123,7 +123,8 @@ export function isConflictError(error: unknown): boolean {
 /**
  * The database cannot answer: unreachable, restarted, our connection killed (`pg_terminate_backend`,
  * MariaDB `KILL`), or too slow (our own bounds in bounded-pool.ts, PostgreSQL's statement_timeout
- * 57014, MySQL's max_execution_time 3024).
+ * 57014, MySQL's max_execution_time 3024); or a MariaDB table instance that a `KILL` left with
+ * unreadable triggers ({@link isBrokenTriggerError}, healed by bounded-mysql.ts).
  */
 const OUTAGE_CODES = new Set([
   'ECONNREFUSED',
@@ -158,8 +159,23 @@ const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM
 export function isOutageError(error: unknown): boolean {
   const e = error as DbError;
   if (e?.code && (OUTAGE_CODES.has(e.code) || SQLITE_OUTAGE.test(e.code))) return true;
+  if (isBrokenTriggerError(error)) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(
     e?.message ?? '',
+  );
+}
+
+/**
+ * MariaDB could not read a table's triggers: ER_ERROR_IN_TRIGGER_BODY (1710), its "unknown
+ * trigger" twin (1711), or — as MariaDB sends it after a `KILL` interrupted the parse — a plain
+ * ER_PARSE_ERROR (1064) carrying the same message. The hub's own statements never fail to parse,
+ * so the message is what tells.
+ */
+export function isBrokenTriggerError(error: unknown): boolean {
+  const e = error as DbError;
+  return (
+    (e?.errno === 1710 || e?.errno === 1711 || e?.errno === 1064) &&
+    /rigger .*has an error in its body/.test(e?.message ?? '')
   );
 }
 
@@ -173,6 +189,7 @@ const NOT_A_STALL = new Set(['53300', 'ER_CON_COUNT_ERROR', 'HUB_DB_CIRCUIT_OPEN
 export function isConnectFailure(error: unknown): boolean {
   const e = error as DbError;
   if (e?.code && NOT_A_STALL.has(e.code)) return false;
+  if (isBrokenTriggerError(error)) return false;
   if (/Pool is closed|closed state/i.test(e?.message ?? '')) return false;
   return isOutageError(error);
 }
