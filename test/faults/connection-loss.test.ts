@@ -52,9 +52,9 @@ for (const { kind, url, kill } of kinds) {
       expect(await store.transaction((tx) => tx.table(usersTable).count())).toBeGreaterThan(0);
     });
 
-    it.runIf(kind === 'mysql')(
-      "answers 503, not 500, while MariaDB reports a table's triggers unreadable",
-      async () => {
+    // MariaDB only: declared for it alone rather than skipped on PostgreSQL.
+    if (kind === 'mysql')
+      it("answers 503, not 500, while MariaDB reports a table's triggers unreadable", async () => {
         // What a kill during a trigger parse leaves behind, made on purpose: every insert into
         // collections fails as MariaDB then answers (ER_PARSE_ERROR naming the trigger's body).
         await t.database.query(
@@ -81,8 +81,7 @@ for (const { kind, url, kill } of kinds) {
           5000,
           'a create after the trigger is gone',
         );
-      },
-    );
+      });
 
     it('answers the next requests after idle connections are killed', async () => {
       expect((await listCollections()).status).toBe(200);
