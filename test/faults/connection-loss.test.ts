@@ -30,6 +30,8 @@ for (const { kind, url, kill } of kinds) {
       kill(process.env[url]!, (t.database.config as { database: string }).database);
 
     const listCollections = () => t.request('GET', '/collections', { token: owner.token });
+    const createCollection = () =>
+      t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } });
 
     it('fails a transaction whose connection is killed mid-way with an unavailable StorageError, and the process survives', async () => {
       const store = t.driver.forTenant(DEFAULT_TENANT_ID);
@@ -61,23 +63,14 @@ for (const { kind, url, kill } of kinds) {
           "CREATE TRIGGER hub_test_broken BEFORE INSERT ON collections FOR EACH ROW SIGNAL SQLSTATE '42000' SET MYSQL_ERRNO = 1064, MESSAGE_TEXT = 'Trigger ''hub_count_insert_collections'' has an error in its body: ''Query was empty'''",
         );
         try {
-          const res = await t.request('POST', '/collections', {
-            token: owner.token,
-            body: { name: uniqueName('c') },
-          });
+          const res = await createCollection();
           expect(res.status).toBe(503);
           expect(res.body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
         } finally {
           await t.database.query('DROP TRIGGER hub_test_broken');
         }
         await eventually(
-          async () =>
-            (
-              await t.request('POST', '/collections', {
-                token: owner.token,
-                body: { name: uniqueName('c') },
-              })
-            ).status === 200,
+          async () => (await createCollection()).status === 200,
           5000,
           'a create after the trigger is gone',
         );
@@ -104,12 +97,7 @@ for (const { kind, url, kill } of kinds) {
       const bodies: unknown[] = [];
       for (let round = 0; round < 10; round++) {
         const requests = Array.from({ length: 16 }, (_, i) =>
-          i % 2 === 0
-            ? listCollections()
-            : t.request('POST', '/collections', {
-                token: owner.token,
-                body: { name: uniqueName('c') },
-              }),
+          i % 2 === 0 ? listCollections() : createCollection(),
         );
         await sleep(5 + Math.random() * 20);
         await killAll();
@@ -134,11 +122,11 @@ for (const { kind, url, kill } of kinds) {
       const after = await Promise.all(Array.from({ length: 8 }, () => listCollections()));
       expect(after.map((r) => r.status)).toEqual(Array(8).fill(200));
       // Writes heal too (on MariaDB a kill can leave a table's cached triggers unreadable).
-      const create = () =>
-        t.request('POST', '/collections', { token: owner.token, body: { name: uniqueName('c') } });
       await eventually(
         async () =>
-          (await Promise.all(Array.from({ length: 8 }, create))).every((r) => r.status === 200),
+          (await Promise.all(Array.from({ length: 8 }, createCollection))).every(
+            (r) => r.status === 200,
+          ),
         5000,
         'eight creates answered 200 after the rounds',
       );

@@ -120,9 +120,10 @@ const WRITE_TARGET = /^\s*(?:insert(?:\s+ignore)?\s+into|update|delete\s+from)\s
  * MariaDB parses a table's triggers each time it opens an instance of the table for its table
  * cache. A connection killed during that parse (a failover, an idle reaper, `KILL`) can leave the
  * cached instance with a trigger list it could not read, and every later write that is handed that
- * instance fails ({@link isBrokenTriggerError}) for as long as it stays cached. The write that meets it gets 503 (`isOutageError`), and the hub closes the cached
- * instances of the table it wrote (`FLUSH TABLES <table>`, which needs the RELOAD privilege), so
- * the next open parses the triggers afresh. One flush at a time per table; without the privilege
+ * instance fails ({@link isBrokenTriggerError}) for as long as it stays cached. The write that
+ * meets it gets 503 (`isOutageError`), and the hub closes the cached instances of the table it
+ * wrote (`FLUSH TABLES <table>`, which needs the RELOAD privilege), so the next open parses the
+ * triggers afresh. One flush at a time per table; without the privilege
  * the 503s go on, and the outage log's cause names the broken trigger.
  */
 function triggerHealer(pool: MyPool): (error: unknown, sql: string) => void {
