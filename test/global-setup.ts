@@ -15,9 +15,16 @@ const SERVICES: [suites: string, variable: string][] = [
   ['Firestore', 'HUB_TEST_FIRESTORE_EMULATOR_HOST'],
 ];
 
+/** Set in the vitest process once this setup has run. */
+const DONE_MARK = 'HUB_TEST_SETUP_DONE';
+
 export default async function setup(): Promise<void> {
   // The CLI tests spawn cli/bin.mjs, which runs dist/ when it is newer than the sources: build it
-  // from the current sources, so those tests run exactly what `npm install` installs.
+  // from the current sources, so those tests run exactly what `npm install` installs. Each vitest
+  // project calls this setup, but it works once per run: a second build would delete dist/ under
+  // the files already running.
+  if (process.env[DONE_MARK] === '1') return;
+  process.env[DONE_MARK] = '1';
   execFileSync(
     process.execPath,
     [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))],

@@ -39,7 +39,7 @@ describe('names with control or bidirectional-override characters', () => {
     const user = await h.user({});
     await expectRefused('PUT', `/admin/users/${user.id}`, (name) => ({ name }), message);
     const users = (await t.request('GET', '/admin/users')).body.users as { name: string }[];
-    expect(users.filter((u) => u.name.startsWith('a') && u.name.endsWith('b'))).toEqual([]);
+    expect(users.filter((u) => UNSAFE.some((char) => u.name.includes(char)))).toEqual([]);
   });
 
   it('refuses them in token names, at issue and at redeem', async () => {
