@@ -33,8 +33,10 @@ export async function prepareDatabase(driver, dir, port) {
   const name = `hub_bench_${Date.now()}_${process.pid}`;
   if (driver === 'default') return { yaml: server, drop: async () => {} };
   if (driver === 'sqlite') {
+    const path = join(dir, 'data', 'hub.db');
     return {
-      yaml: `${server}db:\n  driver: sqlite\n  path: ${join(dir, 'data', 'hub.db')}\n`,
+      yaml: `${server}db:\n  driver: sqlite\n  path: ${path}\n`,
+      history: () => sqliteHistory(path),
       drop: async () => {},
     };
   }
@@ -83,11 +85,53 @@ export async function prepareDatabase(driver, dir, port) {
   const u = new URL(pgUrl);
   const r = new URL(redisUrl);
   const yaml = `${server}db:\n  driver: postgres\n  host: ${u.hostname}\n  port: ${u.port || 5432}\n  user: ${decodeURIComponent(u.username) || 'postgres'}\n  password: "${decodeURIComponent(u.password)}"\n  database: ${name}\nredis:\n  host: ${r.hostname}\n  port: ${r.port || 6379}\n  keyPrefix: "hub-bench-${name}:"\n`;
+  const history = async () => {
+    const c = new pg.Client({ connectionString: withDatabase(pgUrl, name) });
+    await c.connect();
+    try {
+      if ((await c.query(`SELECT to_regclass('revisions') AS t`)).rows[0].t === null) return null;
+      const { rows } = await c.query(
+        `SELECT count(*)::int AS revisions, pg_total_relation_size('revisions')::bigint AS bytes FROM revisions`,
+      );
+      return { revisions: rows[0].revisions, bytes: Number(rows[0].bytes) };
+    } finally {
+      await c.end();
+    }
+  };
   const drop = async () => {
     const c = new pg.Client({ connectionString: pgUrl });
     await c.connect();
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await c.end();
   };
-  return { yaml, drop };
+  return { yaml, history, drop };
+}
+
+const withDatabase = (url, database) => {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.href;
+};
+
+/**
+ * How many revisions the hub kept and the disk they take (table and indexes; on PostgreSQL with
+ * its TOAST), or null for a hub without history. Read after the hub has stopped.
+ */
+async function sqliteHistory(path) {
+  const { default: Database } = await import('libsql');
+  const db = new Database(path, { readonly: true });
+  try {
+    const table = db.prepare(`SELECT name FROM sqlite_master WHERE name = 'revisions'`).get();
+    if (!table) return null;
+    const { revisions } = db.prepare('SELECT count(*) AS revisions FROM revisions').get();
+    const { bytes } = db
+      .prepare(
+        `SELECT sum(pgsize) AS bytes FROM dbstat WHERE name IN
+           (SELECT name FROM sqlite_master WHERE tbl_name = 'revisions')`,
+      )
+      .get();
+    return { revisions, bytes };
+  } finally {
+    db.close();
+  }
 }

@@ -15,6 +15,9 @@
  *   --duration <s> (10)  --warmup <s> (2)  --connections <n> (32)  --scenarios a,b  --json
  *   --bench-dir <dir>  where the shared bench lives (default ../shared/bench, or HUB_SHARED_BENCH)
  *
+ * On SQLite and PostgreSQL it also prints the revisions the run left in the history and the
+ * disk they take.
+ *
  * The shared bench is copied, with its own lockfile, into node_modules/.cache/shared-bench and
  * installed there once (`npm ci`), so it runs with exactly the load generator it pins. Every run
  * uses a new temporary data directory or PostgreSQL database and Redis key prefix, dropped after.
@@ -193,6 +196,8 @@ async function benchDriver(driver, benchPath) {
     } finally {
       await stopHub(hub.child);
     }
+    const history = await database.history?.();
+    if (history) result.history = history;
   } finally {
     await database.drop();
     await rm(dir, { recursive: true, force: true });
@@ -219,6 +224,11 @@ function printTable(result) {
     console.log(
       `\nmixed workload: ${result.mixed.reads_per_s} reads/s (p50 ${result.mixed.read_p50_ms} ms), ` +
         `${result.mixed.writes_per_s} writes/s (p50 ${result.mixed.write_p50_ms} ms), non-2xx ${result.mixed.non2xx}`,
+    );
+  if (result.history)
+    console.log(
+      `\nhistory: ${result.history.revisions} revisions in ${result.history.bytes} bytes ` +
+        `(${Math.round(result.history.bytes / Math.max(1, result.history.revisions))} bytes each, indexes included)`,
     );
   console.log(
     `\nfirst response: ${result.firstResponseFreshMs} ms on a fresh database, ${result.firstResponseExistingMs} ms on an existing one; ` +
