@@ -11,17 +11,7 @@ import type { KernelEnv } from '../plugin.ts';
 import type { RouteDocs } from './openapi.ts';
 import { HUB_VERSION } from '../version.ts';
 import { DESKTOP_APP_URL, escapeHtml, htmlPageHeaders, newNonce } from './html.ts';
-
-/** Bind addresses that mean "every interface": a client needs one it can dial. */
-const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]', '*', '::0']);
-
-/** The address a desktop app connects to. */
-export function hubAddress(server: HubConfig['server']): string {
-  if (server.publicUrl) return server.publicUrl;
-  const host = WILDCARDS.has(server.host.trim()) ? '127.0.0.1' : server.host.trim();
-  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `http://${shown}:${server.port}`;
-}
+import { publicBaseUrl } from './hub-address.ts';
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1f2933; --muted: #52606d; --bg: #f5f7fa; --card: #fff; --accent: #0369a1; }
@@ -82,10 +72,10 @@ export function frontPageRoutes(config: () => HubConfig): Hono<KernelEnv> {
     const nonce = newNonce();
     // Single sign-on is a plugin's; its section's presence is all the front page needs to know.
     const login = config().sso
-      ? `${new URL(hubAddress(config().server)).pathname.replace(/\/+$/, '')}/login`
+      ? `${new URL(publicBaseUrl(config().server)).pathname.replace(/\/+$/, '')}/login`
       : undefined;
     const html = frontPageHtml(
-      { address: hubAddress(config().server), ...(login ? { login } : {}) },
+      { address: publicBaseUrl(config().server), ...(login ? { login } : {}) },
       nonce,
     );
     return c.body(html, 200, frontPageHeaders(nonce));

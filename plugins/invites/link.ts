@@ -1,29 +1,14 @@
 /**
- * Join links: `<base>/join?url=<base>&name=…&role=…&exp=…[&hub=…][&access=…]#code=<secret>`. The
- * secret rides in the fragment, which browsers never send to a server. The CLI builds these links;
+ * Join links: `<base>/join?url=<base>&name=…&role=…&exp=…[&hub=…][&access=…][&tenant=…]#code=<secret>`.
+ * The secret rides in the fragment, which browsers never send to a server. `tenant` names the
+ * invitation's tenant when it is not the default one, so the page asks that tenant about it. The CLI builds these links;
  * the `/join` page reads the same query back.
  */
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { UserRecord } from '../../kernel/identity/users.ts';
 
-/** Bind addresses that mean "every interface": a link needs an address a client can dial. */
-const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]', '*', '::0']);
-
-/** `http://<host>:<port>` of the configured server; wildcard binds become 127.0.0.1. */
-export function serverBaseUrl(server: { host: string; port: number }): string {
-  const host = WILDCARDS.has(server.host.trim()) ? '127.0.0.1' : server.host.trim();
-  // IPv6 literals need brackets inside a URL.
-  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `http://${shown}:${server.port}`;
-}
-
-/** The address links point at: `server.publicUrl` when set, else {@link serverBaseUrl}. */
-export function publicBaseUrl(server: {
-  host: string;
-  port: number;
-  publicUrl?: string | undefined;
-}): string {
-  return server.publicUrl ?? serverBaseUrl(server);
-}
+/** Links point at the hub's public address (`server.publicUrl`, else host and port). */
+export { publicBaseUrl } from '../../kernel/http/hub-address.ts';
 
 /** Checks a `--base-url`: an http(s) URL without query or fragment; returns it without a trailing `/`. */
 export function parseBaseUrl(raw: string): string {
@@ -66,6 +51,8 @@ export interface JoinLinkInput {
   secret: string;
   /** The hub's display name. */
   hubName?: string;
+  /** The invitation's tenant; the default tenant's id adds nothing to the link. */
+  tenantId?: string;
 }
 
 /** The join query without the code: what the page shows and the deep link repeats. */
@@ -78,6 +65,7 @@ export function joinQuery(input: Omit<JoinLinkInput, 'secret'>): URLSearchParams
   });
   if (input.hubName) query.set('hub', input.hubName);
   query.set('access', accessSummary(input.user));
+  if (input.tenantId && input.tenantId !== DEFAULT_TENANT_ID) query.set('tenant', input.tenantId);
   return query;
 }
 
