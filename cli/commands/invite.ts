@@ -122,6 +122,7 @@ const createCommand = defineCommand({
         expiresAt: invitation.expiresAt,
         secret: issued.secret,
         ...(tenant ? { hubName: tenant.name } : {}),
+        tenantId: ctx.tenantId,
       });
       if (args.json) return printJson({ user, invitation, secret: issued.secret, link });
       print(

@@ -43,7 +43,10 @@ function adminInviteRoutes(
   server: () => HubConfig['server'],
 ) {
   // `link` is the same join link the CLI prints, on server.publicUrl (else host and port).
-  const issued = ({ user, invitation, secret }: IssuedInvitation, hubName: string) => {
+  const issued = (
+    { user, invitation, secret }: IssuedInvitation,
+    tenant: { id: string; name: string },
+  ) => {
     const record = toInvitationRecord(invitation, clock.now());
     const userRecord = toUserRecord(user);
     const link = joinLink({
@@ -51,7 +54,8 @@ function adminInviteRoutes(
       user: userRecord,
       expiresAt: record.expiresAt,
       secret,
-      hubName,
+      hubName: tenant.name,
+      tenantId: tenant.id,
     });
     return { user: userRecord, invitation: record, secret, link };
   };
@@ -61,7 +65,7 @@ function adminInviteRoutes(
       return c.json(
         issued(
           await service.createInvitedUser(c.var.store, input, hours ?? defaultHours()),
-          c.var.tenant.name,
+          c.var.tenant,
         ),
         201,
       );
@@ -75,7 +79,7 @@ function adminInviteRoutes(
             id,
             c.req.valid('json').expiresInHours ?? defaultHours(),
           ),
-          c.var.tenant.name,
+          c.var.tenant,
         ),
         201,
       );

@@ -14,6 +14,8 @@ export interface JoinView {
   url: string;
   /** `harborclient://team-hub/join?<query>`; the script appends `&code=<secret>`. */
   deepLinkBase: string;
+  /** The invitation's tenant when it is not the default one (sent as `X-Hub-Tenant`). */
+  tenant?: string;
 }
 
 /** The look of the hub's card pages (also single sign-on's). */
@@ -81,9 +83,12 @@ const SCRIPT = `
     say('This link is missing its invitation code. Ask the hub administrator to send the whole link again.', true);
     return;
   }
+  var headers = { 'Content-Type': 'application/json' };
+  var tenant = root.getAttribute('data-tenant');
+  if (tenant) headers['X-Hub-Tenant'] = tenant;
   fetch(new URL('auth/invitations/preview', location.href).href, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: headers,
     body: JSON.stringify({ secret: code }),
     credentials: 'omit',
     cache: 'no-store',
@@ -159,14 +164,19 @@ export function joinPageHtml(view: JoinView | null, nonce: string, hubName: stri
     .join('');
   return page(
     `Join ${hubName}`,
-    `<div class="card" id="invite" data-url="${escapeHtml(view.url)}" data-deep-link="${escapeHtml(view.deepLinkBase)}">
+    `<div class="card" id="invite" data-url="${escapeHtml(view.url)}" data-deep-link="${escapeHtml(view.deepLinkBase)}"${view.tenant ? ` data-tenant="${escapeHtml(view.tenant)}"` : ''}>
 <h1>You're invited to ${escapeHtml(hubName)}</h1>
 <p id="origin-warning" class="warn" hidden></p>
 <dl id="facts" hidden>${facts}<dt>Valid until</dt><dd><time id="exp"></time></dd></dl>
 <p id="state" class="note">Checking this invitation with the hub…</p>
 <noscript><p class="warn">This page needs JavaScript to check the invitation with the hub.</p></noscript>
 <a id="open" class="button disabled" aria-disabled="true" role="button" hidden>Open in HarborClient</a>
-<p class="note">Nothing happens? Install the <a href="${DESKTOP_APP_URL}">HarborClient desktop app</a>, then use File → Accept Team Hub Invite and paste this page's full address.</p>
+${
+  view.tenant
+    ? `<p class="note">This invitation is for the tenant <b>${escapeHtml(view.tenant)}</b> of this hub: set HarborClient's tenant for this hub to it before you accept.</p>
+`
+    : ''
+}<p class="note">Nothing happens? Install the <a href="${DESKTOP_APP_URL}">HarborClient desktop app</a>, then use File → Accept Team Hub Invite and paste this page's full address.</p>
 </div>`,
     nonce,
   );

@@ -2,13 +2,16 @@
  * `GET /join`: the landing page of an invite link. Its script reads the secret from the URL
  * fragment (so it never reaches a URL, header or log) and asks this hub's
  * `POST /auth/invitations/preview` who it is for, as what, and until when; the page shows only
- * that answer, never the query's claims, and warns when the link's `url` is another origin.
+ * that answer, never the query's claims, and warns when the link's `url` is another origin. A link
+ * for another tenant than the default one names it in `tenant`; the page asks that tenant.
  * Always 200 HTML: a broken link gets an explanation, not an error body.
  */
 import { htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
 import { joinPageHtml, type JoinView } from './join-html.ts';
 
 const ROLES = new Set(['user', 'admin']);
+/** A tenant id's shape (the kernel's rule); any other `tenant` makes the link unusable. */
+const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_PARAM = 1000;
 
 /** Reads and checks the query; null when the link is not a usable invite link. */
@@ -32,12 +35,16 @@ export function readJoinQuery(query: (name: string) => string | undefined): Join
   if (Number.isNaN(expires)) return null;
   const hub = get('hub');
   const access = get('access');
+  const tenant = get('tenant');
+  if (tenant !== undefined && !TENANT_ID.test(tenant)) return null;
   // The deep link repeats the checked parameters only, so nothing else can ride along into the client.
   const deepQuery = new URLSearchParams({ url, name, role, exp });
   if (hub) deepQuery.set('hub', hub);
   if (access) deepQuery.set('access', access);
+  if (tenant) deepQuery.set('tenant', tenant);
   return {
     url,
+    ...(tenant ? { tenant } : {}),
     deepLinkBase: `harborclient://team-hub/join?${deepQuery.toString()}`,
   };
 }
@@ -53,14 +60,19 @@ export function joinHeaders(nonce: string): Record<string, string> {
   ]);
 }
 
-/** Renders the page for a request's query; `hubName` is the serving tenant's name. */
-export function renderJoinPage(
+/**
+ * Renders the page for a request's query. `hubName` gives the name of the link's tenant (the
+ * default tenant's without one), or null when this hub does not serve it.
+ */
+export async function renderJoinPage(
   query: (name: string) => string | undefined,
-  hubName: string,
-): { html: string; headers: Record<string, string> } {
+  hubName: (tenantId: string | undefined) => Promise<string | null>,
+): Promise<{ html: string; headers: Record<string, string> }> {
   const nonce = newNonce();
+  const view = readJoinQuery(query);
+  const name = view ? await hubName(view.tenant) : null;
   return {
-    html: joinPageHtml(readJoinQuery(query), nonce, hubName),
+    html: joinPageHtml(view && name !== null ? view : null, nonce, name ?? ''),
     headers: joinHeaders(nonce),
   };
 }

@@ -40,7 +40,7 @@ const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 export function publicInviteRoutes(
   service: InvitesService,
   clock: Clock,
-  ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp'>,
+  ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp' | 'identity' | 'hubConfig'>,
 ) {
   const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;
   // Blocked clients are refused before their body is even read.
@@ -62,8 +62,14 @@ export function publicInviteRoutes(
   };
 
   return createPluginApp()
-    .get('/join', (c) => {
-      const { html, headers } = renderJoinPage((name) => c.req.query(name), c.var.tenant.name);
+    .get('/join', async (c) => {
+      // A link's own tenant, when it names one this hub serves; a browser sends no tenant header.
+      const hubName = async (tenantId: string | undefined) => {
+        if (tenantId === undefined || tenantId === c.var.tenant.id) return c.var.tenant.name;
+        if (!ctx.hubConfig().multitenancy.enabled) return null;
+        return (await ctx.identity.tenants.get(tenantId))?.name ?? null;
+      };
+      const { html, headers } = await renderJoinPage((name) => c.req.query(name), hubName);
       return c.html(html, 200, headers);
     })
     .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {

@@ -42,8 +42,8 @@ export interface BrowserHub {
  * For the enclosing describe block: a hub on a fresh embedded database, served on a free loopback
  * port, and a browser for it; read `base` and `browser` inside tests.
  */
-export function useBrowserHub(): BrowserHub {
-  const t = useTestHub(EMBEDDED_DRIVER);
+export function useBrowserHub(options: Parameters<typeof useTestHub>[1] = {}): BrowserHub {
+  const t = useTestHub(EMBEDDED_DRIVER, options);
   let server: ServerType | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {

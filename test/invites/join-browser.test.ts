@@ -14,7 +14,7 @@ import { joinLink } from '../../plugins/invites/link.ts';
 import { DESKTOP_APP_URL } from '../../kernel/http/html.ts';
 
 describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
-  const web = useBrowserHub();
+  const web = useBrowserHub({ config: { multitenancy: { enabled: true } } });
   const { t } = web;
 
   async function open(link: string, viewport = { width: 390, height: 844 }) {
@@ -92,6 +92,41 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     }
     await page.screenshot({ path: join(SCREENSHOTS, 'join-page.png'), fullPage: true });
     await page.close();
+  }, 60_000);
+
+  it("asks the link's tenant: shows that tenant's invitation and name, and the deep link keeps the tenant", async () => {
+    const tenant = uniqueName('team')
+      .replace(/[^A-Za-z0-9_-]/g, '')
+      .slice(0, 60);
+    await t.hub.identity.tenants.create(tenant, 'Team Two');
+    const created = await t.request('POST', '/admin/invited-users', {
+      token: (await t.createUser({ role: 'admin' }, tenant)).token,
+      tenant,
+      body: { name: uniqueName('Tenant user'), role: 'user' },
+    });
+    expect(created.status).toBe(201);
+    const link = created.body.link
+      .replace(/^http:\/\/[^/]+/, web.base)
+      .replace(/url=[^&]+/, `url=${encodeURIComponent(web.base)}`);
+    expect(new URL(link).searchParams.get('tenant')).toBe(tenant);
+    const { page, requests, errors } = await open(link);
+    await expect.poll(() => page.locator('#f-name').innerText()).toBe(created.body.user.name);
+    expect(await page.locator('h1').innerText()).toBe("You're invited to Team Two");
+    expect(await page.locator('main').innerText()).toContain(
+      `for the tenant ${tenant} of this hub`,
+    );
+    const deep = new URL((await page.locator('#open').getAttribute('href'))!);
+    expect(deep.searchParams.get('tenant')).toBe(tenant);
+    expect(requests[1]!.headers['x-hub-tenant']).toBe(tenant);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // A tenant this hub does not have makes the link unusable, not a page about the default one.
+    const unknown = new URL(link);
+    unknown.searchParams.set('tenant', 'no-such-tenant');
+    const other = await open(unknown.href);
+    expect(await other.page.locator('h1').innerText()).toBe('Invalid invite link');
+    await other.page.close();
   }, 60_000);
 
   it('shows the real user and role for a crafted link, warns that its url is another hub, and offers no button', async () => {
