@@ -11,7 +11,7 @@
  *                                          24 readers of one collection's list, 8 writers in it)
  *                                          runs too; `only` runs it alone, `skip` leaves it out
  *   npm run bench -- --hub ../other        another checkout of the hub (to compare two trees in one run)
- *   npm run bench -- --node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the hub's node
+ *   npm run bench -- --node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"  flags for the hub's node
  *   --duration <s> (10)  --warmup <s> (2)  --connections <n> (32)  --scenarios a,b  --json
  *   --bench-dir <dir>  where the shared bench lives (default ../shared/bench, or HUB_SHARED_BENCH)
  *
