@@ -45,6 +45,66 @@ describe.each(allDrivers())('revisions on %s', (driver) => {
     expect(now.headers.get('etag')).toBe('"9"');
   });
 
+  it('keeps created, updated, deleted and restored revisions and audit events for every kind', async () => {
+    const col = await h.collection();
+    const inCollection = (kind: 'request' | 'document') => ({
+      kind,
+      prefix: `${kind}s`,
+      make: () => h[kind](col.id),
+      update: ['PUT', { collectionId: col.id, name: uniqueName('renamed') }] as const,
+    });
+    const kinds = [
+      inCollection('request'),
+      inCollection('document'),
+      {
+        kind: 'folder',
+        prefix: 'folders',
+        make: () => h.folder(col.id),
+        update: ['PATCH', { name: uniqueName('renamed') }] as const,
+      },
+      ...TOP_LEVEL_ENTITIES.map(({ path, noun }) => ({
+        kind: noun.replace(' ', '-'),
+        prefix: path.slice(1),
+        make: () => h.create(path, { name: uniqueName(noun) }),
+        update: ['PUT', { name: uniqueName('renamed') }] as const,
+      })),
+    ];
+    expect(kinds.map((k) => k.prefix)).toEqual([
+      'requests',
+      'documents',
+      'folders',
+      'collections',
+      'environments',
+      'snippets',
+      'live-servers',
+      'live-pages',
+    ]);
+    for (const { kind, prefix, make, update } of kinds) {
+      const record = await make();
+      const path = `/${prefix}/${record.id}`;
+      const [method, body] = update;
+      expect((await t.request(method, path, { body })).status, `${method} ${path}`).toBe(200);
+      expect((await t.request('DELETE', path)).status, `DELETE ${path}`).toBe(204);
+      const kept = await revisions(path);
+      expect(
+        kept.map((r) => [r.version, r.action]),
+        prefix,
+      ).toEqual([
+        [3, 'deleted'],
+        [2, 'updated'],
+        [1, 'created'],
+      ]);
+      const back = await t.request('POST', `${path}/revisions/${kept[0].id}/restore`);
+      expect(back.status, `${prefix}: ${back.text}`).toBe(200);
+      expect(back.body).toMatchObject({ id: record.id, name: body.name });
+      expect((await revisions(path))[0]).toMatchObject({ version: 4, action: 'restored' });
+      const audit = await t.request('GET', `/admin/audit?targetId=${record.id}`);
+      expect(audit.body.events.map((e: any) => e.action)).toEqual(
+        ['restored', 'deleted', 'updated', 'created'].map((action) => `${kind}.${action}`),
+      );
+    }
+  });
+
   it('pages revisions with a cursor and refuses a cursor it did not issue', async () => {
     const col = await h.collection();
     const doc = await h.document(col.id);
