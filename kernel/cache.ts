@@ -12,6 +12,21 @@
 import type { Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
+/**
+ * The stores made for one request as it arrived (`c.var.store`), and the proof each one's first
+ * lookup asked for. A proof asked for after the request arrived covers every write acknowledged
+ * before it, so the request's later lookups (authentication, then its handler's) share it: one
+ * round trip per request, not per lookup. No other store shares: a job's or command's store
+ * outlives any proof.
+ */
+const requestProofs = new WeakMap<Store, { proven: boolean | Promise<boolean> } | null>();
+
+/** Marks `store` as made for one request that has just arrived (see {@link requestProofs}). */
+export function requestStore<S extends Store>(store: S): S {
+  requestProofs.set(store, null);
+  return store;
+}
+
 export interface ReadCache {
   /**
    * The value kept under `key` while no row of `tables` has changed, else `load()`'s (kept when
@@ -75,6 +90,15 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
     }
   };
 
+  /** The proof a lookup on `store` waits for: its request's, once asked, else a new one. */
+  const proofFor = (store: Store): boolean | Promise<boolean> => {
+    const shared = requestProofs.get(store);
+    if (shared) return shared.proven;
+    const proven = store.changes!.caughtUp();
+    if (shared === null) requestProofs.set(store, { proven });
+    return proven;
+  };
+
   return {
     async read<T>(
       store: Store,
@@ -93,8 +117,9 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
         // A kept value, or a load in flight, that looks current answers only once the stamps are
         // proven to include every commit made before this lookup (one round trip shared by
         // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
-        // SQLite answers at once (no promise, no turn of the event loop); the others after a round trip.
-        const proof = changes!.caughtUp();
+        // SQLite answers at once (no promise, no turn of the event loop); the others after a round
+        // trip. The lookups of one request share its first proof (see requestProofs).
+        const proof = proofFor(store);
         const proven = typeof proof === 'boolean' ? proof : await proof;
         stamp = proven ? changes!.stamp(names) : null;
         if (stamp === null) return load();

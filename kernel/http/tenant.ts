@@ -9,6 +9,7 @@ import { describeMiddleware } from './openapi-routes.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { TenantRow } from '../identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId, type TenantsService } from '../identity/tenants.ts';
+import { requestStore } from '../cache.ts';
 
 /** Tenants change rarely; a short cache keeps the lookup off the hot path. */
 const CACHE_MS = 5_000;
@@ -57,7 +58,8 @@ export function resolveTenant(deps: {
     const tenant = await deps.cache.get(id);
     if (!tenant) throw notFound('Tenant not found');
     c.set('tenant', tenant);
-    c.set('store', deps.driver().forTenant(id));
+    // Made as the request arrives: its cache lookups share one proof (cache.ts).
+    c.set('store', requestStore(deps.driver().forTenant(id)));
     await next();
   });
   // A bad header (400), an unknown tenant (404); the store it hands on may be down (503) and, on a

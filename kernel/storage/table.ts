@@ -80,6 +80,12 @@ export interface TableSpec<C extends Columns = Columns> {
    * no cached value may depend on them. An update that sets only these leaves caches alone.
    */
   readonly untracked: readonly (keyof C & string)[];
+  /**
+   * Whether cached values may read this table. False for an append-only log that no cache reads
+   * (revisions, the audit log): its writes move no change stamp and tell no other process, so
+   * PostgreSQL gets no NOTIFY trigger, MySQL no counter triggers and Firestore no counter for it.
+   */
+  readonly changeFeed: boolean;
 }
 
 /** A declared table; `Row` is the row type plugins read and write. */
@@ -96,6 +102,8 @@ export interface DefineTableOptions<C extends Columns> {
   tenantScoped?: boolean;
   /** See {@link TableSpec.untracked}. @default [] */
   untracked?: (keyof C & string)[];
+  /** See {@link TableSpec.changeFeed}. @default true */
+  changeFeed?: boolean;
 }
 
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -126,6 +134,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
     unique: options.unique ?? [],
     tenantScoped: options.tenantScoped ?? true,
     untracked: options.untracked ?? [],
+    changeFeed: options.changeFeed ?? true,
   };
 }
 

@@ -32,6 +32,8 @@ export const auditEventsTable = defineTable({
     ['action', 'at', 'id'],
     ['targetId', 'at', 'id'],
   ],
+  // Read only by the audit routes and the CLI, never through a cache: no change signal per event.
+  changeFeed: false,
 });
 
 export type AuditEventRow = RowOfTable<typeof auditEventsTable>;

@@ -33,6 +33,8 @@ export const revisionsTable = defineTable({
     snapshot: col.json<Record<string, unknown>>(),
   },
   indexes: [['recordId', 'version']],
+  // Read only by the history routes, never through a cache: no change signal per revision.
+  changeFeed: false,
 });
 
 /**

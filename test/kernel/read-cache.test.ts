@@ -5,7 +5,7 @@
  * aside while the LISTEN connection is gone; the cache keeps to its byte budget.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReadCache } from '../../kernel/cache.ts';
+import { createReadCache, requestStore } from '../../kernel/cache.ts';
 import type { Migration, Store, StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
@@ -21,9 +21,15 @@ const marks = defineTable({
   columns: { id: col.id(), text: col.string(), seen: col.int() },
   untracked: ['seen'],
 });
+/** An append-only log no cache reads, as revisions and the audit log are. */
+const log = defineTable({
+  name: 'cache_log',
+  columns: { id: col.id(), text: col.string() },
+  changeFeed: false,
+});
 const migrations: Migration[] = [
   ...kernelMigrations,
-  { id: 'test/cache-notes', createTables: [notes, others, marks] },
+  { id: 'test/cache-notes', createTables: [notes, others, marks, log] },
 ];
 
 const open: { driver: StorageDriver }[] = [];
@@ -35,7 +41,7 @@ afterEach(async () => {
 
 async function database(
   kind: 'sqlite' | 'postgres' | 'mysql',
-): Promise<{ first: StorageDriver; second: () => Promise<StorageDriver> }> {
+): Promise<{ first: StorageDriver; second: () => Promise<StorageDriver>; db: TestDatabase }> {
   const db = await createTestDatabase(kind);
   databases.push(db);
   const connect = async () => {
@@ -45,12 +51,17 @@ async function database(
   };
   const first = await connect();
   await runMigrations(first, migrations);
-  return { first, second: connect };
+  return { first, second: connect, db };
 }
 
 /** Polls until `check` holds (a notification is on its way), at most 5 s. */
 const notified = (check: () => Promise<boolean>) =>
   eventually(check, 5000, 'the change notification');
+
+/** A stamp as a cache lookup sees it: after the proof that it includes every earlier commit. */
+async function heard(driver: StorageDriver, tables: string[]): Promise<number | null> {
+  return (await driver.changes!.caughtUp()) ? driver.changes!.stamp(tables) : null;
+}
 
 /** Waits for the feed to vouch (PostgreSQL connects its listener on the first ask). */
 async function ready(driver: StorageDriver): Promise<number> {
@@ -104,7 +115,28 @@ for (const kind of kinds) {
         .forTenant('__default__')
         .table(notes)
         .insert({ id: 'n3', text: 'from elsewhere' });
-      await notified(async () => (await first.changes!.stamp([notes.name])) !== before);
+      await notified(async () => (await heard(first, [notes.name])) !== before);
+    });
+
+    it('moves no stamp when a table outside the change feed is written, here or in another process', async () => {
+      const { first, second } = await database(kind);
+      const store = first.forTenant('__default__');
+      await ready(first);
+      const before = await heard(first, [log.name]);
+      await store.table(log).insert({ id: 'l1', text: 'a' });
+      await store.transaction((tx) => tx.table(log).insert({ id: 'l2', text: 'b' }));
+      expect(await heard(first, [log.name])).toBe(before);
+      // SQLite hears another process only as "something changed" (data_version), so only
+      // PostgreSQL can tell which table another process wrote.
+      if (kind !== 'postgres') return;
+      const other = (await second()).forTenant('__default__');
+      const notesBefore = await heard(first, [notes.name]);
+      await other.table(log).insert({ id: 'l3', text: 'elsewhere' });
+      // Notifications arrive in commit order: once the later write to notes is heard, a
+      // notification of the log's write would have been too.
+      await other.table(notes).insert({ id: 'n9', text: 'after the log' });
+      await notified(async () => (await heard(first, [notes.name])) !== notesBefore);
+      expect(await heard(first, [log.name])).toBe(before);
     });
 
     it('keeps the stamp when only an untracked column changes, here or in another process', async () => {
@@ -118,19 +150,19 @@ for (const kind of kinds) {
        */
       let barriers = 0;
       const settle = async () => {
-        const seen = await first.changes!.stamp([others.name]);
+        const seen = await heard(first, [others.name]);
         await other.table(others).insert({ id: `barrier-${++barriers}`, text: 'barrier' });
-        await notified(async () => (await first.changes!.stamp([others.name])) !== seen);
+        await notified(async () => (await heard(first, [others.name])) !== seen);
       };
       await store.table(marks).insert({ id: 'm1', text: 'a', seen: 0 });
       await settle();
-      const before = await first.changes!.stamp([marks.name]);
+      const before = await heard(first, [marks.name]);
       await store.table(marks).update('m1', { seen: 1 });
       await store.table(marks).updateWhere({ id: 'm1' }, { seen: 2 });
       expect(await first.changes!.stamp([marks.name])).toBe(before);
       await other.table(marks).update('m1', { seen: 3 });
       await settle();
-      if (kind === 'postgres') expect(await first.changes!.stamp([marks.name])).toBe(before);
+      if (kind === 'postgres') expect(await heard(first, [marks.name])).toBe(before);
       // SQLite tells only that another process committed, not what: there, any commit moves every stamp.
       // A tracked column moves it.
       await store.table(marks).update('m1', { text: 'b', seen: 4 });
@@ -158,9 +190,9 @@ for (const kind of kinds) {
       expect(await read()).toBe(0);
       expect(await read()).toBe(0);
       expect(loads).toBe(1);
-      const stamp = await first.changes!.stamp([notes.name]);
+      const stamp = await heard(first, [notes.name]);
       await other.forTenant('__default__').table(notes).insert({ id: 'n4', text: 'new' });
-      await notified(async () => (await first.changes!.stamp([notes.name])) !== stamp);
+      await notified(async () => (await heard(first, [notes.name])) !== stamp);
       expect(await read()).toBe(1);
       expect(loads).toBe(2);
     });
@@ -197,11 +229,34 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
     } finally {
       await client.end();
     }
-    await notified(async () => (await first.changes!.stamp([notes.name])) === null);
-    await notified(async () => (await first.changes!.stamp([notes.name])) !== null);
+    await notified(async () => (await heard(first, [notes.name])) === null);
+    await notified(async () => (await heard(first, [notes.name])) !== null);
     expect(await first.changes!.stamp([notes.name])).not.toBe(before);
   });
 });
+
+for (const kind of (['postgres', 'mysql'] as const).filter(driverAvailable))
+  describe(`change signals (${kind})`, () => {
+    it('installs the change trigger on a fed table and none on a table outside the feed', async () => {
+      const { db } = await database(kind);
+      const triggers = async (table: string) =>
+        kind === 'postgres'
+          ? (
+              await db.query(
+                `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = '${table}'::regclass AND NOT tgisinternal`,
+              )
+            ).map((row) => row.name)
+          : (
+              await db.query(
+                `SELECT trigger_name AS name FROM information_schema.triggers
+                  WHERE event_object_schema = DATABASE() AND event_object_table = ?`,
+                [table],
+              )
+            ).map((row) => row.name ?? row.NAME);
+      expect((await triggers(notes.name)).length).toBe(kind === 'postgres' ? 1 : 3);
+      expect(await triggers(log.name)).toEqual([]);
+    });
+  });
 
 describe.skipIf(!driverAvailable('mysql'))(
   'the read cache before the change sequence (mysql)',
@@ -228,6 +283,23 @@ describe('the read cache on its own', () => {
       move: () => stamp++,
     };
   };
+
+  it("shares one request's proof among its lookups, and asks anew for any other store", async () => {
+    let asked = 0;
+    const changes = { stamp: () => 1, caughtUp: async () => (asked++, true) };
+    const cache = createReadCache(() => 1 << 20);
+    const value = async () => 'v';
+    const plain = { changes } as unknown as Store;
+    await cache.read(plain, 'k', [notes], value, () => 8); // a miss: no proof needed
+    for (let i = 0; i < 3; i++) await cache.read(plain, 'k', [notes], value, () => 8);
+    expect(asked).toBe(3);
+    const request = requestStore({ changes } as unknown as Store);
+    for (let i = 0; i < 3; i++) await cache.read(request, 'k', [notes], value, () => 8);
+    expect(asked).toBe(4);
+    const next = requestStore({ changes } as unknown as Store);
+    await cache.read(next, 'k', [notes], value, () => 8);
+    expect(asked).toBe(5);
+  });
 
   it('drops the least recently used entries to stay within its byte budget, and keeps no value over a quarter of it', async () => {
     const { store } = feed();

@@ -12,7 +12,7 @@
 import { FieldValue, type Firestore } from '@google-cloud/firestore';
 import { batched } from '../batched.ts';
 import { ChangeStamps, type ChangeFeed } from '../changes.ts';
-import { collectionName } from './codec.ts';
+import { collectionName, UNCOUNTED_COLLECTIONS } from './codec.ts';
 import type { TxState } from './session.ts';
 
 export const CHANGE_COUNTS = 'hubChangeCounts';
@@ -22,6 +22,7 @@ const SHARDS = 16;
 export function countChanges(db: Firestore, state: TxState): void {
   const written = new Set([...state.staged.values()].map((entry) => entry.collection));
   for (const collection of written) {
+    if (UNCOUNTED_COLLECTIONS.has(collection)) continue;
     const shard = Math.floor(Math.random() * SHARDS);
     state.tx.set(
       db.collection(CHANGE_COUNTS).doc(`${collection}~${shard}`),

@@ -87,9 +87,13 @@ export interface DocCodec {
 
 const codecs = new WeakMap<Table, DocCodec>();
 
+/** Collections of tables outside the change feed (`changeFeed: false`): their writes count nothing. */
+export const UNCOUNTED_COLLECTIONS = new Set<string>();
+
 export function codecFor(table: Table): DocCodec {
   const cached = codecs.get(table);
   if (cached) return cached;
+  if (!table.changeFeed) UNCOUNTED_COLLECTIONS.add(collectionName(table.name));
   const names = Object.keys(table.columns);
   const spec = (name: string): ColumnSpec => {
     const found = table.columns[name];

@@ -35,7 +35,9 @@ export async function ensureChangeCounts(db: Executor): Promise<void> {
     .execute(db);
 }
 
-const triggerName = (table: string, event: string) => `hub_count_${event}_${table}`.slice(0, 64);
+const TRIGGER_EVENTS = ['insert', 'update', 'delete'] as const;
+const triggerName = (table: string, event: (typeof TRIGGER_EVENTS)[number]) =>
+  `hub_count_${event}_${table}`.slice(0, 64);
 
 /**
  * The counter rows and the three triggers of `table` (replaced, so a table that gained columns
@@ -76,6 +78,12 @@ export async function installChangeCounters(db: Executor, table: Table): Promise
       )
       .execute(db);
   }
+}
+
+/** Removes the counter triggers of `table` (one outside the change feed). */
+export async function dropChangeCounters(db: Executor, table: Table): Promise<void> {
+  for (const event of TRIGGER_EVENTS)
+    await sql.raw(`DROP TRIGGER IF EXISTS ${triggerName(table.name, event)}`).execute(db);
 }
 
 /** Reads the sums for the lookups waiting, and moves the stamps of the tables whose sum moved. */

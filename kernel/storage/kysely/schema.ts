@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { toSnakeCase, type ColumnSpec, type Table } from '../table.ts';
 import { TENANT_COLUMN } from './codec.ts';
 import { addedColumnDefault, columnType, type SqlFlavor } from './dialect.ts';
-import { installChangeCounters } from './change-counts.ts';
+import { dropChangeCounters, installChangeCounters } from './change-counts.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
 
@@ -156,9 +156,16 @@ async function installChangeTrigger(db: Executor, table: Table): Promise<void> {
     .execute(db);
 }
 
-/** What tells other processes of the table's writes: PostgreSQL's NOTIFY, MySQL's counters. */
+/**
+ * What tells other processes of the table's writes: PostgreSQL's NOTIFY, MySQL's counters; for a
+ * table outside the change feed, nothing (a signal an earlier version installed is dropped).
+ */
 async function installChangeSignal(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
-  if (flavor === 'postgres') await installChangeTrigger(db, table);
+  if (!table.changeFeed) {
+    if (flavor === 'postgres')
+      await sql.raw(`DROP TRIGGER IF EXISTS ${CHANGE_TRIGGER} ON ${table.name}`).execute(db);
+    else if (flavor === 'mysql') await dropChangeCounters(db, table);
+  } else if (flavor === 'postgres') await installChangeTrigger(db, table);
   else if (flavor === 'mysql') await installChangeCounters(db, table);
 }
 

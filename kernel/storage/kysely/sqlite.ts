@@ -242,11 +242,12 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
  * exactly when another connection has committed since it was last asked. Asked on the writer
  * connection, whose own commits are this process's writes (already bumped by the store), it names
  * only other processes' writes (a CLI command, say). A synchronous check against shared memory,
- * so every cache lookup makes it: nothing another process committed is ever missed.
+ * made before any cached value is served: nothing another process committed is ever missed.
  */
 function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersWatch {
   let statement: NativeStatement | undefined;
   let seen: unknown;
+  let usable = true;
   const current = () => {
     try {
       // get(), not all(): it steps and resets at once, leaving no cursor open on the writer.
@@ -256,14 +257,20 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
         if (seen !== undefined) stamps.bumpAll();
         seen = version;
       }
+      usable = true;
       return true;
     } catch {
       // The connection is closed (a reload swapped the database): cache nothing.
       statement = undefined;
+      usable = false;
       return false;
     }
   };
-  return { hearing: current, current, close: async () => undefined };
+  // Asking costs a statement, so only the proof asks (once per cache lookup that could hit): a
+  // stamp taken without asking may be older than another process's commit, which is safe, since
+  // a value is served only after `current()` and one loaded meanwhile is read afresh from SQLite.
+  const hearing = () => (usable && seen !== undefined) || current();
+  return { hearing, current, close: async () => undefined };
 }
 
 /**

@@ -49,7 +49,9 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
   // needs (SQLite); inside one, the whole transaction is.
   const statement = <T>(run: () => Promise<T>) => retryStatement(name, run, !inTransaction);
   /** A statement that writes: its table's change stamp moves once it has run (or failed). */
-  const write = <T>(run: () => Promise<T>) => statement(run).finally(() => changed([name]));
+  const write = table.changeFeed
+    ? <T>(run: () => Promise<T>) => statement(run).finally(() => changed([name]))
+    : statement;
   /** Setting only bookkeeping columns (`untracked`) moves no stamp. */
   const untracked = new Set(table.untracked.map((column) => codec.column(column)));
   const writeColumns = <T>(values: Row, run: () => Promise<T>) =>
