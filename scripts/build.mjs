@@ -7,11 +7,15 @@
  * only while it is newer than every source file, else the sources through tsx: never a stale build.
  */
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outdir = `${root}dist`;
+const target = `${root}dist`;
+// Built beside dist/ and moved in file by file (each rename replaces a file atomically), so a
+// command already running from dist/ never finds a chunk missing while a build replaces it.
+const outdir = `${root}dist.tmp-${process.pid}`;
 
 await rm(outdir, { recursive: true, force: true });
 await build({
@@ -47,3 +51,22 @@ await build({
   jsxImportSource: 'hono/jsx',
   logLevel: 'warning',
 });
+
+/** Every file under `dir`, as paths relative to it. */
+async function filesUnder(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)));
+}
+
+const built = await filesUnder(outdir);
+for (const file of built) {
+  await mkdir(dirname(join(target, file)), { recursive: true });
+  await rename(join(outdir, file), join(target, file));
+}
+// Files of an older build that this one no longer has (a source was removed or changed).
+const kept = new Set(built);
+for (const file of await filesUnder(target))
+  if (!kept.has(file)) await rm(join(target, file), { force: true });
+await rm(outdir, { recursive: true, force: true });

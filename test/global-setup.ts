@@ -21,8 +21,8 @@ const DONE_MARK = 'HUB_TEST_SETUP_DONE';
 export default async function setup(): Promise<void> {
   // The CLI tests spawn cli/bin.mjs, which runs dist/ when it is newer than the sources: build it
   // from the current sources, so those tests run exactly what `npm install` installs. Each vitest
-  // project calls this setup, but it works once per run: a second build would delete dist/ under
-  // the files already running.
+  // project may call this setup; it builds once per vitest process (a build replaces files one by
+  // one, so a second one elsewhere leaves running commands their chunks).
   if (process.env[DONE_MARK] === '1') return;
   process.env[DONE_MARK] = '1';
   execFileSync(
