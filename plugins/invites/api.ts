@@ -47,6 +47,12 @@ export const invitesApi: RouteDocs = {
       exp: z.string().optional(),
       hub: z.string().optional(),
       access: z.string().optional(),
+      tenant: z
+        .string()
+        .optional()
+        .describe(
+          "The invitation's tenant when it is not the default one: the page asks that tenant (an unknown one makes the link invalid)",
+        ),
     }),
   },
   'POST /auth/invitations/preview': {

@@ -7,12 +7,19 @@
  * Always 200 HTML: a broken link gets an explanation, not an error body.
  */
 import { htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
+import { validateTenantId } from '../../kernel/identity/tenants.ts';
 import { joinPageHtml, type JoinView } from './join-html.ts';
 
 const ROLES = new Set(['user', 'admin']);
-/** A tenant id's shape (the kernel's rule); any other `tenant` makes the link unusable. */
-const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_PARAM = 1000;
+
+const isTenantId = (raw: string) => {
+  try {
+    return validateTenantId(raw) === raw;
+  } catch {
+    return false;
+  }
+};
 
 /** Reads and checks the query; null when the link is not a usable invite link. */
 export function readJoinQuery(query: (name: string) => string | undefined): JoinView | null {
@@ -36,7 +43,8 @@ export function readJoinQuery(query: (name: string) => string | undefined): Join
   const hub = get('hub');
   const access = get('access');
   const tenant = get('tenant');
-  if (tenant !== undefined && !TENANT_ID.test(tenant)) return null;
+  // A `tenant` that breaks the kernel's tenant-id rule makes the link unusable.
+  if (tenant !== undefined && !isTenantId(tenant)) return null;
   // The deep link repeats the checked parameters only, so nothing else can ride along into the client.
   const deepQuery = new URLSearchParams({ url, name, role, exp });
   if (hub) deepQuery.set('hub', hub);

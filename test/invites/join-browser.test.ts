@@ -119,6 +119,7 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     expect(deep.searchParams.get('tenant')).toBe(tenant);
     expect(requests[1]!.headers['x-hub-tenant']).toBe(tenant);
     expect(errors).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'join-page-tenant.png'), fullPage: true });
     await page.close();
 
     // A tenant this hub does not have makes the link unusable, not a page about the default one.

@@ -247,7 +247,6 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
 function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersWatch {
   let statement: NativeStatement | undefined;
   let seen: unknown;
-  let usable = true;
   const current = () => {
     try {
       // get(), not all(): it steps and resets at once, leaving no cursor open on the writer.
@@ -257,19 +256,18 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
         if (seen !== undefined) stamps.bumpAll();
         seen = version;
       }
-      usable = true;
       return true;
     } catch {
       // The connection is closed (a reload swapped the database): cache nothing.
       statement = undefined;
-      usable = false;
       return false;
     }
   };
   // Asking costs a statement, so only the proof asks (once per cache lookup that could hit): a
   // stamp taken without asking may be older than another process's commit, which is safe, since
   // a value is served only after `current()` and one loaded meanwhile is read afresh from SQLite.
-  const hearing = () => (usable && seen !== undefined) || current();
+  // The statement is kept only while asking works (it is dropped when the connection fails).
+  const hearing = () => statement !== undefined || current();
   return { hearing, current, close: async () => undefined };
 }
 
