@@ -19,4 +19,9 @@ export {
   type RunResultsConfig,
   type RunResultUsage,
 } from '../plugins/entities/index.ts';
-export { auditPage, toAuditEventRecord, type AuditEventRecord } from '../plugins/audit/index.ts';
+export {
+  auditPage,
+  keptSince,
+  toAuditEventRecord,
+  type AuditEventRecord,
+} from '../plugins/audit/index.ts';

@@ -68,13 +68,14 @@ const listCommand = defineCommand({
     const since = parseSince(args.since);
     const limit = parseLimit(args.limit);
     const action = args.action?.trim() || undefined;
-    const { withTenant, auditPage, toAuditEventRecord } = await hubModules();
+    const { withTenant, auditPage, keptSince, toAuditEventRecord } = await hubModules();
     await withTenant(args, async ({ hub, store, tenantId }) => {
+      const kept = keptSince(hub.config().history.auditKeepDays, new Date());
       const actorId =
         args.user === undefined
           ? undefined
           : await withUser(hub.identity.users, store, args.user, async (id) => id);
-      const { rows } = await auditPage(store, { since, action, actorId, limit });
+      const { rows } = await auditPage(store, { since, action, actorId, limit, keptSince: kept });
       const events = rows.map((row) => toAuditEventRecord(row, tenantId));
       if (args.json) return printJson({ events });
       if (events.length === 0) return print('No audit events found.');
@@ -113,8 +114,9 @@ const exportCommand = defineCommand({
     if (!args.out?.trim()) throw new UsageError('--out needs a file path.');
     const since = parseSince(args.since);
     const file = resolve(args.out);
-    const { withTenant, auditPage, toAuditEventRecord } = await hubModules();
-    await withTenant(args, async ({ store, tenantId }) => {
+    const { withTenant, auditPage, keptSince, toAuditEventRecord } = await hubModules();
+    await withTenant(args, async ({ hub, store, tenantId }) => {
+      const kept = keptSince(hub.config().history.auditKeepDays, new Date());
       // `wx`: never overwrite; 0600: the log names people, addresses and what they did.
       const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
       await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
@@ -130,7 +132,12 @@ const exportCommand = defineCommand({
         failed.catch(() => undefined);
         let cursor: { createdAt: string; id: string } | undefined;
         for (;;) {
-          const page = await auditPage(store, { since, cursor, limit: EXPORT_PAGE });
+          const page = await auditPage(store, {
+            since,
+            cursor,
+            limit: EXPORT_PAGE,
+            keptSince: kept,
+          });
           const text = page.rows.map(
             (row) => `${JSON.stringify(toAuditEventRecord(row, tenantId))}\n`,
           );

@@ -34,6 +34,21 @@ export interface FindOptions<Row> {
 /** Numeric columns of a row, for {@link TableApi.increment}. */
 export type NumericKeys<Row> = { [K in keyof Row]: Row[K] extends number ? K : never }[keyof Row];
 
+/** For {@link TableApi.updateVersioned}: where the updated row is copied, and how. */
+export interface CopyOfUpdate {
+  /** The table that receives the copy. */
+  into: Table;
+  /** The copy's own columns (its id, time, author…): all of them but the three below. */
+  row: Record<string, unknown>;
+  /** Columns of `into` that get the updated row's id, its new version and the whole row (JSON). */
+  recordColumn: string;
+  versionColumn: string;
+  snapshotColumn: string;
+}
+
+/** The row's columns that must hold these values (equality only) for the update to happen. */
+export type VersionedMatch = Record<string, string | number | boolean | null>;
+
 export interface TableApi<Row> {
   get(id: string): Promise<Row | null>;
   /**
@@ -63,6 +78,18 @@ export interface TableApi<Row> {
    * PostgreSQL (RETURNING).
    */
   update(id: string, patch: Partial<Omit<Row, 'id'>>, where?: Where<Row>): Promise<Row | null>;
+  /**
+   * Sets `patch` on the row with this id when it also holds the values of `match`, adds one to its
+   * `version` column, and copies the changed row into another table (a revision; versioned.ts),
+   * all or nothing. Returns the changed row, or null when no row matched (nothing is written).
+   * One statement on PostgreSQL.
+   */
+  updateVersioned(
+    id: string,
+    patch: Partial<Omit<Row, 'id'>>,
+    match: VersionedMatch,
+    copy: CopyOfUpdate,
+  ): Promise<Row | null>;
   /** Changes some columns of every matching row; returns how many rows matched. */
   updateWhere(where: Where<Row>, patch: Partial<Omit<Row, 'id'>>): Promise<number>;
   /** Returns whether a row was deleted. */

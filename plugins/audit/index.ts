@@ -10,23 +10,24 @@ import { createRecorder } from './recorder.ts';
 import { schedulePruning } from './retention.ts';
 import { auditRoutes } from './routes.ts';
 import { auditEventsTable } from './tables.ts';
-import { recordWorkspaceChanges } from './workspace.ts';
+import { keepPrunedChanges, keptSince } from './workspace.ts';
 
 export const auditPlugin = definePlugin({
   name: 'audit',
-  // Workspace changes come from entities' `entities.changed`.
+  // Workspace changes are entities' revisions (its change log).
   dependencies: ['entities'],
   api: auditApi,
   tables: [auditEventsTable],
   migrations: [{ id: 'audit/0001-events', createTables: [auditEventsTable] }],
   setup(ctx) {
     ctx.audit.register(createRecorder(ctx.clock));
-    const unsubscribe = recordWorkspaceChanges(ctx.events, ctx.audit, ctx.storage);
+    const keepDays = () => ctx.hubConfig().history.auditKeepDays;
+    const unsubscribe = keepPrunedChanges(ctx.events, keepDays, () => ctx.clock.now());
     const pruning = schedulePruning({
       tenants: () => ctx.identity.tenants.list(),
       storage: ctx.storage,
       // `history.auditKeepDays`, a kernel section (entities keep revisions by the rest of it).
-      keepDays: () => ctx.hubConfig().history.auditKeepDays,
+      keepDays,
       clock: ctx.clock,
       log: ctx.log,
       signal: ctx.signal,
@@ -38,7 +39,7 @@ export const auditPlugin = definePlugin({
       if (next !== event.previous.history.auditKeepDays) await pruning.run(next);
     });
     return {
-      routes: auditRoutes(),
+      routes: auditRoutes(() => keptSince(keepDays(), ctx.clock.now())),
       async close() {
         unsubscribe();
         unwatch();
@@ -52,3 +53,4 @@ export const auditPlugin = definePlugin({
 export { pruneAuditEvents } from './retention.ts';
 export { auditPage, type AuditFilter } from './query.ts';
 export { toAuditEventRecord, type AuditEventRecord } from './tables.ts';
+export { keptSince } from './workspace.ts';

@@ -4,7 +4,7 @@
  */
 import type { AuditInput, AuditRecorder } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { newId } from '../../kernel/identity/secrets.ts';
+import { timeOrderedId } from '../../kernel/time-id.ts';
 import {
   auditEventsTable,
   IP_MAX,
@@ -31,9 +31,10 @@ export function createRecorder(clock: Clock): AuditRecorder {
     const actor = input.actor !== undefined ? input.actor : (scope?.actor() ?? null);
     const details = (withoutSecrets(input.details ?? {}) ?? {}) as Record<string, unknown>;
     if (scope?.via) details.via = scope.via;
+    const at = clock.iso();
     const row: AuditEventRow = {
-      id: newId(),
-      at: clock.iso(),
+      id: timeOrderedId(at),
+      at,
       action: input.action,
       actorId: actor?.id ?? null,
       actorName: actor?.name ?? null,

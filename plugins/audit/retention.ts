@@ -1,11 +1,13 @@
 /**
  * Retention: events older than `history.auditKeepDays` days (0 keeps them forever) are deleted,
- * tenant by tenant, at start, every hour and after a reload of the section.
+ * tenant by tenant, at start, every hour and after a reload of the section. Workspace changes
+ * still in their revisions are hidden by age when read (query.ts).
  */
 import type { Clock } from '../../kernel/clock.ts';
 import type { Logger } from '../../kernel/log.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { TenantRow } from '../../kernel/identity/tables.ts';
+import { timeIdPrefix } from '../../kernel/time-id.ts';
 import { auditEventsTable } from './tables.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -23,13 +25,14 @@ export async function pruneAuditEvents(
   now: Date,
 ): Promise<number> {
   if (keepDays <= 0) return 0;
-  const cutoff = new Date(now.getTime() - keepDays * DAY_MS).toISOString();
+  // Ids begin with their time: older events are a range of the primary key.
+  const cutoff = timeIdPrefix(now.getTime() - keepDays * DAY_MS);
   let deleted = 0;
   for (const tenant of await deps.tenants()) {
     deleted += await deps
       .storage(tenant.id)
       .table(auditEventsTable)
-      .deleteWhere({ at: { lt: cutoff } });
+      .deleteWhere({ id: { lt: cutoff } });
   }
   return deleted;
 }

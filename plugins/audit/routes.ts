@@ -4,9 +4,10 @@ import { validate } from '../../kernel/http/validate.ts';
 import { auditPage, auditQuery } from './query.ts';
 import { toAuditEventRecord } from './tables.ts';
 
-export function auditRoutes() {
+/** `keptSince`: the oldest time the log keeps (workspace changes before it are not shown). */
+export function auditRoutes(keptSince: () => string | undefined) {
   return createPluginApp().get('/admin/audit', validate('query', auditQuery), async (c) => {
-    const page = await auditPage(c.var.store, c.req.valid('query'));
+    const page = await auditPage(c.var.store, { ...c.req.valid('query'), keptSince: keptSince() });
     const events = page.rows.map((row) => toAuditEventRecord(row, c.var.tenant.id));
     return c.json(page.nextCursor ? { events, nextCursor: page.nextCursor } : { events });
   });

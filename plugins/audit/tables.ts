@@ -1,6 +1,8 @@
 /**
- * The audit log: one row per event, append-only (nothing updates a row; only retention deletes
- * the old ones). Indexes serve the filters of `GET /admin/audit`, newest first.
+ * The audit log: one row per security or administrative event, append-only (nothing updates a
+ * row; only retention deletes the old ones). Indexes serve the filters of `GET /admin/audit`,
+ * newest first. Workspace changes are read from their revisions (workspace.ts) and land here only
+ * when their revision is pruned before the log's retention is over.
  */
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 
@@ -26,11 +28,11 @@ export const auditEventsTable = defineTable({
     requestId: col.stringNullable(REQUEST_ID_MAX),
     details: col.json<Record<string, unknown>>(),
   },
+  // Ids are time-ordered (kernel/time-id.ts): the primary key is the log's order, newest first.
   indexes: [
-    ['at', 'id'],
-    ['actorId', 'at', 'id'],
-    ['action', 'at', 'id'],
-    ['targetId', 'at', 'id'],
+    ['actorId', 'id'],
+    ['action', 'id'],
+    ['targetId', 'id'],
   ],
   // Read only by the audit routes and the CLI, never through a cache: no change signal per event.
   changeFeed: false,

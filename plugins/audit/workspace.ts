@@ -1,42 +1,48 @@
 /**
- * Workspace changes: the entities plugin announces each change inside its transaction on
- * `entities.changed`; the matching `<kind>.<action>` event is written with that transaction's
- * store, so it commits or rolls back with the change.
+ * Workspace changes in the audit log. Each change's revision (entities' change log) already says
+ * who made it, when, from where and in which request, so the log reads workspace events from the
+ * revisions instead of writing a second row per change. A revision pruned while the log still
+ * keeps its event (`history.auditKeepDays` outlasting `keepDays` or `maxRevisionsPerRecord`) is
+ * copied here in the pruning transaction, under the same id.
  */
-import { currentAuditScope, type AuditActor, type AuditSink } from '../../kernel/audit.ts';
 import type { EventBus } from '../../kernel/events.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
-import { usersTable } from '../../kernel/identity/tables.ts';
-import { ENTITY_CHANGED, type EntityChangedEvent } from '../entities/index.ts';
+import { REVISIONS_PRUNED, type ChangeRow, type RevisionsPrunedEvent } from '../entities/index.ts';
+import { auditEventsTable, type AuditEventRow } from './tables.ts';
 
-/**
- * The acting user's id and name. The request's own user needs no read; another one (a grouped
- * create run by another request) is read outside the transaction, since Firestore allows no read
- * after a transaction's writes.
- */
-async function actorOf(
-  event: EntityChangedEvent,
-  storage: (tenantId: string) => Store,
-): Promise<AuditActor | null> {
-  if (!event.actorId) return null;
-  const own = currentAuditScope()?.actor();
-  if (own?.id === event.actorId) return own;
-  const tenantId = event.tenantId ?? event.store.tenantId;
-  const row = tenantId ? await storage(tenantId).table(usersTable).get(event.actorId) : null;
-  return { id: event.actorId, name: row?.name ?? '' };
+const DAY_MS = 86_400_000;
+
+/** The `<kind>.<action>` event of a change. */
+export function changeEvent(row: ChangeRow): AuditEventRow {
+  const name = row.snapshot['name'];
+  return {
+    id: row.id,
+    at: row.at,
+    action: `${row.kind}.${row.action}`,
+    actorId: row.actorId,
+    actorName: row.actorName,
+    targetKind: row.kind,
+    targetId: row.recordId,
+    targetName: typeof name === 'string' ? name : '',
+    ip: row.ip,
+    requestId: row.requestId,
+    details: row.via ? { version: row.version, via: row.via } : { version: row.version },
+  };
 }
 
-export function recordWorkspaceChanges(
+/** The oldest time the log keeps (`keepDays` 0: forever). */
+export const keptSince = (keepDays: number, now: Date): string | undefined =>
+  keepDays > 0 ? new Date(now.getTime() - keepDays * DAY_MS).toISOString() : undefined;
+
+/** Copies the events of pruned revisions the log still keeps, in the pruning transaction. */
+export function keepPrunedChanges(
   events: EventBus,
-  audit: AuditSink,
-  storage: (tenantId: string) => Store,
+  keepDays: () => number,
+  now: () => Date,
 ): () => void {
-  return events.subscribe<EntityChangedEvent>(ENTITY_CHANGED, async (event) => {
-    await audit.record(event.store, {
-      action: `${event.kind}.${event.action}`,
-      target: { kind: event.kind, id: event.id, name: event.name },
-      details: { version: event.version },
-      actor: await actorOf(event, storage),
-    });
+  return events.subscribe<RevisionsPrunedEvent>(REVISIONS_PRUNED, async (event) => {
+    const since = keptSince(keepDays(), now());
+    const kept = event.revisions.filter((row) => since === undefined || row.at >= since);
+    if (kept.length > 0)
+      await event.store.table(auditEventsTable).insertMany(kept.map(changeEvent));
   });
 }

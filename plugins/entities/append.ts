@@ -14,6 +14,7 @@
  * failure (the collection or folder is gone, the database is unavailable, a conflict that
  * persists) fails every create of the batch at once, as each alone would have failed.
  */
+import { currentAuditScope, type AuditScope } from '../../kernel/audit.ts';
 import { objectNumber } from '../../kernel/cache.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 
@@ -28,6 +29,8 @@ interface Pending<Container, Row> {
   /** The request's store: a batch writes through its first create's (one tenant, one database). */
   store: Store;
   build: (sortOrder: number, now: string) => Row;
+  /** The request that asked for it: its history names that request, not the batch's first. */
+  scope: AuditScope | null;
   resolve: (row: Row) => void;
   reject: (error: unknown) => void;
 }
@@ -54,8 +57,8 @@ export interface AppendSteps<Container, Row> {
    * position and the write's time.
    */
   start(tx: Store, container: Container): Promise<{ first: number; now: string }>;
-  /** Inserts the built rows inside the same transaction. */
-  insert(tx: Store, rows: Row[]): Promise<unknown>;
+  /** Inserts the built rows inside the same transaction; `scopes[i]` asked for `rows[i]`. */
+  insert(tx: Store, rows: Row[], scopes: (AuditScope | null)[]): Promise<unknown>;
 }
 
 /** The connection a batch writes through: two databases (after a reload) never share a batch. */
@@ -74,7 +77,11 @@ export function createAppender<Container, Row>(
       const rows = await store.transaction(async (tx) => {
         const { first, now } = await steps.start(tx, container);
         const built = batch.map((pending, index) => pending.build(first + index, now));
-        await steps.insert(tx, built);
+        await steps.insert(
+          tx,
+          built,
+          batch.map((pending) => pending.scope),
+        );
         return built;
       });
       batch.forEach((pending, index) => pending.resolve(rows[index]!));
@@ -114,7 +121,8 @@ export function createAppender<Container, Row>(
       // create on the new one never joins a batch written to the old one.
       const key = `${store.tenantId}:${driverNumber(store)}:${steps.key(container)}`;
       return new Promise<Row>((resolve, reject) => {
-        const pending = { container, store, bytes, build, resolve, reject };
+        const scope = currentAuditScope();
+        const pending = { container, store, bytes, build, scope, resolve, reject };
         const queue = queues.get(key);
         if (queue) {
           queue.push(pending);

@@ -16,9 +16,9 @@ export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'rest
 
 /**
  * One revision of a record: a snapshot of its whole row after the change (before it, for
- * `deleted`). Kept lean, as every write adds one: ids begin with the change's time (new rows land
- * at the end of the primary key, and pruning by age is a range of it), and the only other index is
- * the record's versions.
+ * `deleted`), and who made it. It is also the change's audit event. Kept lean, as every write adds
+ * one: ids are time-ordered (kernel/time-id.ts: new rows land at the end of the primary key, and a
+ * time range is a range of it), and the only other index is the record's versions.
  */
 export const revisionsTable = defineTable({
   name: 'revisions',
@@ -30,6 +30,12 @@ export const revisionsTable = defineTable({
     action: col.string<RevisionAction>(16),
     at: col.timestamp(),
     actorId: col.idNullable(),
+    /** Who, from where and in which request (the audit log's view of the change). */
+    actorName: col.stringNullable(255),
+    ip: col.stringNullable(64),
+    requestId: col.stringNullable(255),
+    /** `cli` for a change made by a command on the server's machine. */
+    via: col.stringNullable(16),
     snapshot: col.json<Record<string, unknown>>(),
   },
   indexes: [['recordId', 'version']],

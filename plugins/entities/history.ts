@@ -1,16 +1,17 @@
 /**
  * Recording history: every change to a workspace record (saved request, document, folder,
  * collection, environment, snippet, live server, live page) writes one revision row — a snapshot
- * of the record's whole row — inside the change's own transaction, and announces it on the event
- * bus in that transaction (`entities.changed`), so another plugin (the audit log) can add its own
- * rows to the same commit. Versions count from 1 (created) and grow by one per revision.
+ * of the record's whole row, with who made the change, from where and in which request — inside
+ * the change's own transaction. That row is also the change's audit event: the audit log reads
+ * workspace changes from here (plugins/audit), so a change costs one row, not two. Versions count
+ * from 1 (created) and grow by one per revision.
  */
 import type { Context } from 'hono';
+import { currentAuditScope, type AuditScope } from '../../kernel/audit.ts';
 import { preconditionFailed } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
-import type { EntityDeps } from './access.ts';
+import { timeOrderedId } from '../../kernel/time-id.ts';
+import type { CopyOfUpdate, Store } from '../../kernel/storage/contract.ts';
 import {
   revisionsTable,
   trashTable,
@@ -19,25 +20,10 @@ import {
   type RevisionRow,
 } from './tables.ts';
 
-/** Event topic published inside the transaction of every recorded revision. */
-export const ENTITY_CHANGED = 'entities.changed';
-
-/**
- * A workspace record changed. Published with `publishInTransaction`, once per revision: a
- * handler's writes go through `store` and commit or roll back with the change.
- */
-export interface EntityChangedEvent {
-  /** The store of the transaction that changes the record. */
-  store: Store;
-  tenantId: string | null;
-  kind: HistoryKind;
-  id: string;
-  name: string;
-  action: RevisionAction;
-  /** Null when the change was not made by a user (the CLI). */
-  actorId: string | null;
-  version: number;
-}
+/** Longest client address kept (a forwarded address comes from a header). */
+const IP_MAX = 64;
+/** A client may name its request (`X-Request-Id`, up to 255 characters). */
+const REQUEST_ID_MAX = 255;
 
 /** What a revision needs of a row: every row of a versioned table has these. */
 export interface VersionedRow {
@@ -56,44 +42,55 @@ export interface Change {
   at: string;
   /** For a record removed with its folder or collection: that folder's or collection's id. */
   cause?: string | null;
+  /**
+   * The request (or CLI run) that asked for the change, when it is not the one running the
+   * transaction: a grouped create writes the rows of several requests.
+   */
+  scope?: AuditScope | null;
 }
 
-let lastTime = 0;
-let sequence = 0;
-/** The leading characters of the revision ids made at `ms` (hub clock): base 36, fixed width. */
-export const revisionTimePrefix = (ms: number) => Math.max(0, ms).toString(36).padStart(9, '0');
+type RevisionHead = Omit<RevisionRow, 'recordId' | 'version' | 'snapshot'>;
 
-/**
- * A revision id that sorts by the time of its change (the hub's clock), then by a counter, then
- * randomness: the primary key grows at its end instead of at random places, and pruning by age
- * is a range of it. Only `[0-9a-z]`, so every database collation orders them alike.
- */
-function revisionId(at: string): string {
-  const ms = Date.parse(at);
-  sequence = ms === lastTime ? sequence + 1 : 0;
-  lastTime = ms;
-  const random = newId().replace(/-/g, '').slice(0, 16);
-  return `${revisionTimePrefix(ms)}${sequence.toString(36).padStart(4, '0')}${random}`;
-}
-
-/** Writes the revisions of `changes` (one statement) and announces each, inside `tx`. */
-export async function recordChanges(
-  tx: Store,
-  deps: EntityDeps,
-  changes: readonly Change[],
-): Promise<void> {
-  if (changes.length === 0) return;
-  const rows: RevisionRow[] = changes.map((change) => ({
-    id: revisionId(change.at),
+/** A revision's own columns: its id, the change and who asked for it. */
+function revisionHead(change: Omit<Change, 'row'>): RevisionHead {
+  const scope = change.scope !== undefined ? change.scope : currentAuditScope();
+  const actor = scope?.actor();
+  return {
+    id: timeOrderedId(change.at),
     kind: change.kind,
-    recordId: change.row.id,
-    version: change.row.version,
     action: change.action,
     at: change.at,
     actorId: change.actorId,
-    snapshot: { ...change.row },
-  }));
-  await tx.table(revisionsTable).insertMany(rows);
+    actorName: actor && actor.id === change.actorId ? actor.name : null,
+    ip: scope?.ip?.slice(0, IP_MAX) ?? null,
+    requestId: scope?.requestId?.slice(0, REQUEST_ID_MAX) ?? null,
+    via: scope?.via ?? null,
+  };
+}
+
+const revisionRow = (change: Change): RevisionRow => ({
+  ...revisionHead(change),
+  recordId: change.row.id,
+  version: change.row.version,
+  snapshot: { ...change.row },
+});
+
+/**
+ * The revision of an update made with `updateVersioned` (kernel/storage/versioned.ts): the
+ * storage writes the changed row and this revision of it together.
+ */
+export const revisionOfUpdate = (change: Omit<Change, 'row'>): CopyOfUpdate => ({
+  into: revisionsTable,
+  row: revisionHead(change),
+  recordColumn: 'recordId',
+  versionColumn: 'version',
+  snapshotColumn: 'snapshot',
+});
+
+/** Writes the revisions of `changes` (one statement), and the trash entries of deletes, in `tx`. */
+export async function recordChanges(tx: Store, changes: readonly Change[]): Promise<void> {
+  if (changes.length === 0) return;
+  await tx.table(revisionsTable).insertMany(changes.map(revisionRow));
   const deleted = changes.filter((change) => change.action === 'deleted');
   if (deleted.length > 0)
     await tx.table(trashTable).insertMany(
@@ -108,23 +105,11 @@ export async function recordChanges(
         cause: change.cause ?? null,
       })),
     );
-  for (const change of changes) {
-    await deps.events.publishInTransaction<EntityChangedEvent>(ENTITY_CHANGED, {
-      store: tx,
-      tenantId: tx.tenantId,
-      kind: change.kind,
-      id: change.row.id,
-      name: change.row.name,
-      action: change.action,
-      actorId: change.actorId,
-      version: change.row.version,
-    });
-  }
 }
 
 /** One change, see {@link recordChanges}. */
-export function recordChange(tx: Store, deps: EntityDeps, change: Change): Promise<void> {
-  return recordChanges(tx, deps, [change]);
+export function recordChange(tx: Store, change: Change): Promise<void> {
+  return recordChanges(tx, [change]);
 }
 
 /**

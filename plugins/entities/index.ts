@@ -4,8 +4,8 @@
  * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
  * rejects unknown ids and reports stale ones. Other plugins attach things to its entities through
  * targets (see targets.ts) and learn of deletions through `entities.deleted`. Every change to a
- * workspace record is kept as a revision (history.ts) and announced in its transaction through
- * `entities.changed`.
+ * workspace record is kept as a revision (history.ts), which the audit log reads as the change's
+ * event (change-log.ts).
  */
 import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
@@ -86,7 +86,13 @@ export {
   type EntitiesDeletedEvent,
   type ItemMovedEvent,
 } from './access.ts';
-export { ENTITY_CHANGED, type EntityChangedEvent } from './history.ts';
+export {
+  changesPage,
+  REVISIONS_PRUNED,
+  type ChangeQuery,
+  type ChangeRow,
+  type RevisionsPrunedEvent,
+} from './change-log.ts';
 export type { HistoryKind, RevisionAction } from './tables.ts';
 export { RUN_RESULT_CREATED } from './run-results.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';

@@ -58,7 +58,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       // without reading it back (one statement less on SQLite and MySQL).
       const row = { ...current, ...patch, version: current.version + 1 };
       await rows(tx).updateWhere({ id: current.id }, { ...patch, version: row.version });
-      await recordChange(tx, deps, { kind: kind.deletedKind, row, action, actorId, at });
+      await recordChange(tx, { kind: kind.deletedKind, row, action, actorId, at });
       return row;
     },
     /** Deletes the row and records it, as it was, in a `deleted` revision (what undelete needs). */
@@ -66,7 +66,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       await rows(tx).delete(current.id);
       const row = { ...current, version: current.version + 1 };
       const at = deps.clock.iso();
-      await recordChange(tx, deps, { kind: kind.deletedKind, row, action: 'deleted', actorId, at });
+      await recordChange(tx, { kind: kind.deletedKind, row, action: 'deleted', actorId, at });
     },
   };
 }

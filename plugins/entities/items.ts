@@ -28,7 +28,14 @@ import {
 import { createAppender } from './append.ts';
 import { itemMoveRoutes } from './item-moves.ts';
 import { itemRows } from './item-rows.ts';
-import { checkVersion, etagOf, expectedVersion, recordChange, recordChanges } from './history.ts';
+import {
+  checkVersion,
+  etagOf,
+  expectedVersion,
+  recordChange,
+  recordChanges,
+  revisionOfUpdate,
+} from './history.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
 import {
   addSortOrders,
@@ -55,17 +62,17 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       await requireFolder(tx, collectionId, folderId);
       return { first: await nextIn(tx, collectionId, folderId), now: deps.clock.iso() };
     },
-    async insert(tx, built) {
+    async insert(tx, built, scopes) {
       await rows(tx).insertMany(built);
       await recordChanges(
         tx,
-        deps,
-        built.map((row) => ({
+        built.map((row, index) => ({
           kind: kind.deletedKind,
           row,
           action: 'created' as const,
           actorId: row.createdByUserId,
           at: row.createdAt,
+          scope: scopes[index] ?? null,
         })),
       );
     },
@@ -136,20 +143,25 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
     const expected = expectedVersion(c.req.header('if-match'));
-    // An edit that stays in its collection and folder (the common case) locks the row alone: the
-    // collection lock only orders writers that plan positions, and the item keeps its position.
-    // The row's lock orders it with a concurrent move or delete; when the row is no longer where
-    // the edit says, it takes the full path below.
-    const edited = await c.var.store.transaction(async (tx) => {
-      const current = await rows(tx).getForUpdate(id);
-      if (!current || current.collectionId !== collectionId) return null;
-      if (folderId !== undefined && folderId !== current.folderId) return null;
-      checkVersion(expected, current, () => kind.toRecord(current));
+    // An edit that stays in its collection and folder (the common case) is one versioned update
+    // of the row alone (one statement on PostgreSQL), with its revision: the collection lock only
+    // orders writers that plan positions, and the item keeps its position. It changes the row only
+    // where the edit says it is (and at the version If-Match names); otherwise the full path below
+    // answers (a move, 404, 412).
+    if (expected !== null) {
       const now = deps.clock.iso();
-      const patch = { ...definedOnly(fields), marker, ...touched(user, now) };
-      return saveChange(tx, current, patch, 'updated', user.id, now);
-    });
-    if (edited) return answer(c, edited);
+      const edited = await rows(c.var.store).updateVersioned(
+        id,
+        { ...definedOnly(fields), marker, ...touched(user, now) },
+        {
+          collectionId,
+          ...(folderId !== undefined ? { folderId } : {}),
+          ...(typeof expected === 'number' ? { version: expected } : {}),
+        },
+        revisionOfUpdate({ kind: kind.deletedKind, action: 'updated', actorId: user.id, at: now }),
+      );
+      if (edited) return answer(c, edited);
+    }
     const row = await c.var.store.transaction(async (tx) => {
       // The collections first, then the row: a fast edit holds only the row's lock.
       await loadLocked(tx, (t) => load(t, id), [collectionId]);

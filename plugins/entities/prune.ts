@@ -4,19 +4,46 @@
  * forever), and, per record, all but the newest `maxRevisionsPerRecord`. Each run looks at the
  * revisions written since the previous run began (all of them after a start), page by page, so a
  * run costs what was written meanwhile. One run at a time, every `pruneIntervalSeconds`.
+ *
+ * A revision is also its change's audit event, which the audit log may keep longer: every page
+ * of revisions is handed to `entities.revisions-pruned` in the transaction that deletes it.
  */
 import type { HistoryConfig } from '../../kernel/config/sections.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import type { PluginContext } from '../../kernel/plugin.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
-import { revisionTimePrefix } from './history.ts';
+import type { Store, Where } from '../../kernel/storage/contract.ts';
+import { timeIdPrefix } from '../../kernel/time-id.ts';
+import { REVISIONS_PRUNED, type RevisionsPrunedEvent } from './change-log.ts';
 import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 500;
 
+/** Deletes the revisions `where` selects, a page at a time, each page announced first. */
+async function prune(store: Store, events: EventBus, where: Where<RevisionRow>): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const page = await store
+      .table(revisionsTable)
+      .find({ where, orderBy: [['id', 'asc']], limit: PAGE });
+    if (page.length === 0) return removed;
+    // The delete first: Firestore reads nothing in a transaction after its first write.
+    await store.transaction(async (tx) => {
+      await tx.table(revisionsTable).deleteWhere({ id: { in: page.map((row) => row.id) } });
+      await events.publishInTransaction<RevisionsPrunedEvent>(REVISIONS_PRUNED, {
+        store: tx,
+        revisions: page,
+      });
+    });
+    removed += page.length;
+    if (page.length < PAGE) return removed;
+  }
+}
+
 /** Prunes one tenant's revisions; `since` bounds which revisions are looked at for the count rule. */
 export async function pruneRevisions(
   store: Store,
+  events: EventBus,
   history: HistoryConfig,
   now: Date,
   since: Date,
@@ -26,7 +53,7 @@ export async function pruneRevisions(
   if (history.keepDays > 0) {
     const cutoff = now.getTime() - history.keepDays * DAY_MS;
     // Revision ids begin with their time: older ones are a range of the primary key.
-    removed += await revisions.deleteWhere({ id: { lt: revisionTimePrefix(cutoff) } });
+    removed += await prune(store, events, { id: { lt: timeIdPrefix(cutoff) } });
     // What can no longer be restored leaves the trash.
     await store.table(trashTable).deleteWhere({ at: { lt: new Date(cutoff).toISOString() } });
   }
@@ -35,7 +62,7 @@ export async function pruneRevisions(
   let after: Pick<RevisionRow, 'id'> | undefined;
   for (;;) {
     const page = await revisions.find({
-      where: { id: { gte: revisionTimePrefix(since.getTime()) } },
+      where: { id: { gte: timeIdPrefix(since.getTime()) } },
       orderBy: [['id', 'asc']],
       limit: PAGE,
       ...(after ? { after } : {}),
@@ -47,14 +74,17 @@ export async function pruneRevisions(
     after = { id: page[page.length - 1]!.id };
   }
   for (const [recordId, version] of newest)
-    removed += await revisions.deleteWhere({
+    removed += await prune(store, events, {
       recordId,
       version: { lte: version - history.maxRevisionsPerRecord },
     });
   return removed;
 }
 
-type Context = Pick<PluginContext<unknown>, 'hubConfig' | 'identity' | 'storage' | 'clock' | 'log'>;
+type Context = Pick<
+  PluginContext<unknown>,
+  'hubConfig' | 'identity' | 'storage' | 'clock' | 'log' | 'events'
+>;
 
 export function startPruning(ctx: Context): { stop(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -67,7 +97,7 @@ export function startPruning(ctx: Context): { stop(): void } {
     try {
       for (const tenant of await ctx.identity.tenants.list()) {
         if (stopped) return;
-        await pruneRevisions(ctx.storage(tenant.id), history(), started, since);
+        await pruneRevisions(ctx.storage(tenant.id), ctx.events, history(), started, since);
       }
       // A revision written while this run read may be missed by it: the next run looks again.
       since = new Date(started.getTime() - 60_000);

@@ -29,7 +29,6 @@ export async function removeRow(
   const deleted: DeletedRecorder = (childKind, rows) =>
     recordChanges(
       tx,
-      deps,
       rows.map((child) => ({
         kind: childKind,
         row: { ...child, version: child.version + 1 },
@@ -43,7 +42,7 @@ export async function removeRow(
   await rowsOf(tx, kind).delete(row.id);
   const version = row.version + 1;
   const change = { row: { ...row, version }, action: 'deleted' as const, actorId, at };
-  await recordChange(tx, deps, { kind: historyKindOf(kind), ...change });
+  await recordChange(tx, { kind: historyKindOf(kind), ...change });
   return { ...removed, [kind.deletedKind]: [row.id] };
 }
 
@@ -61,7 +60,7 @@ export async function insertRow(
     actorId: row.createdByUserId,
     at: row.createdAt,
   };
-  await recordChange(tx, deps, { kind: historyKindOf(kind), ...change });
+  await recordChange(tx, { kind: historyKindOf(kind), ...change });
   return row;
 }
 
@@ -77,6 +76,6 @@ export async function updateRow(
   const version = current.version + 1;
   const row = (await rowsOf(tx, kind).update(current.id, { ...patch, version }))!;
   const at = deps.clock.iso();
-  await recordChange(tx, deps, { kind: historyKindOf(kind), row, action: 'updated', actorId, at });
+  await recordChange(tx, { kind: historyKindOf(kind), row, action: 'updated', actorId, at });
   return row;
 }

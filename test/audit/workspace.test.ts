@@ -1,66 +1,74 @@
 /**
- * Workspace changes reach the audit log through `entities.changed`, published inside the change's
- * transaction: the event is written with that transaction's store and rolls back with it.
+ * Workspace changes in the audit log are read from their revisions, written in the change's own
+ * transaction: an event says who, from where and in which request, and rolls back with its change.
  */
 import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { EVERY_ENTITY, fixtures } from '../helpers/fixtures.ts';
+import { CLI_AUDIT_SCOPE, withAuditScope } from '../../kernel/audit.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import { recordChange } from '../../plugins/entities/history.ts';
 
 describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) => {
   const t = useTestHub(kind);
   const h = fixtures(t);
 
-  const changed = (tx: unknown, id: string, extra: Record<string, unknown> = {}) =>
-    t.hub.events.publishInTransaction('entities.changed', {
-      store: tx,
-      tenantId: '__default__',
-      kind: 'request',
-      id,
-      name: 'Login',
-      action: 'updated',
-      actorId: t.adminId,
-      version: 3,
-      ...extra,
-    });
   const eventsOf = async (targetId: string) => {
     const res = await t.request('GET', `/admin/audit?targetId=${targetId}`);
     expect(res.status, res.text).toBe(200);
     return res.body.events as any[];
   };
-
-  it('writes <kind>.<action> with the actor and version, in the publisher transaction', async () => {
-    const admin = await t.hub.identity.users.get(t.store(), t.adminId);
-    await t.store().transaction(async (tx) => changed(tx, 'request-1'));
-    await t.store().transaction(async (tx) =>
-      changed(tx, 'page-1', {
+  /** A change recorded by hand in `tx`, as the CLI would make it. */
+  const cliChange = (tx: Store, id: string) =>
+    withAuditScope(CLI_AUDIT_SCOPE, () =>
+      recordChange(tx, {
         kind: 'live-page',
+        row: { id, name: 'Docs', version: 2 },
         action: 'restored',
         actorId: null,
-        name: 'Docs',
+        at: new Date().toISOString(),
       }),
     );
-    const [event] = await eventsOf('request-1');
+
+  it('reads each event from its revision: action, actor, request id, target and version', async () => {
+    const admin = await t.hub.identity.users.get(t.store(), t.adminId);
+    const col = await h.collection();
+    const req = await h.request(col.id, { name: 'Login' });
+    const renamed = await t.request('PUT', `/requests/${req.id}`, {
+      headers: { 'x-request-id': 'rename-login' },
+      body: { collectionId: col.id, name: 'Sign in' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const [event] = await eventsOf(req.id);
     expect(event).toMatchObject({
       action: 'request.updated',
-      actor: { id: t.adminId, name: admin.name },
-      target: { kind: 'request', id: 'request-1', name: 'Login' },
+      actor: { id: t.adminId, name: admin!.name },
+      target: { kind: 'request', id: req.id, name: 'Sign in' },
       tenantId: '__default__',
-      details: { version: 3 },
+      requestId: 'rename-login',
+      details: { version: 2 },
     });
+    await t.store().transaction((tx) => cliChange(tx, 'page-1'));
     const [restored] = await eventsOf('page-1');
-    expect(restored).toMatchObject({ action: 'live-page.restored', actor: null });
+    expect(restored).toMatchObject({
+      action: 'live-page.restored',
+      actor: null,
+      target: { kind: 'live-page', id: 'page-1', name: 'Docs' },
+      details: { version: 2, via: 'cli' },
+    });
   });
 
-  it('rolls the event back when the publisher transaction fails', async () => {
+  it('keeps no event of a change whose transaction failed', async () => {
     await expect(
       t.store().transaction(async (tx) => {
-        await changed(tx, 'request-2');
+        await cliChange(tx, 'page-2');
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
-    expect(await eventsOf('request-2')).toEqual([]);
+    expect(await eventsOf('page-2')).toEqual([]);
   });
+
   it('records the HTTP changes of a request, a folder and a collection with who made them', async () => {
     const alice = await h.user(EVERY_ENTITY);
     const col = await h.collection();

@@ -1,7 +1,8 @@
 /**
  * Retention: background pruning by `history.maxRevisionsPerRecord` and `history.keepDays` (on the
- * hub's clock, moved by the test), with the section applied by a reload; and export/import
- * carrying revisions to another database.
+ * hub's clock, moved by the test), with the section applied by a reload; the audit log keeping
+ * the events of pruned revisions for `auditKeepDays`; and export/import carrying revisions to
+ * another database.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,6 +62,14 @@ describe.each(allDrivers())('revision retention on %s', (driver) => {
   const h = fixtures(t);
   const versions = async (path: string) =>
     ((await t.request('GET', `${path}/revisions`)).body.revisions as any[]).map((r) => r.version);
+  const auditVersions = async (id: string) =>
+    ((await t.request('GET', `/admin/audit?targetId=${id}`)).body.events as any[]).map(
+      (event) => event.details,
+    );
+  const reload = async () => {
+    const outcome = await t.hub.reload();
+    if (!outcome.ok) throw new Error(outcome.fatalError);
+  };
 
   it('prunes all but the newest revisions per record, then by age once keepDays is reloaded', async () => {
     const col = await h.collection();
@@ -79,8 +88,7 @@ describe.each(allDrivers())('revision retention on %s', (driver) => {
     clock.advance(2 * DAY);
     await t.request('PUT', `/requests/${req.id}`, { body: { collectionId: col.id, url: 'new' } });
     await write({ keepDays: 1, maxRevisionsPerRecord: 3 });
-    const outcome = await t.hub.reload();
-    if (!outcome.ok) throw new Error(outcome.fatalError);
+    await reload();
     expect(t.hub.config().history.keepDays).toBe(1);
     await eventually(
       async () => (await versions(`/requests/${req.id}`)).length === 1,
@@ -89,6 +97,30 @@ describe.each(allDrivers())('revision retention on %s', (driver) => {
     );
     expect(await versions(`/requests/${req.id}`)).toEqual([7]);
     expect((await t.request('GET', `/requests/${req.id}`)).headers.get('etag')).toBe('"7"');
+    // The audit log keeps the pruned changes' events (auditKeepDays, 365 by default).
+    expect((await auditVersions(req.id)).map((event) => event.version)).toEqual([
+      7, 6, 5, 4, 3, 2, 1,
+    ]);
+  });
+
+  it('keeps no workspace event past history.auditKeepDays, pruned with its revision or not', async () => {
+    await write({ keepDays: 0, maxRevisionsPerRecord: 1, auditKeepDays: 0 });
+    await reload();
+    const col = await h.collection();
+    const req = await h.request(col.id);
+    await t.request('PUT', `/requests/${req.id}`, { body: { collectionId: col.id, url: 'a' } });
+    await eventually(
+      async () => (await versions(`/requests/${req.id}`)).length === 1,
+      10_000,
+      'pruning by count',
+    );
+    expect(await auditVersions(req.id)).toHaveLength(2);
+    // Two days on, with a one-day audit log: neither the copied event nor the kept revision shows.
+    clock.advance(2 * DAY);
+    await write({ keepDays: 0, maxRevisionsPerRecord: 1, auditKeepDays: 1 });
+    await reload();
+    await eventually(async () => (await auditVersions(req.id)).length === 0, 10_000, 'audit age');
+    expect(await versions(`/requests/${req.id}`)).toEqual([2]);
   });
 });
 

@@ -29,6 +29,34 @@ const counters = defineTable({
   columns: { id: col.id(), hits: col.int(), bytes: col.int() },
 });
 
+/** A versioned row of every column kind, and the table its changes are copied into. */
+const drafts = defineTable({
+  name: 'contract_drafts',
+  columns: {
+    id: col.id(),
+    name: col.string(),
+    note: col.textNullable(),
+    version: col.int(),
+    active: col.bool(),
+    data: col.json<Record<string, unknown>>(),
+    at: col.timestamp(),
+    seenAt: col.timestampNullable(),
+  },
+});
+const draftCopies = defineTable({
+  name: 'contract_draft_copies',
+  columns: {
+    id: col.id(),
+    recordId: col.id(),
+    version: col.int(),
+    at: col.timestamp(),
+    author: col.stringNullable(),
+    flagged: col.bool(),
+    snapshot: col.json<Record<string, unknown>>(),
+  },
+  indexes: [['recordId', 'version']],
+});
+
 type Thing = RowOfTable<typeof things>;
 
 let sequence = 0;
@@ -68,7 +96,10 @@ export function defineStorageContract(
 
     beforeAll(async () => {
       opened = await open();
-      await opened.driver.applyMigration({ id: 'contract/0001', createTables: [things, counters] });
+      await opened.driver.applyMigration({
+        id: 'contract/0001',
+        createTables: [things, counters, drafts, draftCopies],
+      });
       a = opened.driver.forTenant(tenantA);
       b = opened.driver.forTenant(tenantB);
     });
@@ -313,6 +344,71 @@ export function defineStorageContract(
           code: 'unique',
         });
         expect(await a.table(things).get(row.id)).toEqual(row);
+      });
+    });
+
+    describe('updateVersioned', () => {
+      const draft = () => ({
+        id: `d-${Math.random().toString(36).slice(2, 10)}`,
+        name: 'draft',
+        note: null,
+        version: 1,
+        active: false,
+        data: { nested: [1, 'two', { three: null }], quote: "it's" },
+        at: '2026-03-04T05:06:07.089Z',
+        seenAt: null,
+      });
+      const copy = (id: string, author: string | null = 'ann') => ({
+        into: draftCopies,
+        row: { id, at: '2026-05-06T07:08:09.012Z', author, flagged: true },
+        recordColumn: 'recordId',
+        versionColumn: 'version',
+        snapshotColumn: 'snapshot',
+      });
+
+      it('changes the row, adds one to its version and copies the changed row, all kinds intact', async () => {
+        const row = await a.table(drafts).insert(draft());
+        const patch = { name: 'edited', seenAt: '2026-12-31T23:59:59.999Z', data: { n: [2] } };
+        const changed = await a
+          .table(drafts)
+          .updateVersioned(row.id, patch, { name: 'draft', note: null }, copy(`c-${row.id}`));
+        const expected = { ...row, ...patch, version: 2 };
+        expect(changed).toEqual(expected);
+        expect(await a.table(drafts).get(row.id)).toEqual(expected);
+        expect(await a.table(draftCopies).get(`c-${row.id}`)).toEqual({
+          id: `c-${row.id}`,
+          recordId: row.id,
+          version: 2,
+          at: '2026-05-06T07:08:09.012Z',
+          author: 'ann',
+          flagged: true,
+          snapshot: expected,
+        });
+      });
+
+      it('writes nothing when the row does not match, is missing or is another tenant’s', async () => {
+        const row = await a.table(drafts).insert(draft());
+        const tries = [
+          () => a.table(drafts).updateVersioned(row.id, { name: 'x' }, { version: 7 }, copy('c1')),
+          () => a.table(drafts).updateVersioned('missing', { name: 'x' }, {}, copy('c2')),
+          () => b.table(drafts).updateVersioned(row.id, { name: 'x' }, {}, copy('c3', null)),
+        ];
+        for (const attempt of tries) expect(await attempt()).toBeNull();
+        expect(await a.table(drafts).get(row.id)).toEqual(row);
+        expect(await a.table(draftCopies).count({ recordId: row.id })).toBe(0);
+        expect(await b.table(draftCopies).count({ recordId: row.id })).toBe(0);
+      });
+
+      it('rolls back with the transaction it runs in', async () => {
+        const row = await a.table(drafts).insert(draft());
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.table(drafts).updateVersioned(row.id, { name: 'x' }, {}, copy(`r-${row.id}`));
+            throw new Error('abandon');
+          }),
+        ).rejects.toThrow('abandon');
+        expect(await a.table(drafts).get(row.id)).toEqual(row);
+        expect(await a.table(draftCopies).get(`r-${row.id}`)).toBeNull();
       });
     });
 

@@ -12,6 +12,7 @@ import type { FirestoreContext } from './gate.ts';
 import { buildQueries, compareRows, isAfterCursor, matchesWhere } from './query.ts';
 import { createReader, uniqueError, type TxState } from './session.ts';
 import { tableWriter } from './staging.ts';
+import { updateVersionedIn } from '../versioned.ts';
 
 type Row = Record<string, unknown>;
 const GET_CHUNK = 300;
@@ -182,6 +183,11 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       const next = patched(before, patch as Row);
       return out(
         Object.keys(patch).length === 0 ? before : await stageReplace(state, before, next),
+      );
+    },
+    updateVersioned(id, patch, match, copy) {
+      return scope.store.transaction((tx) =>
+        updateVersionedIn(tx, table, id, patch as Row, match, copy),
       );
     },
     async updateWhere(where, patch) {

@@ -15,6 +15,7 @@ const WRITES = [
   'put',
   'update',
   'updateWhere',
+  'updateVersioned',
   'delete',
   'deleteWhere',
   'increment',

@@ -16,6 +16,8 @@ import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
 import type { SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 import { retryStatement } from './retry.ts';
+import { updateVersionedIn } from '../versioned.ts';
+import { pgCast, snapshotSql } from './snapshot-sql.ts';
 
 export type Executor = Kysely<any> | Transaction<any>;
 export type Row = Record<string, unknown>;
@@ -188,6 +190,51 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       const matched = await api.updateWhere(match, patch);
       if (matched === 0) return null;
       return api.get(id);
+    },
+    async updateVersioned(id, patch, match, copy) {
+      if (dialect.flavor !== 'postgres')
+        return scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy));
+      // One statement: the UPDATE in a WITH, the copy's INSERT reading its RETURNING, no
+      // transaction to begin and commit. The copy of the row is built by the database as the
+      // JSON the codec would write (snapshotSql).
+      const values = { ...setValues(patch), version: sql`version + 1` };
+      const into = codecFor(copy.into);
+      const own = into.encodeRow(copy.row);
+      if (copy.into.tenantScoped) own[TENANT_COLUMN] = tenantId;
+      const columns = [
+        ...Object.keys(own),
+        into.column(copy.recordColumn),
+        into.column(copy.versionColumn),
+        into.column(copy.snapshotColumn),
+      ];
+      const selected = [
+        ...Object.entries(own).map(
+          ([column, value]) => sql`${value}::${sql.raw(pgCast(copy.into, column))}`,
+        ),
+        sql.ref('u.id'),
+        sql.ref('u.version'),
+        sql.raw(`${snapshotSql(table, 'u')}::text`),
+      ];
+      const row = await write(() =>
+        (db as Kysely<any>)
+          .with('u', (qb) =>
+            qb
+              .updateTable(name)
+              .set(values)
+              .where(where({ ...match, id }))
+              .returningAll(),
+          )
+          .with('copy', (qb) =>
+            qb
+              .insertInto(copy.into.name)
+              .columns(columns)
+              .expression(sql`SELECT ${sql.join(selected)} FROM u`),
+          )
+          .selectFrom('u')
+          .selectAll()
+          .executeTakeFirst(),
+      );
+      return row ? decode(row as Row) : null;
     },
     async updateWhere(w, patch) {
       const values = setValues(patch);
