@@ -68,6 +68,11 @@ export const postgresDbSchema = z.strictObject({
   driver: z.literal('postgres'),
   port: port.default(5432),
   ...networkDb,
+  /**
+   * Prepare each statement once per connection (named statements). Turn off behind a pooler that
+   * cannot keep them, such as PgBouncer before 1.21 in transaction mode. @default true
+   */
+  preparedStatements: z.boolean().optional(),
 });
 
 export const mysqlDbSchema = z.strictObject({

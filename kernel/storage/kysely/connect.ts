@@ -57,7 +57,9 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries report their own errors.
   });
-  const bounded = boundedPgPool(pool as any, bounds);
+  const bounded = boundedPgPool(pool as any, bounds, {
+    preparedStatements: config.preparedStatements !== false,
+  });
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: bounded }) });
   const listenerOptions = {
     host: config.host,
