@@ -57,6 +57,17 @@ export interface AuditSink {
   register(recorder: AuditRecorder): void;
 }
 
+/** Longest client address kept (a forwarded address comes from a header). */
+export const IP_MAX = 64;
+/** A client may name its request (`X-Request-Id`, up to 255 characters). */
+export const REQUEST_ID_MAX = 255;
+
+/** Where a scope's work came from, as the audit log and the history keep it. */
+export const originOf = (scope: AuditScope | null) => ({
+  ip: scope?.ip?.slice(0, IP_MAX) ?? null,
+  requestId: scope?.requestId?.slice(0, REQUEST_ID_MAX) ?? null,
+});
+
 const scopes = new AsyncLocalStorage<AuditScope>();
 
 /** Runs `fn` with `scope` as the acting context of every event it records. */

@@ -9,11 +9,11 @@ import type { Table } from './table.ts';
 
 type Row = Record<string, unknown>;
 
-export const matchesAll = (row: Row, match: VersionedMatch) =>
+const matchesAll = (row: Row, match: VersionedMatch) =>
   Object.entries(match).every(([column, value]) => row[column] === value);
 
 /** The copy of `row` that `copy` describes. */
-export const copyRow = (copy: CopyOfUpdate, row: Row & { id: string; version: number }): Row => ({
+const copyRow = (copy: CopyOfUpdate, row: Row & { id: string; version: number }): Row => ({
   ...copy.row,
   [copy.recordColumn]: row.id,
   [copy.versionColumn]: row.version,

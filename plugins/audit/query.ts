@@ -17,7 +17,12 @@ import type { Where } from '../../kernel/storage/contract.ts';
 import { ID_MAX } from '../../kernel/http/params.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { idAfter, idAtOrAfter } from '../../kernel/time-id.ts';
-import { changesPage, type HistoryKind, type RevisionAction } from '../entities/index.ts';
+import {
+  changesPage,
+  REVISION_ACTIONS,
+  type HistoryKind,
+  type RevisionAction,
+} from '../entities/index.ts';
 import { auditEventsTable, type AuditEventRow } from './tables.ts';
 import { changeEvent } from './workspace.ts';
 
@@ -72,8 +77,6 @@ export interface AuditFilter {
   keptSince?: string | undefined;
 }
 
-const REVISION_ACTIONS: readonly string[] = ['created', 'updated', 'moved', 'deleted', 'restored'];
-
 /**
  * What an `action` filter asks of the changes: nothing (no filter), one kind and action, or no
  * change at all (an action that is not `<kind>.<change>`, e.g. `user.created`).
@@ -82,7 +85,7 @@ function changeAction(action: string | undefined) {
   if (action === undefined) return {};
   const dot = action.lastIndexOf('.');
   const verb = action.slice(dot + 1);
-  if (dot <= 0 || !REVISION_ACTIONS.includes(verb)) return null;
+  if (dot <= 0 || !(REVISION_ACTIONS as readonly string[]).includes(verb)) return null;
   return { kind: action.slice(0, dot) as HistoryKind, action: verb as RevisionAction };
 }
 

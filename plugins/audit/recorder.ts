@@ -2,16 +2,10 @@
  * Turns an event and the acting scope into one row, written with the caller's store (so inside
  * the caller's transaction: the event lands with the change or not at all). One insert, no read.
  */
-import type { AuditInput, AuditRecorder } from '../../kernel/audit.ts';
+import { originOf, type AuditInput, type AuditRecorder } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
-import {
-  auditEventsTable,
-  IP_MAX,
-  REQUEST_ID_MAX,
-  TARGET_ID_MAX,
-  type AuditEventRow,
-} from './tables.ts';
+import { auditEventsTable, TARGET_ID_MAX, type AuditEventRow } from './tables.ts';
 
 /** Keys never kept in `details`, whoever passes them: a secret has no place in the log. */
 const SECRET_KEY = /secret|password|passphrase|hash|^token$|^code$|apikey|api_key/i;
@@ -41,8 +35,7 @@ export function createRecorder(clock: Clock): AuditRecorder {
       targetKind: input.target.kind,
       targetId: input.target.id.slice(0, TARGET_ID_MAX),
       targetName: input.target.name,
-      ip: scope?.ip?.slice(0, IP_MAX) ?? null,
-      requestId: scope?.requestId?.slice(0, REQUEST_ID_MAX) ?? null,
+      ...originOf(scope),
       details,
     };
     await store.table(auditEventsTable).insert(row);

@@ -7,10 +7,10 @@ import type { Clock } from '../../kernel/clock.ts';
 import type { Logger } from '../../kernel/log.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { TenantRow } from '../../kernel/identity/tables.ts';
-import { timeIdPrefix } from '../../kernel/time-id.ts';
+import { idAtOrAfter } from '../../kernel/time-id.ts';
 import { auditEventsTable } from './tables.ts';
+import { keptSince } from './workspace.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 export const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface PruneDeps {
@@ -24,9 +24,10 @@ export async function pruneAuditEvents(
   keepDays: number,
   now: Date,
 ): Promise<number> {
-  if (keepDays <= 0) return 0;
+  const since = keptSince(keepDays, now);
+  if (since === undefined) return 0;
   // Ids begin with their time: older events are a range of the primary key.
-  const cutoff = timeIdPrefix(now.getTime() - keepDays * DAY_MS);
+  const cutoff = idAtOrAfter(since);
   let deleted = 0;
   for (const tenant of await deps.tenants()) {
     deleted += await deps

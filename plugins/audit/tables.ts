@@ -4,14 +4,11 @@
  * newest first. Workspace changes are read from their revisions (workspace.ts) and land here only
  * when their revision is pruned before the log's retention is over.
  */
+import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 
 /** Longest target id kept (a config file path may be longer; it is cut). */
 export const TARGET_ID_MAX = 255;
-/** Longest client address kept (a forwarded address comes from a header). */
-export const IP_MAX = 64;
-/** A client may name its request (`X-Request-Id`, up to 255 characters). */
-export const REQUEST_ID_MAX = 255;
 
 export const auditEventsTable = defineTable({
   name: 'audit_events',

@@ -1,4 +1,5 @@
 /** The tables of history: revisions of workspace records, and the trash of deleted ones. */
+import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 import { NAME_MAX } from './schemas.ts';
 
@@ -12,7 +13,8 @@ export type HistoryKind =
   | 'snippet'
   | 'live-server'
   | 'live-page';
-export type RevisionAction = 'created' | 'updated' | 'moved' | 'deleted' | 'restored';
+export const REVISION_ACTIONS = ['created', 'updated', 'moved', 'deleted', 'restored'] as const;
+export type RevisionAction = (typeof REVISION_ACTIONS)[number];
 
 /**
  * One revision of a record: a snapshot of its whole row after the change (before it, for
@@ -32,8 +34,8 @@ export const revisionsTable = defineTable({
     actorId: col.idNullable(),
     /** Who, from where and in which request (the audit log's view of the change). */
     actorName: col.stringNullable(255),
-    ip: col.stringNullable(64),
-    requestId: col.stringNullable(255),
+    ip: col.stringNullable(IP_MAX),
+    requestId: col.stringNullable(REQUEST_ID_MAX),
     /** `cli` for a change made by a command on the server's machine. */
     via: col.stringNullable(16),
     snapshot: col.json<Record<string, unknown>>(),

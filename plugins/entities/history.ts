@@ -7,7 +7,7 @@
  * from 1 (created) and grow by one per revision.
  */
 import type { Context } from 'hono';
-import { currentAuditScope, type AuditScope } from '../../kernel/audit.ts';
+import { currentAuditScope, originOf, type AuditScope } from '../../kernel/audit.ts';
 import { preconditionFailed } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
@@ -19,11 +19,6 @@ import {
   type RevisionAction,
   type RevisionRow,
 } from './tables.ts';
-
-/** Longest client address kept (a forwarded address comes from a header). */
-const IP_MAX = 64;
-/** A client may name its request (`X-Request-Id`, up to 255 characters). */
-const REQUEST_ID_MAX = 255;
 
 /** What a revision needs of a row: every row of a versioned table has these. */
 export interface VersionedRow {
@@ -62,8 +57,7 @@ function revisionHead(change: Omit<Change, 'row'>): RevisionHead {
     at: change.at,
     actorId: change.actorId,
     actorName: actor && actor.id === change.actorId ? actor.name : null,
-    ip: scope?.ip?.slice(0, IP_MAX) ?? null,
-    requestId: scope?.requestId?.slice(0, REQUEST_ID_MAX) ?? null,
+    ...originOf(scope),
     via: scope?.via ?? null,
   };
 }

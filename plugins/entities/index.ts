@@ -93,7 +93,7 @@ export {
   type ChangeRow,
   type RevisionsPrunedEvent,
 } from './change-log.ts';
-export type { HistoryKind, RevisionAction } from './tables.ts';
+export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './tables.ts';
 export { RUN_RESULT_CREATED } from './run-results.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
 export {

@@ -197,6 +197,7 @@ export const runResultUsageTable = defineTable({
 });
 
 export {
+  REVISION_ACTIONS,
   revisionsTable,
   trashTable,
   type HistoryKind,

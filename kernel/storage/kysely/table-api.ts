@@ -200,14 +200,17 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       const values = { ...setValues(patch), version: sql`version + 1` };
       const into = codecFor(copy.into);
       const own = into.encodeRow(copy.row);
-      if (copy.into.tenantScoped) own[TENANT_COLUMN] = tenantId;
+      // The copy belongs to the updated row's tenant (also through the unscoped store).
+      const tenant = copy.into.tenantScoped ? [TENANT_COLUMN] : [];
       const columns = [
+        ...tenant,
         ...Object.keys(own),
         into.column(copy.recordColumn),
         into.column(copy.versionColumn),
         into.column(copy.snapshotColumn),
       ];
       const selected = [
+        ...tenant.map((column) => sql.ref(`u.${column}`)),
         ...Object.entries(own).map(
           ([column, value]) => sql`${value}::${sql.raw(pgCast(copy.into, column))}`,
         ),
