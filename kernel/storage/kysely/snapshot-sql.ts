@@ -19,19 +19,24 @@ function valueSql(spec: ColumnSpec, ref: string): string {
   }
 }
 
-/** `json_build_object(…)` of every declared column of `table` in the row named `alias`. */
-export function snapshotSql(table: Table, alias: string): string {
-  const pairs = Object.entries(table.columns).map(
-    ([name, spec]) => `'${name}', ${valueSql(spec, `${alias}.${toSnakeCase(name)}`)}`,
-  );
-  return `json_build_object(${pairs.join(', ')})`;
+const snapshots = new WeakMap<Table, string>();
+
+/** `json_build_object(…)` of every declared column of `table` in the row named `u`. */
+export function snapshotSql(table: Table): string {
+  let text = snapshots.get(table);
+  if (text === undefined) {
+    const pairs = Object.entries(table.columns).map(
+      ([name, spec]) => `'${name}', ${valueSql(spec, `u.${toSnakeCase(name)}`)}`,
+    );
+    text = `json_build_object(${pairs.join(', ')})`;
+    snapshots.set(table, text);
+  }
+  return text;
 }
 
-/** The type a bound value of this (snake_case) column is cast to. */
+/** The type a bound value of this column (camelCase) is cast to. */
 export function pgCast(table: Table, column: string): string {
-  if (column === 'tenant_id') return 'text';
-  const spec = Object.entries(table.columns).find(([name]) => toSnakeCase(name) === column)?.[1];
-  switch (spec?.kind) {
+  switch (table.columns[column]?.kind) {
     case 'int':
       return 'bigint';
     case 'bool':

@@ -199,24 +199,27 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       // JSON the codec would write (snapshotSql).
       const values = { ...setValues(patch), version: sql`version + 1` };
       const into = codecFor(copy.into);
-      const own = into.encodeRow(copy.row);
+      const own = Object.entries(copy.row).filter(
+        ([column, value]) => value !== undefined && column !== 'tenantId',
+      );
       // The copy belongs to the updated row's tenant (also through the unscoped store).
       const tenant = copy.into.tenantScoped ? [TENANT_COLUMN] : [];
       const columns = [
         ...tenant,
-        ...Object.keys(own),
+        ...own.map(([column]) => into.column(column)),
         into.column(copy.recordColumn),
         into.column(copy.versionColumn),
         into.column(copy.snapshotColumn),
       ];
       const selected = [
         ...tenant.map((column) => sql.ref(`u.${column}`)),
-        ...Object.entries(own).map(
-          ([column, value]) => sql`${value}::${sql.raw(pgCast(copy.into, column))}`,
+        ...own.map(
+          ([column, value]) =>
+            sql`${into.encode(column, value)}::${sql.raw(pgCast(copy.into, column))}`,
         ),
         sql.ref('u.id'),
         sql.ref('u.version'),
-        sql.raw(`${snapshotSql(table, 'u')}::text`),
+        sql.raw(`${snapshotSql(table)}::text`),
       ];
       const row = await write(() =>
         (db as Kysely<any>)
