@@ -9,22 +9,32 @@
  * used first, and a value larger than a quarter of the budget is not kept at all. Concurrent
  * misses of one key share one load.
  */
+import { arrivalMark } from './storage/batched.ts';
 import type { Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
 /**
- * The stores made for one request as it arrived (`c.var.store`), and the proof each one's first
- * lookup asked for. A proof asked for after the request arrived covers every write acknowledged
- * before it, so the request's later lookups (authentication, then its handler's) share it: one
- * round trip per request, not per lookup. No other store shares: a job's or command's store
- * outlives any proof.
+ * Carried by the stores made for one request as it arrived (`c.var.store`): when it arrived (an
+ * `arrivalMark`), and the proof its first lookup asked for. A proof asked for after the request
+ * arrived covers every write acknowledged before it, so the request's later lookups
+ * (authentication, then its handler's) share it: one round trip per request, not per lookup; and
+ * a proof another request started after this one arrived answers it too. No other store shares:
+ * a job's or command's store outlives any proof.
  */
-const requestProofs = new WeakMap<Store, { proven: boolean | Promise<boolean> } | null>();
+const requestProof = Symbol('requestProof');
 
-/** Marks `store` as made for one request that has just arrived (see {@link requestProofs}). */
+interface RequestProof {
+  arrival: number;
+  proven: boolean | Promise<boolean> | undefined;
+}
+
+/**
+ * Marks `store` as made for one request that has just arrived (see {@link requestProof}): a
+ * property of the store itself, as a WeakMap entry per request costs the collector more.
+ */
 export function requestStore<S extends Store>(store: S): S {
-  requestProofs.set(store, null);
-  return store;
+  const proof: RequestProof = { arrival: arrivalMark(), proven: undefined };
+  return Object.assign(store, { [requestProof]: proof });
 }
 
 export interface ReadCache {
@@ -92,11 +102,10 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
 
   /** The proof a lookup on `store` waits for: its request's, once asked, else a new one. */
   const proofFor = (store: Store): boolean | Promise<boolean> => {
-    const shared = requestProofs.get(store);
-    if (shared) return shared.proven;
-    const proven = store.changes!.caughtUp();
-    if (shared === null) requestProofs.set(store, { proven });
-    return proven;
+    const request = (store as { [requestProof]?: RequestProof })[requestProof];
+    if (!request) return store.changes!.caughtUp();
+    request.proven ??= store.changes!.caughtUp(request.arrival);
+    return request.proven;
   };
 
   return {
@@ -118,7 +127,7 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
         // proven to include every commit made before this lookup (one round trip shared by
         // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
         // SQLite answers at once (no promise, no turn of the event loop); the others after a round
-        // trip. The lookups of one request share its first proof (see requestProofs).
+        // trip. The lookups of one request share its first proof (see requestProof).
         const proof = proofFor(store);
         const proven = typeof proof === 'boolean' ? proof : await proof;
         stamp = proven ? changes!.stamp(names) : null;

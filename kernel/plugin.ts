@@ -7,7 +7,7 @@
 import { Hono, type Context } from 'hono';
 import { createFactory } from 'hono/factory';
 import type { z } from 'zod';
-import type { AuditSink } from './audit.ts';
+import type { AuditScope, AuditSink } from './audit.ts';
 import type { Clock } from './clock.ts';
 import type { RouteDocs } from './http/openapi.ts';
 import type { HubConfig } from './config/load.ts';
@@ -25,6 +25,8 @@ import type { ThrottleGuard } from './throttle/contract.ts';
 export interface KernelVariables {
   requestId: string;
   log: Logger;
+  /** Who is asking and from where, for the audit log and the history (audit.ts). */
+  auditScope: AuditScope;
   tenant: TenantRow;
   /** Storage bound to the request's tenant. */
   store: Store;

@@ -9,11 +9,10 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { requestId } from 'hono/request-id';
-import { withAuditScope } from '../audit.ts';
-import { withArrival } from '../storage/batched.ts';
 import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
 import type { ReloadOutcome } from '../config/reload.ts';
+import type { AuditScope } from '../audit.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import type { Identity } from '../identity/identity.ts';
 import { writes, type Logger } from '../log.ts';
@@ -50,7 +49,8 @@ export interface PipelineDeps {
   shuttingDown: () => boolean;
   /** Holds a swapped-out connection open until the requests that started before the swap end. */
   retirement: MiddlewareHandler<KernelEnv>;
-  reload: () => Promise<ReloadOutcome>;
+  /** `scope`: who asked (an admin over HTTP); none for a signal. */
+  reload: (scope?: AuditScope) => Promise<ReloadOutcome>;
   plugins: readonly PluginDefinition<any>[];
   instances: readonly { name: string; instance: PluginInstance<any> }[];
 }
@@ -70,14 +70,14 @@ export function createPipeline(deps: PipelineDeps): {
     describeMiddleware(
       async (c, next) => {
         c.set('log', deps.log.child({ requestId: c.var.requestId }));
-        // Audit events recorded while this request runs name its id, address and user.
+        // Audit events and revisions written for this request name its id, address and user (the
+        // request's store carries this scope: http/tenant.ts).
         const actor = () => {
           const user = c.get('auth')?.user;
           return user ? { id: user.id, name: user.name } : null;
         };
-        const ip = deps.clientIp(c);
-        // The read cache's proofs count from here (storage/batched.ts).
-        await withArrival(() => withAuditScope({ requestId: c.var.requestId, ip, actor }, next));
+        c.set('auditScope', { requestId: c.var.requestId, ip: deps.clientIp(c), actor });
+        await next();
       },
       { errors: [500] },
     ),
@@ -178,7 +178,7 @@ export function createPipeline(deps: PipelineDeps): {
     describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
   );
   app.post('/admin/config/reload', async (c) => {
-    const outcome = await deps.reload();
+    const outcome = await deps.reload(c.var.auditScope);
     // A file that fails validation changes nothing; the spec names the message `fatalError` too.
     if (!outcome.ok) {
       const { fatalError } = outcome;

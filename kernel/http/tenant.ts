@@ -10,6 +10,7 @@ import type { StorageDriver } from '../storage/contract.ts';
 import type { TenantRow } from '../identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId, type TenantsService } from '../identity/tenants.ts';
 import { requestStore } from '../cache.ts';
+import { scopedStore } from '../audit.ts';
 
 /** Tenants change rarely; a short cache keeps the lookup off the hot path. */
 const CACHE_MS = 5_000;
@@ -58,8 +59,9 @@ export function resolveTenant(deps: {
     const tenant = await deps.cache.get(id);
     if (!tenant) throw notFound('Tenant not found');
     c.set('tenant', tenant);
-    // Made as the request arrives: its cache lookups share one proof (cache.ts).
-    c.set('store', requestStore(deps.driver().forTenant(id)));
+    // Made as the request arrives: its cache lookups share one proof (cache.ts), and what it
+    // writes names the request (audit.ts).
+    c.set('store', requestStore(scopedStore(deps.driver().forTenant(id), c.var.auditScope)));
     await next();
   });
   // A bad header (400), an unknown tenant (404); the store it hands on may be down (503) and, on a

@@ -30,8 +30,10 @@ export interface ChangeFeed {
    * call; false when that cannot be proven now (read afresh then). A kept value may be served
    * only if its stamp still holds after this. Costs a round trip where proving needs one
    * (PostgreSQL's fence, MySQL's and Firestore's change sequence), shared by concurrent callers.
+   * `arrival` (an `arrivalMark()` of storage/batched.ts taken when the caller's request came in)
+   * lets a proof that began after it answer at once; without it the call counts as the arrival.
    */
-  caughtUp(): boolean | Promise<boolean>;
+  caughtUp(arrival?: number): boolean | Promise<boolean>;
 }
 
 /** The feed of a driver that cannot see other processes' writes: one object per driver. */

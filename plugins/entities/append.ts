@@ -14,7 +14,7 @@
  * failure (the collection or folder is gone, the database is unavailable, a conflict that
  * persists) fails every create of the batch at once, as each alone would have failed.
  */
-import { currentAuditScope, type AuditScope } from '../../kernel/audit.ts';
+import { auditScopeOf, type AuditScope } from '../../kernel/audit.ts';
 import { objectNumber } from '../../kernel/cache.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 
@@ -121,7 +121,7 @@ export function createAppender<Container, Row>(
       // create on the new one never joins a batch written to the old one.
       const key = `${store.tenantId}:${driverNumber(store)}:${steps.key(container)}`;
       return new Promise<Row>((resolve, reject) => {
-        const scope = currentAuditScope();
+        const scope = auditScopeOf(store);
         const pending = { container, store, bytes, build, scope, resolve, reject };
         const queue = queues.get(key);
         if (queue) {

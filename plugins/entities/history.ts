@@ -7,7 +7,7 @@
  * from 1 (created) and grow by one per revision.
  */
 import type { Context } from 'hono';
-import { currentAuditScope, originOf, type AuditScope } from '../../kernel/audit.ts';
+import { auditScopeOf, originOf, type AuditScope } from '../../kernel/audit.ts';
 import { preconditionFailed } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
@@ -46,9 +46,9 @@ export interface Change {
 
 type RevisionHead = Omit<RevisionRow, 'recordId' | 'version' | 'snapshot'>;
 
-/** A revision's own columns: its id, the change and who asked for it. */
-function revisionHead(change: Omit<Change, 'row'>): RevisionHead {
-  const scope = change.scope !== undefined ? change.scope : currentAuditScope();
+/** A revision's own columns: its id, the change and who asked for it (through `store`). */
+function revisionHead(store: Store, change: Omit<Change, 'row'>): RevisionHead {
+  const scope = change.scope !== undefined ? change.scope : auditScopeOf(store);
   const actor = scope?.actor();
   return {
     id: timeOrderedId(change.at),
@@ -62,8 +62,8 @@ function revisionHead(change: Omit<Change, 'row'>): RevisionHead {
   };
 }
 
-const revisionRow = (change: Change): RevisionRow => ({
-  ...revisionHead(change),
+const revisionRow = (store: Store, change: Change): RevisionRow => ({
+  ...revisionHead(store, change),
   recordId: change.row.id,
   version: change.row.version,
   snapshot: { ...change.row },
@@ -71,11 +71,11 @@ const revisionRow = (change: Change): RevisionRow => ({
 
 /**
  * The revision of an update made with `updateVersioned` (kernel/storage/versioned.ts): the
- * storage writes the changed row and this revision of it together.
+ * storage writes the changed row and this revision of it together, through `store`.
  */
-export const revisionOfUpdate = (change: Omit<Change, 'row'>): CopyOfUpdate => ({
+export const revisionOfUpdate = (store: Store, change: Omit<Change, 'row'>): CopyOfUpdate => ({
   into: revisionsTable,
-  row: revisionHead(change),
+  row: revisionHead(store, change),
   recordColumn: 'recordId',
   versionColumn: 'version',
   snapshotColumn: 'snapshot',
@@ -84,7 +84,7 @@ export const revisionOfUpdate = (change: Omit<Change, 'row'>): CopyOfUpdate => (
 /** Writes the revisions of `changes` (one statement), and the trash entries of deletes, in `tx`. */
 export async function recordChanges(tx: Store, changes: readonly Change[]): Promise<void> {
   if (changes.length === 0) return;
-  await tx.table(revisionsTable).insertMany(changes.map(revisionRow));
+  await tx.table(revisionsTable).insertMany(changes.map((change) => revisionRow(tx, change)));
   const deleted = changes.filter((change) => change.action === 'deleted');
   if (deleted.length > 0)
     await tx.table(trashTable).insertMany(

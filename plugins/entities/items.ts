@@ -158,7 +158,12 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
           ...(folderId !== undefined ? { folderId } : {}),
           ...(typeof expected === 'number' ? { version: expected } : {}),
         },
-        revisionOfUpdate({ kind: kind.deletedKind, action: 'updated', actorId: user.id, at: now }),
+        revisionOfUpdate(c.var.store, {
+          kind: kind.deletedKind,
+          action: 'updated',
+          actorId: user.id,
+          at: now,
+        }),
       );
       if (edited) return answer(c, edited);
     }

@@ -8,6 +8,7 @@
  * failed authentication.
  */
 import { ssoAuditEvent } from './audit-events.ts';
+import { scopedStore } from '../../kernel/audit.ts';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { HubConfig } from '../../kernel/config/load.ts';
@@ -151,7 +152,7 @@ export function publicSsoRoutes(
         /** `sso.refused` in the sign-in's tenant: whom the provider named, if it got that far. */
         const refusedEvent = (tenantId: string, reason: string, claims?: Record<string, unknown>) =>
           ctx.audit.record(
-            ctx.storage(tenantId),
+            scopedStore(ctx.storage(tenantId), c.var.auditScope),
             ssoAuditEvent(
               'sso.refused',
               {
@@ -168,7 +169,8 @@ export function publicSsoRoutes(
             'Sign-in expired',
             'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
           );
-        const store = ctx.storage(pending.tenant);
+        // The sign-in's tenant, named by its pending login: the store names this request too.
+        const store = scopedStore(ctx.storage(pending.tenant), c.var.auditScope);
         // The first callback consumes the sign-in: a replayed or forged state finds nothing.
         const login = await store
           .table(ssoLoginsTable)

@@ -1,10 +1,10 @@
 /**
  * The shared proof of the read cache (`kernel/storage/batched.ts`): one check for every caller
- * that arrived before it started, and within a request, a check that started after the request
- * arrived answers its later lookups too — never one that started before.
+ * that arrived before it started, and for a caller that names its arrival, a check that started
+ * after that arrival answers it at once — never one that started before.
  */
 import { describe, expect, it } from 'vitest';
-import { batched, withArrival } from '../../kernel/storage/batched.ts';
+import { arrivalMark, batched } from '../../kernel/storage/batched.ts';
 
 function counted() {
   let checks = 0;
@@ -38,13 +38,12 @@ describe('batched proofs', () => {
 
   it('lets a request reuse a check that started after it arrived, for its later lookups', async () => {
     const c = counted();
-    await withArrival(async () => {
-      const token = c.proof();
-      await c.settle();
-      expect(await token).toBe(true);
-      // The list lookup of the same request: proven already, no second check.
-      expect(await c.proof()).toBe(true);
-    });
+    const arrival = arrivalMark();
+    const token = c.proof(arrival);
+    await c.settle();
+    expect(await token).toBe(true);
+    // The list lookup of the same request: proven already, no second check.
+    expect(await c.proof(arrival)).toBe(true);
     expect(c.checks()).toBe(1);
   });
 
@@ -52,36 +51,29 @@ describe('batched proofs', () => {
     const c = counted();
     const before = c.proof();
     await new Promise((r) => setTimeout(r, 0)); // the check has started
-    let late: Promise<boolean> | undefined;
-    withArrival(() => {
-      late = c.proof();
-    });
+    const late = c.proof(arrivalMark());
     await c.settle();
     expect(await before).toBe(true);
     // The check that answered `before` began before this request: the request waits for the next.
     await c.settle();
-    expect(await late!).toBe(true);
+    expect(await late).toBe(true);
     expect(c.checks()).toBe(2);
     // And a request arriving after every check has succeeded needs a check of its own.
-    let fresh: Promise<boolean> | undefined;
-    withArrival(() => {
-      fresh = c.proof();
-    });
+    const fresh = c.proof(arrivalMark());
     await c.settle();
-    expect(await fresh!).toBe(true);
+    expect(await fresh).toBe(true);
     expect(c.checks()).toBe(3);
   });
 
   it('does not count a failed check as a proof', async () => {
     const c = counted();
-    await withArrival(async () => {
-      const first = c.proof();
-      await c.settle(false);
-      expect(await first).toBe(false);
-      const again = c.proof();
-      await c.settle(true);
-      expect(await again).toBe(true);
-    });
+    const arrival = arrivalMark();
+    const first = c.proof(arrival);
+    await c.settle(false);
+    expect(await first).toBe(false);
+    const again = c.proof(arrival);
+    await c.settle(true);
+    expect(await again).toBe(true);
     expect(c.checks()).toBe(2);
   });
 });

@@ -67,7 +67,7 @@ export function firestoreChangeFeed(
       if (seen === undefined && !closed) void read();
       return seen === undefined || closed ? null : stamps.stamp(tables.map(collectionName));
     },
-    caughtUp: () => (closed ? false : read()),
+    caughtUp: (arrival) => (closed ? false : read(arrival)),
     close: () => void (closed = true),
   };
 }

@@ -7,7 +7,7 @@ import {
   poolBreaker,
   queryTimeout,
   reportingStall,
-  unbounded,
+  isUnbounded,
   type PoolBounds,
   type WithBreaker,
 } from './bounded-pool.ts';
@@ -47,7 +47,7 @@ export function boundedMysqlPool(pool: MyPool, bounds: PoolBounds): WithBreaker<
           queueMicrotask(() => callback(discarded(), undefined));
           return;
         }
-        if (unbounded.getStore()) return connection.query(sql, parameters, callback);
+        if (isUnbounded()) return connection.query(sql, parameters, callback);
         const ms = bounds.queryTimeoutMillis;
         const started = Date.now();
         let timedOut = false;

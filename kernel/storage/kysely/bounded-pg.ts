@@ -14,7 +14,7 @@ import {
   poolBreaker,
   queryTimeout,
   reportingStall,
-  unbounded,
+  isUnbounded,
   type PoolBounds,
   type WithBreaker,
 } from './bounded-pool.ts';
@@ -104,7 +104,7 @@ export function boundedPgPool(
               'A table changed under a prepared statement; the connection was dropped, try again.',
             );
           });
-        if (unbounded.getStore()) return pending;
+        if (isUnbounded()) return pending;
         const ms = bounds.queryTimeoutMillis;
         const started = Date.now();
         return new Promise((resolve, reject) => {

@@ -53,12 +53,29 @@ export class CircuitOpenError extends Error {
 /** A pool of the hub's with its circuit breaker. */
 export type WithBreaker<P> = P & { readonly breaker: CircuitBreaker };
 
-/** Set while statements may run unbounded (migrations). */
-export const unbounded = new AsyncLocalStorage<boolean>();
+/**
+ * Set while statements may run unbounded (migrations). Switched off whenever no run is in
+ * progress: on Node 20 an active AsyncLocalStorage makes every promise of the process pay a hook,
+ * and a hub runs its migrations once, at start.
+ */
+const unbounded = new AsyncLocalStorage<boolean>();
+let runs = 0;
+
+async function flagged<T>(value: boolean, fn: () => Promise<T>): Promise<T> {
+  runs++;
+  try {
+    return await unbounded.run(value, fn);
+  } finally {
+    if (--runs === 0) unbounded.disable();
+  }
+}
+
+/** Whether the statement being sent belongs to a migration (no timeout). */
+export const isUnbounded = (): boolean => unbounded.getStore() === true;
 
 /** Runs `fn` with no statement timeout on the connections it uses (migrations). */
 export function withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
-  return unbounded.run(true, fn);
+  return flagged(true, fn);
 }
 
 export const queryTimeout = (ms: number) =>
@@ -107,7 +124,7 @@ const stalledOnAcquire = (error: unknown) =>
 export function poolBreaker(probe: () => Promise<void>): CircuitBreaker {
   return createCircuitBreaker({
     name: 'database',
-    probe: () => unbounded.run(false, probe),
+    probe: () => flagged(false, probe),
   });
 }
 

@@ -116,7 +116,7 @@ export function watchChangeCounts(db: Kysely<any>, stamps: ChangeStamps): Others
       if (seen === undefined && !closed) void read();
       return seen !== undefined && !closed;
     },
-    current: () => (closed ? false : read()),
+    current: (arrival) => (closed ? false : read(arrival)),
     close: async () => void (closed = true),
   };
 }

@@ -37,9 +37,9 @@ export interface OthersWatch {
   hearing(): boolean;
   /**
    * Brings the stamps up to date with everything committed before the call; false (read afresh)
-   * while that cannot be proven.
+   * while that cannot be proven. `arrival`: see `ChangeFeed.caughtUp`.
    */
-  current(): boolean | Promise<boolean>;
+  current(arrival?: number): boolean | Promise<boolean>;
   close(): Promise<void>;
 }
 

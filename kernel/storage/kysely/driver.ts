@@ -36,7 +36,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   const changes: ChangeFeed = dialect.watchOthers
     ? {
         stamp: (tables) => (watch()?.hearing() ? stamps.stamp(tables) : null),
-        caughtUp: () => watch()?.current() ?? false,
+        caughtUp: (arrival) => watch()?.current(arrival) ?? false,
       }
     : noChangeFeed();
 

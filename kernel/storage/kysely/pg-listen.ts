@@ -182,7 +182,7 @@ export function watchNotifications(
       }
       return listening;
     },
-    current() {
+    current(arrival) {
       if (!listening) return false;
       if (suspect) {
         // Do not make lookups wait on a listener that fell behind; one fence finds out when it
@@ -190,7 +190,7 @@ export function watchNotifications(
         void fence();
         return false;
       }
-      return fence();
+      return fence(arrival);
     },
     async close() {
       closed = true;
