@@ -73,6 +73,13 @@ export interface TableSpec<C extends Columns = Columns> {
   readonly indexes: readonly (readonly (keyof C & string)[])[];
   /** Unique constraints (per tenant on tenant-scoped tables). */
   readonly unique: readonly (readonly (keyof C & string)[])[];
+  /**
+   * Query shapes (equality columns, then the column ordered by) that SQL databases serve by
+   * walking a key they have (newest first along the primary key, filtering as they go), but that
+   * Firestore answers only from a composite index: listed by `migrate --firestore-indexes`, never
+   * created in SQL.
+   */
+  readonly firestoreIndexes: readonly (readonly (keyof C & string)[])[];
   /** @default true */
   readonly tenantScoped: boolean;
   /**
@@ -98,6 +105,8 @@ export interface DefineTableOptions<C extends Columns> {
   columns: C & { id: ColumnSpec<string> };
   indexes?: (keyof C & string)[][];
   unique?: (keyof C & string)[][];
+  /** See {@link TableSpec.firestoreIndexes}. @default [] */
+  firestoreIndexes?: (keyof C & string)[][];
   /** @default true */
   tenantScoped?: boolean;
   /** See {@link TableSpec.untracked}. @default [] */
@@ -121,6 +130,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
   for (const list of [
     ...(options.indexes ?? []),
     ...(options.unique ?? []),
+    ...(options.firestoreIndexes ?? []),
     options.untracked ?? [],
   ]) {
     for (const name of list) {
@@ -132,6 +142,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
     columns: options.columns,
     indexes: options.indexes ?? [],
     unique: options.unique ?? [],
+    firestoreIndexes: options.firestoreIndexes ?? [],
     tenantScoped: options.tenantScoped ?? true,
     untracked: options.untracked ?? [],
     changeFeed: options.changeFeed ?? true,

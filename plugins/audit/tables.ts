@@ -31,6 +31,8 @@ export const auditEventsTable = defineTable({
     ['action', 'id'],
     ['targetId', 'id'],
   ],
+  // The whole log newest first, and retention's key range, per tenant.
+  firestoreIndexes: [['id']],
   // Read only by the audit routes and the CLI, never through a cache: no change signal per event.
   changeFeed: false,
 });

@@ -41,6 +41,9 @@ export const revisionsTable = defineTable({
     snapshot: col.json<Record<string, unknown>>(),
   },
   indexes: [['recordId', 'version']],
+  // The audit log's view (newest first, by actor, action or kind) and pruning's key ranges walk
+  // the primary key on SQL; Firestore needs an index per shape.
+  firestoreIndexes: [['id'], ['actorId', 'id'], ['action', 'id'], ['kind', 'id']],
   // Read only by the history routes, never through a cache: no change signal per revision.
   changeFeed: false,
 });

@@ -89,6 +89,21 @@ describe('migrate on Firestore', () => {
           (index: { fields: { order: string }[] }) => index.fields.at(-1)!.order === 'DESCENDING',
         ),
       ).toBe(true);
+      // The audit log's queries, which SQL serves along the primary key: newest first per
+      // tenant, and by actor or action, on both the revisions and the audit events.
+      const shapes = written.indexes.map(
+        (index: { collectionGroup: string; fields: { fieldPath: string; order: string }[] }) =>
+          `${index.collectionGroup}:${index.fields.map((f) => `${f.fieldPath}${f.order === 'DESCENDING' ? '-' : ''}`).join(',')}`,
+      );
+      expect(shapes).toEqual(
+        expect.arrayContaining([
+          'revisions:tenantId,id-',
+          'revisions:tenantId,actorId,id-',
+          'revisions:tenantId,action,id-',
+          'auditEvents:tenantId,id-',
+          'auditEvents:tenantId,actorId,id-',
+        ]),
+      );
     }, 120_000);
 
     it('prints one gcloud command per index for people, naming the project', async () => {

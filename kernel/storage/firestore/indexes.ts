@@ -3,8 +3,9 @@
  * field by itself; a query that filters on the tenant and orders or ranges on another field needs
  * a composite index, which only an operator (or the Firebase/gcloud tooling) can create.
  *
- * For each declared index and unique constraint we emit (tenantId, columns…) ascending, and the
- * same with the last column descending, which covers "newest first" listings.
+ * For each declared index, unique constraint and Firestore-only query shape (`firestoreIndexes`)
+ * we emit (tenantId, columns…) ascending, and the same with the last column descending, which
+ * covers "newest first" listings.
  */
 import type { Table } from '../table.ts';
 import { collectionName, TENANT_FIELD } from './codec.ts';
@@ -19,7 +20,7 @@ export interface CompositeIndex {
 export function compositeIndexes(tables: readonly Table[]): CompositeIndex[] {
   const seen = new Map<string, CompositeIndex>();
   for (const table of tables) {
-    for (const columns of [...table.indexes, ...table.unique]) {
+    for (const columns of [...table.indexes, ...table.unique, ...table.firestoreIndexes]) {
       const fields = table.tenantScoped ? [TENANT_FIELD, ...columns] : [...columns];
       // A single field, or the tenant plus one equality, is served by automatic indexes alone.
       if (fields.length < 2) continue;
