@@ -11,7 +11,7 @@
  * that carry no scope. A record made with a store takes who and where from it.
  *
  * Not AsyncLocalStorage: on Node 20 one active instance makes every promise of the process pay a
- * hook, and the request pipeline ran about a fifth slower with it.
+ * hook, and the shared bench's reads ran a quarter to a third slower on PostgreSQL with it.
  */
 import type { Store, TableApi } from './storage/contract.ts';
 import type { RowOfTable, Table } from './storage/table.ts';

@@ -11,8 +11,8 @@
  * answered at once, without a check of its own.
  *
  * The mark is passed by hand, not through AsyncLocalStorage: on Node 20 one active
- * AsyncLocalStorage makes every promise of the process pay a hook (the whole request pipeline
- * ran about a fifth slower with two of them).
+ * AsyncLocalStorage makes every promise of the process pay a hook (the shared bench's reads ran a
+ * quarter to a third slower on PostgreSQL with two of them).
  */
 
 /** Counts check starts across every feed of the process: a request's arrival is a count. */

@@ -115,6 +115,20 @@ export interface DefineTableOptions<C extends Columns> {
   changeFeed?: boolean;
 }
 
+/**
+ * For {@link TableSpec.firestoreIndexes}: every combination of these equality filters (each a
+ * group of columns always filtered together), followed by `id` — the shapes of a log read newest
+ * first by any mix of its filters, with no filter too.
+ */
+export function equalitiesThenId<const K extends string>(
+  filters: readonly (readonly K[])[],
+): (K | 'id')[][] {
+  const shapes: (K | 'id')[][] = [];
+  for (let mask = 0; mask < 1 << filters.length; mask++)
+    shapes.push([...filters.filter((_, i) => mask & (1 << i)).flat(), 'id']);
+  return shapes;
+}
+
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const COLUMN_NAME = /^[a-z][A-Za-z0-9]{0,62}$/;
 

@@ -5,7 +5,7 @@
  * when their revision is pruned before the log's retention is over.
  */
 import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
-import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { col, defineTable, equalitiesThenId, type RowOfTable } from '../../kernel/storage/table.ts';
 
 /** Longest target id kept (a config file path may be longer; it is cut). */
 export const TARGET_ID_MAX = 255;
@@ -31,8 +31,8 @@ export const auditEventsTable = defineTable({
     ['action', 'id'],
     ['targetId', 'id'],
   ],
-  // The whole log newest first, and retention's key range, per tenant.
-  firestoreIndexes: [['id']],
+  // The whole log newest first by any mix of its filters, and retention's key range, per tenant.
+  firestoreIndexes: equalitiesThenId([['actorId'], ['action'], ['targetId']]),
   // Read only by the audit routes and the CLI, never through a cache: no change signal per event.
   changeFeed: false,
 });

@@ -37,7 +37,10 @@ export interface ChangeQuery {
   limit: number;
 }
 
-/** Changes newest first. Filtering by record uses its index; by actor or action, the key order. */
+/**
+ * Changes newest first. On SQL, filtering by record uses its index, by actor or action the key
+ * order; Firestore has a composite index for each mix of filters (revisions' firestoreIndexes).
+ */
 export function changesPage(store: Store, query: ChangeQuery): Promise<ChangeRow[]> {
   const where: Where<RevisionRow> = {};
   if (query.actorId !== undefined) where.actorId = query.actorId;

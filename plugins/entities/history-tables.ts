@@ -1,6 +1,6 @@
 /** The tables of history: revisions of workspace records, and the trash of deleted ones. */
 import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
-import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
+import { col, defineTable, equalitiesThenId, type RowOfTable } from '../../kernel/storage/table.ts';
 import { NAME_MAX } from './schemas.ts';
 
 /** The kinds whose changes are kept as revisions. */
@@ -41,9 +41,9 @@ export const revisionsTable = defineTable({
     snapshot: col.json<Record<string, unknown>>(),
   },
   indexes: [['recordId', 'version']],
-  // The audit log's view (newest first, by actor, action or kind) and pruning's key ranges walk
-  // the primary key on SQL; Firestore needs an index per shape.
-  firestoreIndexes: [['id'], ['actorId', 'id'], ['action', 'id'], ['kind', 'id']],
+  // The audit log's view (newest first, by any mix of actor, kind and action, and record) and
+  // pruning's key ranges walk the primary key on SQL; Firestore needs an index per shape.
+  firestoreIndexes: equalitiesThenId([['actorId'], ['kind', 'action'], ['recordId']]),
   // Read only by the history routes, never through a cache: no change signal per revision.
   changeFeed: false,
 });

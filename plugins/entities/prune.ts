@@ -19,13 +19,21 @@ import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 const DAY_MS = 86_400_000;
 const PAGE = 500;
 
-/** Deletes the revisions `where` selects, a page at a time, each page announced first. */
-async function prune(store: Store, events: EventBus, where: Where<RevisionRow>): Promise<number> {
+/**
+ * Deletes the revisions `where` selects, a page at a time, each page announced first. Every page
+ * is deleted, so the order only has to be one an index serves with `where` (also on Firestore).
+ */
+async function prune(
+  store: Store,
+  events: EventBus,
+  where: Where<RevisionRow>,
+  order: 'id' | 'version',
+): Promise<number> {
   let removed = 0;
   for (;;) {
     const page = await store
       .table(revisionsTable)
-      .find({ where, orderBy: [['id', 'asc']], limit: PAGE });
+      .find({ where, orderBy: [[order, 'asc']], limit: PAGE });
     if (page.length === 0) return removed;
     // The delete first: Firestore reads nothing in a transaction after its first write.
     await store.transaction(async (tx) => {
@@ -53,7 +61,7 @@ export async function pruneRevisions(
   if (history.keepDays > 0) {
     const cutoff = now.getTime() - history.keepDays * DAY_MS;
     // Revision ids begin with their time: older ones are a range of the primary key.
-    removed += await prune(store, events, { id: { lt: timeIdPrefix(cutoff) } });
+    removed += await prune(store, events, { id: { lt: timeIdPrefix(cutoff) } }, 'id');
     // What can no longer be restored leaves the trash.
     await store.table(trashTable).deleteWhere({ at: { lt: new Date(cutoff).toISOString() } });
   }
@@ -74,10 +82,12 @@ export async function pruneRevisions(
     after = { id: page[page.length - 1]!.id };
   }
   for (const [recordId, version] of newest)
-    removed += await prune(store, events, {
-      recordId,
-      version: { lte: version - history.maxRevisionsPerRecord },
-    });
+    removed += await prune(
+      store,
+      events,
+      { recordId, version: { lte: version - history.maxRevisionsPerRecord } },
+      'version',
+    );
   return removed;
 }
 

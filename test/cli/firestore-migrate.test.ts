@@ -90,7 +90,7 @@ describe('migrate on Firestore', () => {
         ),
       ).toBe(true);
       // The audit log's queries, which SQL serves along the primary key: newest first per
-      // tenant, and by actor or action, on both the revisions and the audit events.
+      // tenant, by any mix of its filters, on both the revisions and the audit events.
       const shapes = written.indexes.map(
         (index: { collectionGroup: string; fields: { fieldPath: string; order: string }[] }) =>
           `${index.collectionGroup}:${index.fields.map((f) => `${f.fieldPath}${f.order === 'DESCENDING' ? '-' : ''}`).join(',')}`,
@@ -99,9 +99,14 @@ describe('migrate on Firestore', () => {
         expect.arrayContaining([
           'revisions:tenantId,id-',
           'revisions:tenantId,actorId,id-',
-          'revisions:tenantId,action,id-',
+          'revisions:tenantId,kind,action,id-',
+          'revisions:tenantId,recordId,id-',
+          'revisions:tenantId,actorId,kind,action,recordId,id-',
           'auditEvents:tenantId,id-',
-          'auditEvents:tenantId,actorId,id-',
+          'auditEvents:tenantId,actorId,action,id-',
+          'auditEvents:tenantId,action,targetId,id-',
+          // Pruning a record's oldest versions.
+          'revisions:tenantId,recordId,version',
         ]),
       );
     }, 120_000);

@@ -124,7 +124,8 @@ const stalledOnAcquire = (error: unknown) =>
 export function poolBreaker(probe: () => Promise<void>): CircuitBreaker {
   return createCircuitBreaker({
     name: 'database',
-    probe: () => flagged(false, probe),
+    // Outside a migration the flag is already off: no need to switch the storage on.
+    probe: () => (runs === 0 ? probe() : flagged(false, probe)),
   });
 }
 
