@@ -57,10 +57,10 @@ export type AuditRecorder = (
 
 export interface AuditSink {
   /**
-   * Records the event with `store`, as the work of `scope` (by default the one `store` carries);
+   * Records the event with `store`, as the work of the scope it carries ({@link auditScopeOf});
    * a no-op until a recorder is registered.
    */
-  record(store: Store, input: AuditInput, scope?: AuditScope | null): Promise<void>;
+  record(store: Store, input: AuditInput): Promise<void>;
   /** The audit plugin's recorder (one per hub). */
   register(recorder: AuditRecorder): void;
 }
@@ -137,8 +137,8 @@ export const CLI_AUDIT_SCOPE: AuditScope = {
 export function createAuditSink(): AuditSink {
   let recorder: AuditRecorder | null = null;
   return {
-    async record(store, input, scope) {
-      if (recorder) await recorder(store, input, scope === undefined ? auditScopeOf(store) : scope);
+    async record(store, input) {
+      if (recorder) await recorder(store, input, auditScopeOf(store));
     },
     register(next) {
       recorder = next;

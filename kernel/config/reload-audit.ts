@@ -2,7 +2,7 @@
  * Every reload (HTTP, SIGHUP, `workspace-hub reload`) leaves a `config.reloaded` audit event with
  * each section's status — never values or error texts, which may quote a connection string.
  */
-import type { AuditScope, AuditSink } from '../audit.ts';
+import { scopedStore, type AuditScope, type AuditSink } from '../audit.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../storage/contract.ts';
 import type { ReloadOutcome } from './reload.ts';
@@ -25,7 +25,11 @@ export function auditedReload(
     const target = { kind: 'config', id: deps.configPath ?? 'defaults', name: 'server.yaml' };
     // The reload has happened either way; a log that cannot be written must not undo its answer.
     await deps.audit
-      .record(deps.store(), { action: 'config.reloaded', target, details }, scope)
+      .record(scope ? scopedStore(deps.store(), scope) : deps.store(), {
+        action: 'config.reloaded',
+        target,
+        details,
+      })
       .catch((error) => deps.log.error('Audit of a config reload failed', { error }));
     return outcome;
   };
