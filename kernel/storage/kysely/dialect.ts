@@ -30,6 +30,12 @@ export interface SqlDialect {
    * the database gives no such signal (then the driver offers caches no change feed).
    */
   watchOthers?(stamps: ChangeStamps): OthersWatch;
+  /**
+   * SQLite, called at the end of a transaction's callback: the promise of the COMMIT that makes
+   * its work durable, when that COMMIT is shared with transactions still to come (group commit,
+   * sqlite-writer.ts); undefined when the transaction commits on its own.
+   */
+  durable?(): Promise<void> | undefined;
 }
 
 export interface OthersWatch {

@@ -18,7 +18,7 @@ import {
 import { backupSqlite } from './sqlite.ts';
 import { mapError } from './errors.ts';
 import { retryMigration } from './retry.ts';
-import { createSqlStore } from './store.ts';
+import { createSqlStore, durably } from './store.ts';
 import { withoutQueryTimeout } from './bounded-pool.ts';
 
 /** Any fixed number: every workspace-hub process agrees on it. */
@@ -51,7 +51,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   // PostgreSQL and SQLite run DDL inside a transaction, so a migration lands whole or not at all.
   async function applyTransactional(migration: Migration): Promise<void> {
-    await db.transaction().execute(async (trx) => {
+    await durably(dialect, db.transaction(), async (trx) => {
       if (flavor === 'postgres') {
         // A migration may take longer than a request's statement is allowed to (db.queryTimeoutMillis).
         await sql`SET LOCAL statement_timeout = 0`.execute(trx);

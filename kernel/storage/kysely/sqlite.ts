@@ -6,28 +6,19 @@
  * Several processes may open the same file (a server and the CLI): SQLite's own file locks keep
  * them consistent, WAL lets readers run while one writer writes. Within one process every write
  * goes through a single writer connection whose Kysely driver runs one query or transaction at a
- * time (a queue, rather than spinning on SQLITE_BUSY); transactions take the writer lock up front
- * (`BEGIN IMMEDIATE`) so they never fail half-way on a lock upgrade. Plain reads use a second
- * connection and run while a write transaction is open. What another process commits is seen by
- * the next query, and by the next cache lookup through `watchOthers` (data_version).
+ * time (a queue, rather than spinning on SQLITE_BUSY) and commits transactions in groups
+ * (sqlite-writer.ts). Plain reads use a second connection and run while a write transaction is
+ * open. What another process commits is seen by the next query, and by the next cache lookup
+ * through `watchOthers` (data_version).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
-import {
-  CompiledQuery,
-  Kysely,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-  type SqliteDialectConfig,
-  type SqliteStatement,
-} from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { SqliteDbConfig } from '../config.ts';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch, SqlDialect } from './dialect.ts';
+import { GroupCommitDialect } from './sqlite-writer.ts';
 
 /**
  * How long one statement waits for another process's lock before SQLITE_BUSY. libsql waits inside
@@ -106,24 +97,6 @@ function wrapDatabase(db: NativeDatabase): SqliteDatabase {
       return wrapped;
     },
   };
-}
-
-/** Kysely's SQLite driver, except that a transaction takes the writer lock when it begins. */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
 }
 
 /**
@@ -215,10 +188,11 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
   }
   const writerDb = wrapDatabase(writer);
   const readerDb = reader ? wrapDatabase(reader) : undefined;
-  const db = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: writerDb }) });
+  const writerDialect = new GroupCommitDialect({ database: writerDb });
+  const db = new Kysely<any>({ dialect: writerDialect });
   // In memory there is only one database, so reads share the writer connection.
   const readDb = readerDb
-    ? new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: readerDb }) })
+    ? new Kysely<any>({ dialect: new SqliteDialect({ database: readerDb }) })
     : db;
   return {
     kind: 'sqlite',
@@ -227,6 +201,7 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
     readDb,
     path: memory ? null : path,
     watchOthers: (stamps) => watchDataVersion(writer, stamps),
+    durable: () => writerDialect.driver.durable(),
     async close() {
       // destroy() waits for the query or transaction in flight on each connection.
       await db.destroy();

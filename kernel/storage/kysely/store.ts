@@ -3,7 +3,7 @@
  * store is bound to a tenant (or unscoped, for the kernel) and to an executor: the pool, or an open
  * transaction. Its tables are table-api.ts; a transaction that lost a race runs again (retry.ts).
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
 import type { Store } from '../contract.ts';
 import type { ChangeFeed } from '../changes.ts';
 import type { SqlDialect } from './dialect.ts';
@@ -49,15 +49,16 @@ export function createSqlStore(
         // snapshot from before we waited.
         // SQLite has one writer at a time (BEGIN IMMEDIATE), so every read sees the last commit.
         const begin = (db as Kysely<any>).transaction();
-        const run = (trx: Transaction<any>) =>
-          fn(
-            createSqlStore(dialect, trx, tenantId, true, (tables) => {
-              for (const t of tables) written.add(t);
-            }),
-          );
-        return await (
-          dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed')
-        ).execute(run);
+        return await durably(
+          dialect,
+          dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed'),
+          (trx) =>
+            fn(
+              createSqlStore(dialect, trx, tenantId, true, (tables) => {
+                for (const t of tables) written.add(t);
+              }),
+            ),
+        );
       } finally {
         // Lost races (deadlock, serialization failure, another process's writer lock) start
         // again from fresh reads; whatever an attempt may have written is reported either way.
@@ -66,4 +67,23 @@ export function createSqlStore(
     });
   }
   return store;
+}
+
+/**
+ * Runs `fn` in the transaction `begin` starts, and returns once its work is durable: on SQLite a
+ * transaction may end inside a group whose COMMIT comes later (sqlite-writer.ts).
+ */
+export async function durably<T>(
+  dialect: SqlDialect,
+  begin: TransactionBuilder<any>,
+  fn: (trx: Transaction<any>) => Promise<T>,
+): Promise<T> {
+  let durable: Promise<void> | undefined;
+  const result = await begin.execute(async (trx) => {
+    const out = await fn(trx);
+    durable = dialect.durable?.();
+    return out;
+  });
+  if (durable) await durable;
+  return result;
 }
