@@ -39,6 +39,13 @@ export interface TableScope {
   transaction: Store['transaction'];
 }
 
+/** Whether `where` fixes `column` to one value (equality or null, not a range or a list). */
+function pinned(where: Where<any> | undefined, column: string): boolean {
+  const condition = where?.[column];
+  if (condition === undefined) return false;
+  return condition === null || typeof condition !== 'object' || condition instanceof Date;
+}
+
 export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
   const { dialect, db, tenantId, inTransaction, changed } = scope;
   const codec: TableCodec = codecFor(table);
@@ -47,6 +54,7 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
   // Plain reads may use a separate connection (SQLite: they run while this process writes).
   const reader: Executor = inTransaction ? db : (dialect.readDb ?? db);
   const sqlite = dialect.flavor === 'sqlite';
+  const mysql = dialect.flavor === 'mysql';
   // Outside a transaction a statement is retried on its own when another process holds a lock it
   // needs (SQLite); inside one, the whole transaction is.
   const statement = <T>(run: () => Promise<T>) => retryStatement(name, run, !inTransaction);
@@ -118,8 +126,13 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
         let query = reader.selectFrom(name).selectAll().where(where(options.where));
         const after = options.after;
         if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
-        for (const [column, direction] of options.orderBy ?? [])
+        for (const [column, direction] of options.orderBy ?? []) {
+          // MySQL/MariaDB: ordering by a column the filter pins to one value (`x IS NULL`, say)
+          // makes MariaDB scan the whole range and sort it; without it, the index is read
+          // backwards and stops at the limit. PostgreSQL needs it kept for the opposite reason.
+          if (mysql && pinned(options.where, column)) continue;
           query = query.orderBy(codec.column(column), direction);
+        }
         if (options.limit !== undefined) query = query.limit(options.limit);
         return (await query.execute()).map(decode);
       });
