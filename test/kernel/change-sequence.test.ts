@@ -16,10 +16,12 @@ import { eventually } from '../helpers/async.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 
 const notes = defineTable({ name: 'seq_notes', columns: { id: col.id(), text: col.string() } });
+/** A table no lookup asks about until the counters have been read. */
+const tags = defineTable({ name: 'seq_tags', columns: { id: col.id(), text: col.string() } });
 const migrations: Migration[] = [
   ...kernelMigrations,
-  { id: 'test/seq-notes', createTables: [notes] },
-  changeSequenceMigration([notes]),
+  { id: 'test/seq-notes', createTables: [notes, tags] },
+  changeSequenceMigration([notes, tags]),
 ];
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -85,7 +87,15 @@ async function twoDrivers(kind: 'mysql' | 'firestore') {
       async () => (loads++, (await store.table(notes).find()).length),
       () => 8,
     );
-  return { other: other.forTenant('__default__'), read, loads: () => loads, proxy };
+  const readTags = () =>
+    cache.read(
+      store,
+      'tags',
+      [tags],
+      async () => (await store.table(tags).find()).length,
+      () => 8,
+    );
+  return { other: other.forTenant('__default__'), read, readTags, loads: () => loads, proxy };
 }
 
 for (const kind of ['mysql', 'firestore'] as const) {
@@ -108,6 +118,16 @@ for (const kind of ['mysql', 'firestore'] as const) {
         await read();
         expect(loads()).toBe(2 * i + 1);
       }
+    });
+
+    it('sees a write through another driver to a table first asked about after the counters were read', async () => {
+      const { other, read, readTags } = await twoDrivers(kind);
+      await read();
+      expect(await readTags()).toBe(0);
+      await other.table(tags).insert({ id: 't1', text: 'elsewhere' });
+      expect(await readTags()).toBe(1);
+      await other.table(tags).insert({ id: 't2', text: 'elsewhere' });
+      expect(await readTags()).toBe(2);
     });
 
     it('answers lookups that arrive together with one read of the counters', async () => {
