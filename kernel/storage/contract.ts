@@ -122,7 +122,9 @@ export interface Store {
    * first write (Firestore requires it). A nested call joins the outer transaction. When the
    * database reports a conflict (deadlock, serialization failure) the whole of `fn` runs again
    * from fresh reads, a few times, so keep side effects other than storage writes out of it; a
-   * conflict that persists reaches the caller as a `conflict` {@link StorageError}.
+   * conflict that persists reaches the caller as a `conflict` {@link StorageError}. Never wait,
+   * inside `fn`, for the result of another transaction (one begun outside it): on the embedded
+   * database that result may itself wait for `fn` to end (group commit, kysely/sqlite-writer.ts).
    */
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
 }

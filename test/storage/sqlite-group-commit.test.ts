@@ -22,6 +22,20 @@ const children = defineTable({
   tenantScoped: false,
 });
 
+/**
+ * Runs `fn(i)` for each i from its own callback, as requests arriving on different sockets: every
+ * transaction has ended before the next one begins, so they share a group only by its wait.
+ */
+function eachInItsOwnCallback<T>(count: number, fn: (i: number) => Promise<T>) {
+  return Promise.allSettled(
+    Array.from(
+      { length: count },
+      (_, i) =>
+        new Promise<T>((resolve, reject) => setImmediate(() => fn(i).then(resolve, reject))),
+    ),
+  );
+}
+
 interface OtherConnection {
   prepare(sql: string): { get(...params: unknown[]): Record<string, unknown> | undefined };
   exec(sql: string): void;
@@ -52,7 +66,9 @@ describe('group commit on the embedded database', () => {
       'CREATE TABLE group_parents (id TEXT PRIMARY KEY); ' +
         'CREATE TABLE group_children (id TEXT PRIMARY KEY, parent TEXT NOT NULL ' +
         'REFERENCES group_parents (id) DEFERRABLE INITIALLY DEFERRED); ' +
-        "INSERT INTO group_parents (id) VALUES ('p1')",
+        "INSERT INTO group_parents (id) VALUES ('p1'); " +
+        "CREATE TRIGGER group_abort BEFORE INSERT ON group_notes WHEN NEW.body = 'abort' " +
+        "BEGIN SELECT RAISE(ROLLBACK, 'aborted by a trigger'); END",
     );
     store = driver.forTenant('t1');
   });
@@ -68,25 +84,15 @@ describe('group commit on the embedded database', () => {
   it('commits transactions begun in one turn of the event loop together: another connection sees none of them, then all', async () => {
     const seenInside: number[] = [];
     const seenWhenDone: number[] = [];
-    // Each from a callback of its own, as requests arriving on different sockets: every
-    // transaction has ended before the next one begins.
-    await Promise.all(
-      Array.from(
-        { length: 8 },
-        (_, i) =>
-          new Promise<void>((resolve, reject) =>
-            setImmediate(() =>
-              store
-                .transaction(async (tx) => {
-                  await tx.table(notes).insert({ id: `n${i}`, body: `note ${i}` });
-                  seenInside.push(committed('group_notes'));
-                })
-                .then(() => seenWhenDone.push(committed('group_notes')))
-                .then(() => resolve(), reject),
-            ),
-          ),
-      ),
+    const outcomes = await eachInItsOwnCallback(8, (i) =>
+      store
+        .transaction(async (tx) => {
+          await tx.table(notes).insert({ id: `n${i}`, body: `note ${i}` });
+          seenInside.push(committed('group_notes'));
+        })
+        .then(() => seenWhenDone.push(committed('group_notes'))),
     );
+    expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
     // While the transactions ran, none of them was committed; each was reported done only once
     // all eight were.
     expect(seenInside).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
@@ -94,14 +100,12 @@ describe('group commit on the embedded database', () => {
   });
 
   it('rolls back a transaction that fails inside a group and keeps the others', async () => {
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) =>
-        store.transaction(async (tx) => {
-          await tx.table(notes).insert({ id: `k${i}`, body: `note ${i}` });
-          if (i === 2) throw new Error('the third one changes its mind');
-          await tx.table(notes).update(`k${i}`, { body: `note ${i}, edited` });
-        }),
-      ),
+    const outcomes = await eachInItsOwnCallback(6, (i) =>
+      store.transaction(async (tx) => {
+        await tx.table(notes).insert({ id: `k${i}`, body: `note ${i}` });
+        if (i === 2) throw new Error('the third one changes its mind');
+        await tx.table(notes).update(`k${i}`, { body: `note ${i}, edited` });
+      }),
     );
     expect(outcomes.map((o) => o.status)).toEqual([
       'fulfilled',
@@ -119,12 +123,11 @@ describe('group commit on the embedded database', () => {
 
   it('fails every transaction of a group whose COMMIT fails, keeps none of their rows, and commits the next one', async () => {
     const unscoped = driver.unscoped();
-    const outcomes = await Promise.allSettled(
-      ['p1', 'p1', 'missing', 'p1'].map((parent, i) =>
-        unscoped.transaction(async (tx) => {
-          await tx.table(children).insert({ id: `c${i}`, parent });
-        }),
-      ),
+    const parents = ['p1', 'p1', 'missing', 'p1'];
+    const outcomes = await eachInItsOwnCallback(4, (i) =>
+      unscoped.transaction(async (tx) => {
+        await tx.table(children).insert({ id: `c${i}`, parent: parents[i]! });
+      }),
     );
     // The deferred check runs at the group's COMMIT, which takes all four down with it.
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
@@ -134,6 +137,38 @@ describe('group commit on the embedded database', () => {
       await tx.table(children).insert({ id: 'c9', parent: 'p1' });
     });
     expect(committedId('group_children', 'c9')).toBe(true);
+  });
+
+  it('runs again the transactions of a group that SQLite rolled back whole for another one', async () => {
+    // RAISE(ROLLBACK) ends the whole SQLite transaction, as a full disk or an I/O error does.
+    const outcomes = await eachInItsOwnCallback(4, (i) =>
+      store.transaction(async (tx) => {
+        await tx.table(notes).insert({ id: `a${i}`, body: i === 2 ? 'abort' : `note ${i}` });
+      }),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(committed('group_notes')).toBe(3);
+    expect(committedId('group_notes', 'a2')).toBe(false);
+  });
+
+  it('commits the group before the connection passes to a transaction that waited for it', async () => {
+    // Begun together, the second waits for the connection; it then waits for the first's answer,
+    // which it could never get if the first's COMMIT waited for the second.
+    const first = store.transaction(async (tx) => {
+      await tx.table(notes).insert({ id: 'w1', body: 'first' });
+    });
+    const second = store.transaction(async (tx) => {
+      await first;
+      await tx.table(notes).insert({ id: 'w2', body: 'second' });
+      return committedId('group_notes', 'w1');
+    });
+    expect(await second).toBe(true);
+    expect(committed('group_notes')).toBe(2);
   });
 
   it('commits a lone transaction before reporting it done', async () => {

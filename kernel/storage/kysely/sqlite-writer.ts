@@ -5,14 +5,24 @@
  * (a first-come, first-served queue). A transaction takes the writer lock when it begins
  * (`BEGIN IMMEDIATE`), so it never fails half-way on a lock upgrade.
  *
- * When a transaction ends, its SQLite transaction stays open until the end of the event loop's
- * turn (a `setImmediate`), and the transactions begun meanwhile run inside it, each as a savepoint
- * of its own: a transaction that fails rolls back to its savepoint and takes nothing of the others
- * with it. The group is committed at the end of the turn, when it holds {@link MAX_GROUP}
- * transactions, or before a statement that is not part of a transaction runs. One COMMIT then
+ * When a transaction ends and nobody waits for the connection, its SQLite transaction stays open
+ * until the end of the event loop's turn (a `setImmediate`), and the transactions begun meanwhile
+ * run inside it, each as a savepoint of its own: a transaction that fails rolls back to its
+ * savepoint and takes nothing of the others with it. The group is committed at the end of the
+ * turn, when it holds {@link MAX_GROUP} transactions, before the connection passes to someone who
+ * waited for it, or before a statement that is not part of a transaction runs. One COMMIT then
  * writes the pages the group's transactions share (a table's last page, an index's) once instead
  * of once each. Without the wait there would be no groups: the library is synchronous, so a
  * transaction has always ended before another request's code runs.
+ *
+ * What it asks of callers: a transaction's callback must not wait for another transaction's
+ * answer (a promise of `store.transaction` begun outside it). That answer may wait for the
+ * group's COMMIT, which waits for the callback. A transaction that waits for other I/O inside its
+ * callback delays the answers of the group's transactions that ended before it.
+ *
+ * When SQLite itself rolls back the whole transaction (a severe error such as a full disk), the
+ * group's earlier transactions are lost with it: they fail as a conflict, which runs them again.
+ * A COMMIT that fails fails every transaction of its group with its error.
  *
  * A transaction of a group is durable only when its group is: callers wait for
  * {@link GroupCommitDriver.durable} (taken inside the transaction) before they report success, so
@@ -30,6 +40,7 @@ import {
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
+import { StorageError } from '../contract.ts';
 
 /** At most this many transactions share a COMMIT (each waits for the last one's end). */
 export const MAX_GROUP = 16;
@@ -109,7 +120,9 @@ export class GroupCommitDriver implements Driver {
     this.#inTransaction = false;
     const next = this.#queue.shift();
     if (next) {
-      // The connection passes straight to the next in line, group still open.
+      // The next in line may take long (it waited, so something of it is slow) or may be waiting
+      // for the answer of a transaction in the group: the group is committed before it begins.
+      this.#commit();
       next();
       return;
     }
@@ -196,11 +209,19 @@ export class GroupCommitDriver implements Driver {
     }
   }
 
+  /**
+   * SQLite rolled the whole transaction back (a severe error: disk full, I/O): the group's earlier
+   * transactions are lost with it through no fault of their own, and are run again (a conflict).
+   */
   #abandon(error: unknown): void {
     const group = this.#group;
     this.#group = null;
     this.#rollbackQuietly();
-    group?.settle(error);
+    group?.settle(
+      new StorageError('conflict', 'Rolled back with another transaction of its commit group', {
+        cause: error,
+      }),
+    );
   }
 
   #rollbackQuietly(): void {
