@@ -148,9 +148,13 @@ export function watchNotifications(
    * its commit acknowledged, so before the listening backend can read this statement the signal
    * has been taken, and before its ReadyForQuery it sends every notification committed so far
    * (in commit order, which its notification queue keeps). They reach us ahead of the statement's
-   * answer, on the same connection. So once `SELECT 1` is answered, every change acknowledged
-   * before it was sent has moved its stamp — with no NOTIFY of its own, which would queue behind
-   * the writers' commits for the lock PostgreSQL takes to order notifications.
+   * answer, on the same connection. The statement is an empty query: the backend answers it
+   * without parsing, planning or running anything (a round trip about half as long as that of
+   * `SELECT 1`, which measurably raised the read rate of closed-loop clients), and the
+   * notifications still go out before its ReadyForQuery, whatever the command was. So once it is
+   * answered, every change acknowledged before it was sent has moved its stamp — with no NOTIFY of
+   * its own, which would queue behind the writers' commits for the lock PostgreSQL takes to order
+   * notifications.
    */
   const fence = batched(async () => {
     const on = client;
@@ -158,7 +162,7 @@ export function watchNotifications(
     const attempt = generation;
     let deadline: ReturnType<typeof setTimeout> | undefined;
     const answered = await Promise.race([
-      on.query('SELECT 1').then(
+      on.query('').then(
         () => true,
         () => false,
       ),
