@@ -81,8 +81,8 @@ let ambient: AuditScope | null = null;
 
 /**
  * `store`, carrying `scope` into every record made with it or with a transaction opened on it.
- * The pipeline makes one per request (`c.var.store`); a handler that opens another store (say,
- * another tenant's) wraps it with the request's `c.var.auditScope`.
+ * The pipeline makes one per request (`c.get('store')`); a handler that opens another store (say,
+ * another tenant's) wraps it with the request's `c.get('auditScope')`.
  */
 export function scopedStore(store: Store, scope: AuditScope): Store {
   return new ScopedStore(store, scope);

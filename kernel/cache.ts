@@ -14,7 +14,7 @@ import type { Store } from './storage/contract.ts';
 import type { Table } from './storage/table.ts';
 
 /**
- * Carried by the stores made for one request as it arrived (`c.var.store`): when it arrived (an
+ * Carried by the stores made for one request as it arrived (`c.get('store')`): when it arrived (an
  * `arrivalMark`), and the proof its first lookup asked for. A proof asked for after the request
  * arrived covers every write acknowledged before it, so the request's later lookups
  * (authentication, then its handler's) share it: one round trip per request, not per lookup; and

@@ -49,7 +49,7 @@ export interface PluginContext<Section> {
   /** The whole validated configuration (read-only view of other sections). */
   hubConfig(): HubConfig;
   identity: Identity;
-  /** Storage bound to a tenant, for work outside a request (requests use `c.var.store`). */
+  /** Storage bound to a tenant, for work outside a request (requests use `c.get('store')`). */
   storage(tenantId: string): Store;
   events: EventBus;
   log: Logger;

@@ -67,9 +67,9 @@ export function observeRequests(
           status,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           ...(bytes === undefined ? {} : { bytes }),
-          requestId: c.var.requestId,
-          ...(c.var.tenant ? { tenant: c.var.tenant.id } : {}),
-          ...(c.var.auth ? { userId: c.var.auth.user.id } : {}),
+          requestId: c.get('requestId'),
+          ...(c.get('tenant') ? { tenant: c.get('tenant').id } : {}),
+          ...(c.get('auth') ? { userId: c.get('auth').user.id } : {}),
         });
         const write = (bytes: number | undefined) =>
           PROBE_ROUTES.has(route)

@@ -69,15 +69,15 @@ export function bearerAuth(deps: AuthDeps) {
     };
 
     if (!hash) return fail();
-    const found = await deps.identity.tokens.authenticateHash(c.var.store, hash);
+    const found = await deps.identity.tokens.authenticateHash(c.get('store'), hash);
     if (!found) return fail();
     if (status.hasFailures) await throttle.reset(key);
     c.set('auth', found);
     // Recording use must never fail or slow the request.
     // A database outage is not logged here per request: kernel/outage.ts logs it once.
-    deps.identity.tokens.touch(c.var.store, found.token).catch((error) => {
+    deps.identity.tokens.touch(c.get('store'), found.token).catch((error) => {
       if (!unavailableDependency(error))
-        c.var.log.warn('Could not record token use', { error: String(error) });
+        c.get('log').warn('Could not record token use', { error: String(error) });
     });
     await next();
   });
@@ -100,6 +100,6 @@ export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): Thro
 
 /** `/admin/*` is for admin-role accounts only. */
 export const requireAdmin = createMiddleware<KernelEnv>(async (c, next) => {
-  if (c.var.auth.user.role !== 'admin') throw new HttpError(403, 'Forbidden');
+  if (c.get('auth').user.role !== 'admin') throw new HttpError(403, 'Forbidden');
   await next();
 });

@@ -69,14 +69,14 @@ export function createPipeline(deps: PipelineDeps): {
     '*',
     describeMiddleware(
       async (c, next) => {
-        c.set('log', deps.log.child({ requestId: c.var.requestId }));
+        c.set('log', deps.log.child({ requestId: c.get('requestId') }));
         // Audit events and revisions written for this request name its id, address and user (the
         // request's store carries this scope: http/tenant.ts).
         const actor = () => {
           const user = c.get('auth')?.user;
           return user ? { id: user.id, name: user.name } : null;
         };
-        c.set('auditScope', { requestId: c.var.requestId, ip: deps.clientIp(c), actor });
+        c.set('auditScope', { requestId: c.get('requestId'), ip: deps.clientIp(c), actor });
         await next();
       },
       { errors: [500] },
@@ -178,7 +178,7 @@ export function createPipeline(deps: PipelineDeps): {
     describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
   );
   app.post('/admin/config/reload', async (c) => {
-    const outcome = await deps.reload(c.var.auditScope);
+    const outcome = await deps.reload(c.get('auditScope'));
     // A file that fails validation changes nothing; the spec names the message `fatalError` too.
     if (!outcome.ok) {
       const { fatalError } = outcome;

@@ -50,7 +50,7 @@ async function bounded(
   const run = check().then(
     (problem) => problem ?? 'ok',
     (error: unknown) => {
-      c.var.log.warn('Readiness check failed', {
+      c.get('log').warn('Readiness check failed', {
         check: name,
         error: error instanceof Error ? error.message : String(error),
       });

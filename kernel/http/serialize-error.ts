@@ -43,7 +43,7 @@ export function serializeError(error: Error, c: Context<KernelEnv>): Response {
     return c.json(errorBody(UNAVAILABLE, 'service_unavailable'), 503, {
       'Retry-After': RETRY_AFTER_SECONDS,
     });
-  const log = c.var.log;
+  const log = c.get('log');
   // A value no database can store (a NUL character); the message names the column.
   if (error instanceof StorageError && error.code === 'invalid')
     return c.json(errorBody(error.message, 'validation_failed'), 400);

@@ -61,7 +61,7 @@ export function resolveTenant(deps: {
     c.set('tenant', tenant);
     // Made as the request arrives: its cache lookups share one proof (cache.ts), and what it
     // writes names the request (audit.ts).
-    c.set('store', requestStore(scopedStore(deps.driver().forTenant(id), c.var.auditScope)));
+    c.set('store', requestStore(scopedStore(deps.driver().forTenant(id), c.get('auditScope'))));
     await next();
   });
   // A bad header (400), an unknown tenant (404); the store it hands on may be down (503) and, on a

@@ -27,7 +27,7 @@ export function adminUserRoutes(
   const { users, tokens } = identity;
   return createPluginApp()
     .get('/admin/users', async (c) => {
-      const store = c.var.store;
+      const store = c.get('store');
       // Kept until a user or a thing an access list names changes; the LLM models a list may name
       // come from the config, so a reload (a new config object) starts afresh.
       const answer = await cache.read(
@@ -63,7 +63,7 @@ export function adminUserRoutes(
     .post('/admin/users', jsonBody(createUserBody), async (c) => {
       const body = c.req.valid('json');
       // The account and its first token land together or not at all.
-      const { user, token, secret } = await c.var.store.transaction(async (tx) => {
+      const { user, token, secret } = await c.get('store').transaction(async (tx) => {
         const user = await users.create(tx, body);
         return { user, ...(await tokens.issue(tx, user, user.name)) };
       });
@@ -74,35 +74,38 @@ export function adminUserRoutes(
       const { imageDataUrl, ...input } = c.req.valid('json');
       // The image is checked before anything is written; the account and image change together.
       const image = parseImageField(imageDataUrl);
-      const user = await c.var.store.transaction(async (tx) => {
-        const updated = await users.update(tx, id, input, c.var.auth.user.id);
+      const user = await c.get('store').transaction(async (tx) => {
+        const updated = await users.update(tx, id, input, c.get('auth').user.id);
         return image === undefined ? updated : setUserImage(tx, updated, image, clock.iso());
       });
       return c.json(toUserRecord(user));
     })
     .delete('/admin/users/:id', async (c) => {
-      await users.delete(c.var.store, pathId(c, 'id', USER_NOT_FOUND), c.var.auth.user.id);
+      await users.delete(c.get('store'), pathId(c, 'id', USER_NOT_FOUND), c.get('auth').user.id);
       return c.body(null, 204);
     })
     .post('/admin/users/:id/tokens', jsonBody(createTokenBody), async (c) => {
       const { token, secret } = await tokens.issueFor(
-        c.var.store,
+        c.get('store'),
         pathId(c, 'id', USER_NOT_FOUND),
         c.req.valid('json').name,
       );
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
     .get('/admin/tokens', async (c) => {
-      const rows = await tokens.list(c.var.store);
+      const rows = await tokens.list(c.get('store'));
       return c.json({ tokens: rows.map(toTokenRecord) });
     })
     .delete('/admin/tokens/:id', async (c) => {
-      const token = await c.var.store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
+      const token = await c
+        .get('store')
+        .table(apiTokensTable)
+        .get(pathId(c, 'id', TOKEN_NOT_FOUND));
       if (!token) throw notFound(TOKEN_NOT_FOUND);
-      const owner = token.userId ? await c.var.store.table(usersTable).get(token.userId) : null;
+      const owner = token.userId ? await c.get('store').table(usersTable).get(token.userId) : null;
       if (owner?.system)
         throw forbidden('Tokens of the internal system account cannot be changed.');
-      await tokens.delete(c.var.store, token.id);
+      await tokens.delete(c.get('store'), token.id);
       return c.body(null, 204);
     });
 }

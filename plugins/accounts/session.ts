@@ -13,19 +13,19 @@ export function healthRoutes() {
 
 export function sessionRoutes(hubConfig: () => HubConfig, cache: ReadCache) {
   return createPluginApp().get('/auth/session', async (c) => {
-    const { user, token } = c.var.auth;
+    const { user, token } = c.get('auth');
     const record = toUserRecord(user);
     // The request's tenant row may be a few seconds old (the tenant lookup's own cache), and the
     // hub avatar may have just changed: read it through the read cache, exact on every change.
-    const store = c.var.store;
+    const store = c.get('store');
     const tenant =
       (await cache.read(
         store,
-        `tenant:${c.var.tenant.id}`,
+        `tenant:${c.get('tenant').id}`,
         [tenantsTable],
-        () => store.table(tenantsTable).get(c.var.tenant.id),
+        () => store.table(tenantsTable).get(c.get('tenant').id),
         () => 512,
-      )) ?? c.var.tenant;
+      )) ?? c.get('tenant');
     const admin = user.role === 'admin';
     return c.json({
       user: {
@@ -44,7 +44,7 @@ export function sessionRoutes(hubConfig: () => HubConfig, cache: ReadCache) {
         communication: true,
         discussionE2ee: hubConfig().collaboration.e2ee,
       },
-      tenantId: c.var.tenant.id,
+      tenantId: c.get('tenant').id,
       hub: hubPresentation(tenant),
     });
   });

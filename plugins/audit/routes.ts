@@ -7,8 +7,11 @@ import { toAuditEventRecord } from './tables.ts';
 /** `keptSince`: the oldest time the log keeps (workspace changes before it are not shown). */
 export function auditRoutes(keptSince: () => string | undefined) {
   return createPluginApp().get('/admin/audit', validate('query', auditQuery), async (c) => {
-    const page = await auditPage(c.var.store, { ...c.req.valid('query'), keptSince: keptSince() });
-    const events = page.rows.map((row) => toAuditEventRecord(row, c.var.tenant.id));
+    const page = await auditPage(c.get('store'), {
+      ...c.req.valid('query'),
+      keptSince: keptSince(),
+    });
+    const events = page.rows.map((row) => toAuditEventRecord(row, c.get('tenant').id));
     return c.json(page.nextCursor ? { events, nextCursor: page.nextCursor } : { events });
   });
 }

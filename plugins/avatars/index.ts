@@ -71,7 +71,12 @@ function avatarRoutes(clock: Clock) {
   return createPluginApp()
     .put('/auth/profile/avatar', jsonBody(avatarBody), async (c) => {
       const change = checkAvatarChange(c.req.valid('json'));
-      const user = await updateUserAvatar(c.var.store, c.var.auth.user.id, change, clock.iso());
+      const user = await updateUserAvatar(
+        c.get('store'),
+        c.get('auth').user.id,
+        change,
+        clock.iso(),
+      );
       const avatarImageUrl = userAvatarUrl(user);
       return c.json({
         avatarInitials: user.avatarInitials,
@@ -82,16 +87,22 @@ function avatarRoutes(clock: Clock) {
     .get('/auth/users/:id/avatar', async (c) => {
       const id = pathId(c, 'id', NOT_FOUND);
       // The user lookup is tenant-bound, so another tenant's user is as missing as an unknown id.
-      const user = await c.var.store.table(usersTable).get(id);
+      const user = await c.get('store').table(usersTable).get(id);
       if (!user) throw notFound(NOT_FOUND);
-      return serveImage(c, await c.var.store.table(avatarsTable).get(userAvatarId(id)));
+      return serveImage(c, await c.get('store').table(avatarsTable).get(userAvatarId(id)));
     })
     .get('/auth/hub/avatar', async (c) =>
-      serveImage(c, await c.var.store.table(avatarsTable).get(hubAvatarId(c.var.tenant.id))),
+      serveImage(
+        c,
+        await c
+          .get('store')
+          .table(avatarsTable)
+          .get(hubAvatarId(c.get('tenant').id)),
+      ),
     )
     .put('/admin/hub/avatar', jsonBody(avatarBody), async (c) => {
       const change = checkAvatarChange(c.req.valid('json'));
-      const tenant = await updateHubAvatar(c.var.store, c.var.tenant.id, change, clock.iso());
+      const tenant = await updateHubAvatar(c.get('store'), c.get('tenant').id, change, clock.iso());
       return c.json(hubPresentation(tenant));
     });
 }

@@ -45,7 +45,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const path = `/${segment}/:id/discussions`;
 
     app.get(path, validate('query', listQuery), async (c) => {
-      const store = c.var.store;
+      const store = c.get('store');
       const entityId = pathId(c, 'id', TARGET_NOT_FOUND);
       const target = await deps.cache.read(
         store,
@@ -54,7 +54,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
         () => loadTarget(store, entityType, entityId),
         (found) => (found ? 1024 : null),
       );
-      checkTarget(c.var.auth.user, target);
+      checkTarget(c.get('auth').user, target);
       const { limit, cursor } = c.req.valid('query');
       const e2ee = deps.e2ee();
       // One page, serialized once and kept until a comment or a user (an author) changes.
@@ -76,10 +76,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     });
 
     app.post(path, jsonBody(commentBody), async (c) => {
-      const {
-        store,
-        auth: { user },
-      } = c.var;
+      const store = c.get('store');
+      const { user } = c.get('auth');
       const target = await requireTarget(
         store,
         user,
@@ -90,7 +88,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       const body = await parseBody(store, user, c.req.valid('json'), e2ee);
       const row = await createComment(deps, {
         store,
-        tenantId: c.var.tenant.id,
+        tenantId: c.get('tenant').id,
         user,
         target,
         body,
@@ -101,10 +99,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
   }
 
   app.post('/discussion-comments/:id/replies', jsonBody(commentBody), async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const { comment, target } = await requireComment(
       store,
       user,
@@ -115,7 +111,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const body = await parseBody(store, user, c.req.valid('json'), e2ee);
     const row = await createComment(deps, {
       store,
-      tenantId: c.var.tenant.id,
+      tenantId: c.get('tenant').id,
       user,
       target,
       body,
@@ -125,10 +121,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
   });
 
   app.put('/discussion-comments/:id', jsonBody(commentBody), async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     if (comment.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
@@ -143,7 +137,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       // In this transaction: notices' previews change with the text, or neither does.
       await publishChange(deps, {
         tx,
-        tenantId: c.var.tenant.id,
+        tenantId: c.get('tenant').id,
         commentId: id,
         plaintext: body.plaintext,
         deleted: false,
@@ -160,10 +154,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
   });
 
   app.delete('/discussion-comments/:id', async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     // Admins reach this point only for targets they can access (requireComment checked it).
@@ -176,7 +168,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       // In this transaction: the text leaves every notice's preview with the comment, or stays.
       await publishChange(deps, {
         tx,
-        tenantId: c.var.tenant.id,
+        tenantId: c.get('tenant').id,
         commentId: id,
         plaintext: null,
         deleted: true,

@@ -38,10 +38,8 @@ async function requireThreadComment(
 /** Mounts the thread subscription routes on `app`. */
 export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   app.get('/discussion-threads/:id/subscription', async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     await requireThreadComment(store, user, rootCommentId, false);
     const row = await store.table(subscriptionsTable).get(subscriptionId(user.id, rootCommentId));
@@ -49,10 +47,8 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   });
 
   app.post('/discussion-threads/:id/subscribe', async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     const root = await requireThreadComment(store, user, rootCommentId, true);
     await store.transaction(async (tx) => {
@@ -64,10 +60,8 @@ export function threadRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
   });
 
   app.post('/discussion-threads/:id/unsubscribe', async (c) => {
-    const {
-      store,
-      auth: { user },
-    } = c.var;
+    const store = c.get('store');
+    const { user } = c.get('auth');
     const rootCommentId = pathId(c, 'id', THREAD_NOT_FOUND);
     await requireThreadComment(store, user, rootCommentId, false);
     await store.table(subscriptionsTable).delete(subscriptionId(user.id, rootCommentId));

@@ -104,16 +104,16 @@ const foldersOf = (store: Store, collectionId: string) =>
 export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.get('/collections/:collectionId/folders', async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    await requireCollection(c.var.store, c.var.auth.user, collectionId);
-    const folders = sortSiblings(await foldersOf(c.var.store, collectionId));
+    await requireCollection(c.get('store'), c.get('auth').user, collectionId);
+    const folders = sortSiblings(await foldersOf(c.get('store'), collectionId));
     return c.json({ folders: folders.map(toFolderRecord) });
   });
 
   app.post('/collections/:collectionId/folders', jsonBody(createBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const input = c.req.valid('json');
-    const folder = await c.var.store.transaction(async (tx) => {
+    const folder = await c.get('store').transaction(async (tx) => {
       await requireCollection(tx, user, collectionId);
       const parentFolderId = input.parentFolderId ?? null;
       const all = await foldersOf(tx, collectionId);
@@ -144,10 +144,10 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.patch('/folders/:id', jsonBody(renameBody), async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const input = c.req.valid('json');
     const expected = expectedVersion(c.req.header('if-match'));
-    const folder = await c.var.store.transaction(async (tx) => {
+    const folder = await c.get('store').transaction(async (tx) => {
       const current = await loadFolderForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
       checkVersion(expected, current, () => toFolderRecord(current));
@@ -168,9 +168,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.delete('/folders/:id', async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const expected = expectedVersion(c.req.header('if-match'));
-    const removed = await c.var.store.transaction(async (tx) => {
+    const removed = await c.get('store').transaction(async (tx) => {
       await loadLocked(tx, (t) => loadFolder(t, id));
       // Locked after its collection, as a rename locks only the folder's row.
       const folder = await loadFolderForUpdate(tx, id);
@@ -208,15 +208,15 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         document: documents.map((d) => d.id),
       };
     });
-    await publishDeleted(deps, c.var.tenant.id, removed);
+    await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);
   });
 
   app.put('/collections/:collectionId/folders/reorder', jsonBody(reorderBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { orderedFolderIds, parentFolderId } = c.req.valid('json');
-    await c.var.store.transaction(async (tx) => {
+    await c.get('store').transaction(async (tx) => {
       await requireCollection(tx, user, collectionId);
       const all = await foldersOf(tx, collectionId);
       let parent: string | null;
@@ -245,9 +245,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.put('/folders/:id/move', jsonBody(moveBody), async (c) => {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
-    const folder = await c.var.store.transaction(async (tx) => {
+    const folder = await c.get('store').transaction(async (tx) => {
       await loadLocked(tx, (t) => loadFolder(t, id));
       // Locked after its collection, as a rename locks only the folder's row.
       const folder = await loadFolderForUpdate(tx, id);
@@ -294,9 +294,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
 
   app.get('/admin/collections/:collectionId/folders', async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    if (!(await c.var.store.table(collectionsTable).get(collectionId)))
+    if (!(await c.get('store').table(collectionsTable).get(collectionId)))
       throw notFound('Collection not found');
-    const folders = sortSiblings(await foldersOf(c.var.store, collectionId));
+    const folders = sortSiblings(await foldersOf(c.get('store'), collectionId));
     return c.json({ folders: folders.map(toFolderRecord) });
   });
 }

@@ -51,8 +51,8 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
       const collectionId = pathId(c, 'collectionId', 'Collection not found');
       const body = c.req.valid('json') as { folderId?: string | null } & Record<string, string[]>;
       const ids = body[kind.idsKey]!;
-      await c.var.store.transaction(async (tx) => {
-        await requireCollection(tx, c.var.auth.user, collectionId);
+      await c.get('store').transaction(async (tx) => {
+        await requireCollection(tx, c.get('auth').user, collectionId);
         let folderId: string | null;
         if (body.folderId !== undefined) {
           folderId = body.folderId;
@@ -89,9 +89,9 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
 
   app.put(`/${kind.segment}/:id/move`, jsonBody(moveBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { folderId: target, index } = c.req.valid('json');
-    await c.var.store.transaction(async (tx) => {
+    await c.get('store').transaction(async (tx) => {
       await loadLocked(tx, (t) => load(t, id));
       // Locked after its collection: a fast edit holds only the row's lock.
       const item = await loadForUpdate(tx, id);
@@ -129,17 +129,17 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
 
   app.get(`/admin/collections/:collectionId/${kind.segment}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    if (!(await c.var.store.table(collectionsTable).get(collectionId)))
+    if (!(await c.get('store').table(collectionsTable).get(collectionId)))
       throw notFound('Collection not found');
-    return c.json(listed(await rows(c.var.store).find({ where: { collectionId } })));
+    return c.json(listed(await rows(c.get('store')).find({ where: { collectionId } })));
   });
 
   app.delete(`/admin/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    await c.var.store.transaction(async (tx) =>
-      remove(tx, await loadForUpdate(tx, id), c.var.auth.user.id),
-    );
-    await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
+    await c
+      .get('store')
+      .transaction(async (tx) => remove(tx, await loadForUpdate(tx, id), c.get('auth').user.id));
+    await publishDeleted(deps, c.get('tenant').id, { [kind.deletedKind]: [id] });
     return c.body(null, 204);
   });
 }

@@ -87,8 +87,8 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
 
   app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    const store = c.var.store;
-    assertCollectionAccess(c.var.auth.user, collectionId);
+    const store = c.get('store');
+    assertCollectionAccess(c.get('auth').user, collectionId);
     // Serialized once, kept until a collection or an item of this kind changes.
     const answer = await deps.cache.read(
       store,
@@ -106,18 +106,18 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
 
   app.get(`/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const row = await load(c.var.store, id);
-    assertCollectionAccess(c.var.auth.user, row.collectionId);
+    const row = await load(c.get('store'), id);
+    assertCollectionAccess(c.get('auth').user, row.collectionId);
     c.header('ETag', etagOf(row));
     return c.json(kind.toRecord(row));
   });
 
   app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { name, folderId = null, marker = null, ...content } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
-    const store = c.var.store;
+    const store = c.get('store');
     // Last in its folder; concurrent creates into one folder are written together (append.ts).
     const row = await appender.append(
       { collectionId, folderId },
@@ -139,7 +139,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
 
   app.put(`/${kind.segment}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
     const expected = expectedVersion(c.req.header('if-match'));
@@ -150,7 +150,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     // answers (a move, 404, 412).
     if (expected !== null) {
       const now = deps.clock.iso();
-      const edited = await rows(c.var.store).updateVersioned(
+      const edited = await rows(c.get('store')).updateVersioned(
         id,
         { ...definedOnly(fields), marker, ...touched(user, now) },
         {
@@ -158,7 +158,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
           ...(folderId !== undefined ? { folderId } : {}),
           ...(typeof expected === 'number' ? { version: expected } : {}),
         },
-        revisionOfUpdate(c.var.store, {
+        revisionOfUpdate(c.get('store'), {
           kind: kind.deletedKind,
           action: 'updated',
           actorId: user.id,
@@ -167,7 +167,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       );
       if (edited) return answer(c, edited);
     }
-    const row = await c.var.store.transaction(async (tx) => {
+    const row = await c.get('store').transaction(async (tx) => {
       // The collections first, then the row: a fast edit holds only the row's lock.
       await loadLocked(tx, (t) => load(t, id), [collectionId]);
       const current = await loadForUpdate(tx, id);
@@ -205,9 +205,9 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
 
   app.delete(`/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const expected = expectedVersion(c.req.header('if-match'));
-    await c.var.store.transaction(async (tx) => {
+    await c.get('store').transaction(async (tx) => {
       const current = await loadForUpdate(tx, id);
       assertCollectionAccess(user, current.collectionId);
       checkVersion(expected, current, () => kind.toRecord(current));
@@ -215,7 +215,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       if (current.createdByUserId !== user.id) throw forbidden();
       await remove(tx, current, user.id);
     });
-    await publishDeleted(deps, c.var.tenant.id, { [kind.deletedKind]: [id] });
+    await publishDeleted(deps, c.get('tenant').id, { [kind.deletedKind]: [id] });
     return c.body(null, 204);
   });
 

@@ -115,8 +115,8 @@ export function revisionRoutes(
     app.get(base, validate('query', revisionsQuery), async (c) => {
       const id = pathId(c, 'id', subject.notFound);
       const { cursor, limit } = c.req.valid('query');
-      const store = c.var.store;
-      await loadSubject(store, subject, c.var.auth.user, id);
+      const store = c.get('store');
+      await loadSubject(store, subject, c.get('auth').user, id);
       const rows = await store.table(revisionsTable).find({
         where: { recordId: id, ...(cursor ? { version: { lt: Number(cursor) } } : {}) },
         orderBy: [['version', 'desc']],
@@ -140,8 +140,8 @@ export function revisionRoutes(
     app.get(`${base}/:revisionId`, async (c) => {
       const id = pathId(c, 'id', subject.notFound);
       const revisionId = pathId(c, 'revisionId', REVISION_NOT_FOUND);
-      const store = c.var.store;
-      await loadSubject(store, subject, c.var.auth.user, id);
+      const store = c.get('store');
+      await loadSubject(store, subject, c.get('auth').user, id);
       const row = await loadRevision(store, id, revisionId);
       const [revision] = await presentRevisions(store, [row]);
       return c.json({ revision, record: subject.toRecord(row.snapshot) });
@@ -150,8 +150,8 @@ export function revisionRoutes(
     app.post(`${base}/:revisionId/restore`, async (c) => {
       const id = pathId(c, 'id', subject.notFound);
       const revisionId = pathId(c, 'revisionId', REVISION_NOT_FOUND);
-      const store = c.var.store;
-      const user = c.var.auth.user;
+      const store = c.get('store');
+      const user = c.get('auth').user;
       await loadSubject(store, subject, user, id);
       const revision = await loadRevision(store, id, revisionId);
       const row = await restoreRevision(store, deps, subject, revision, user);
@@ -162,8 +162,8 @@ export function revisionRoutes(
 
   app.get('/collections/:id/trash', async (c) => {
     const collectionId = pathId(c, 'id', 'Collection not found');
-    const store = c.var.store;
-    assertCollectionAccess(c.var.auth.user, collectionId);
+    const store = c.get('store');
+    assertCollectionAccess(c.get('auth').user, collectionId);
     await existingCollection(store, collectionId);
     // Records deleted on their own (not with a folder: they come back with it), newest first.
     const rows = (

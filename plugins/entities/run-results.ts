@@ -117,18 +117,19 @@ export function runResultRoutes(
   limits: () => RunResultsConfig,
 ): void {
   app.get('/run-results', async (c) => {
-    const rows = await c.var.store
+    const rows = await c
+      .get('store')
       .table(runResultsTable)
-      .find({ where: { createdByUserId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
+      .find({ where: { createdByUserId: c.get('auth').user.id }, orderBy: NEWEST_FIRST });
     return c.json({ runResults: rows.map(toRunResultRecord) });
   });
 
   app.post('/run-results', jsonBody(createBody), async (c) => {
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { label, payload } = c.req.valid('json');
     const parsed = parseRunPayload(payload);
     const now = deps.clock.iso();
-    const row = await c.var.store.transaction(async (tx) => {
+    const row = await c.get('store').transaction(async (tx) => {
       // Uploads of one user take turns on their row, so concurrent ones cannot overshoot a limit.
       await lockCaller(tx, user.id);
       // Attaching a run to a hub collection the caller cannot use would show it to that
@@ -157,7 +158,7 @@ export function runResultRoutes(
       });
     });
     await deps.events.publish(RUN_RESULT_CREATED, {
-      tenantId: c.var.tenant.id,
+      tenantId: c.get('tenant').id,
       runResultId: row.id,
       collectionId: row.collectionId,
       failed: row.summaryFailed,
@@ -167,42 +168,48 @@ export function runResultRoutes(
   });
 
   app.get('/run-results/:id', async (c) => {
-    const row = await c.var.store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
+    const row = await c
+      .get('store')
+      .table(runResultsTable)
+      .get(pathId(c, 'id', NOT_FOUND));
     if (!row) throw notFound(NOT_FOUND);
-    if (!canReadRunResult(c.var.auth.user, row)) throw forbidden();
+    if (!canReadRunResult(c.get('auth').user, row)) throw forbidden();
     return c.json(toRunResultDetail(row));
   });
 
   app.delete('/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    await deleteRunResult(c.var.store, id, (row) => {
-      if (row.createdByUserId !== c.var.auth.user.id) throw forbidden();
+    await deleteRunResult(c.get('store'), id, (row) => {
+      if (row.createdByUserId !== c.get('auth').user.id) throw forbidden();
     });
-    await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
+    await publishDeleted(deps, c.get('tenant').id, { runResult: [id] });
     return c.body(null, 204);
   });
 
   app.get('/admin/run-results', async (c) => {
-    const rows = await c.var.store.table(runResultsTable).find({ orderBy: NEWEST_FIRST });
+    const rows = await c.get('store').table(runResultsTable).find({ orderBy: NEWEST_FIRST });
     return c.json({ runResults: rows.map(toRunResultRecord) });
   });
 
   app.get('/admin/run-results/:id', async (c) => {
-    const row = await c.var.store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
+    const row = await c
+      .get('store')
+      .table(runResultsTable)
+      .get(pathId(c, 'id', NOT_FOUND));
     if (!row) throw notFound(NOT_FOUND);
     return c.json(toRunResultDetail(row));
   });
 
   app.delete('/admin/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    await deleteRunResult(c.var.store, id);
-    await publishDeleted(deps, c.var.tenant.id, { runResult: [id] });
+    await deleteRunResult(c.get('store'), id);
+    await publishDeleted(deps, c.get('tenant').id, { runResult: [id] });
     return c.body(null, 204);
   });
 
   app.get('/admin/users/:id/run-results/usage', async (c) => {
     const id = pathId(c, 'id', USER_NOT_FOUND);
-    if (!(await c.var.store.table(usersTable).get(id))) throw notFound(USER_NOT_FOUND);
-    return c.json(await runResultUsage(c.var.store, id, limits()));
+    if (!(await c.get('store').table(usersTable).get(id))) throw notFound(USER_NOT_FOUND);
+    return c.json(await runResultUsage(c.get('store'), id, limits()));
   });
 }

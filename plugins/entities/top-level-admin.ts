@@ -51,22 +51,24 @@ export function topLevelAdminRoutes(
     kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row);
 
   app.get(adminPath, async (c) => {
-    const rows = (await rowsOf(c.var.store, kind).find()).sort((a, b) => kind.compare(a, b));
+    const rows = (await rowsOf(c.get('store'), kind).find()).sort((a, b) => kind.compare(a, b));
     return c.json({ [kind.listKey]: rows.map(adminRecord) });
   });
 
   if (kind.admin?.create) {
     app.post(adminPath, jsonBody(kind.createBody), async (c) => {
       const input = c.req.valid('json');
-      const user = c.var.auth.user;
-      const row = await c.var.store.transaction(async (tx) =>
-        insertRow(
-          tx,
-          deps,
-          kind,
-          await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
-        ),
-      );
+      const user = c.get('auth').user;
+      const row = await c
+        .get('store')
+        .transaction(async (tx) =>
+          insertRow(
+            tx,
+            deps,
+            kind,
+            await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
+          ),
+        );
       c.header('ETag', etagOf(row));
       return c.json(kind.toRecord(row), 201);
     });
@@ -74,9 +76,9 @@ export function topLevelAdminRoutes(
 
   app.put(`${adminPath}/:id`, jsonBody(kind.admin?.updateBody ?? lockBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const input = c.req.valid('json') as { deletionLocked: boolean };
-    const row = await c.var.store.transaction(async (tx) => {
+    const row = await c.get('store').transaction(async (tx) => {
       const current = await load(tx, id);
       const now = deps.clock.iso();
       const patch = kind.admin
@@ -93,10 +95,12 @@ export function topLevelAdminRoutes(
   // Admins delete regardless of the lock and of who created the row.
   app.delete(`${adminPath}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const removed = await c.var.store.transaction(async (tx) =>
-      removeRow(tx, deps, kind, await load(tx, id), c.var.auth.user.id),
-    );
-    await publishDeleted(deps, c.var.tenant.id, removed);
+    const removed = await c
+      .get('store')
+      .transaction(async (tx) =>
+        removeRow(tx, deps, kind, await load(tx, id), c.get('auth').user.id),
+      );
+    await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);
   });
 }

@@ -84,14 +84,14 @@ export function mountTopLevelKind(
   };
 
   app.get(kind.path, async (c) =>
-    sendCachedJson(c, await listAnswer(deps, c.var.store, c.var.auth.user, kind)),
+    sendCachedJson(c, await listAnswer(deps, c.get('store'), c.get('auth').user, kind)),
   );
 
   app.post(kind.path, jsonBody(kind.createBody), async (c) => {
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     if (!canCreate(user, kind.field)) throw forbidden();
     const input = c.req.valid('json');
-    const row = await c.var.store.transaction(async (tx) => {
+    const row = await c.get('store').transaction(async (tx) => {
       const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
       return insertRow(tx, deps, kind, built);
     });
@@ -100,12 +100,12 @@ export function mountTopLevelKind(
 
   app.put(`${kind.path}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     // Access first: a user outside the list learns nothing about which ids exist.
     if (!hasAccess(user, kind.field, id)) throw forbidden();
     const input = c.req.valid('json');
     const expected = expectedVersion(c.req.header('if-match'));
-    const row = await c.var.store.transaction(async (tx) => {
+    const row = await c.get('store').transaction(async (tx) => {
       const current = await load(tx, id);
       checkVersion(expected, current, () => kind.toRecord(current));
       const now = deps.clock.iso();
@@ -117,17 +117,17 @@ export function mountTopLevelKind(
 
   app.delete(`${kind.path}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     if (!hasAccess(user, kind.field, id)) throw forbidden();
     const expected = expectedVersion(c.req.header('if-match'));
-    const removed = await c.var.store.transaction(async (tx) => {
+    const removed = await c.get('store').transaction(async (tx) => {
       const current = await load(tx, id);
       checkVersion(expected, current, () => kind.toRecord(current));
       if (current.deletionLocked) throw forbidden(`Deletion is locked for this ${kind.noun}.`);
       if (kind.creatorOnlyDelete && current.createdByUserId !== user.id) throw forbidden();
       return removeRow(tx, deps, kind, current, user.id);
     });
-    await publishDeleted(deps, c.var.tenant.id, removed);
+    await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);
   });
 

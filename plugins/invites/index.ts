@@ -64,8 +64,8 @@ function adminInviteRoutes(
       const { expiresInHours: hours, ...input } = c.req.valid('json');
       return c.json(
         issued(
-          await service.createInvitedUser(c.var.store, input, hours ?? defaultHours()),
-          c.var.tenant,
+          await service.createInvitedUser(c.get('store'), input, hours ?? defaultHours()),
+          c.get('tenant'),
         ),
         201,
       );
@@ -75,22 +75,22 @@ function adminInviteRoutes(
       return c.json(
         issued(
           await service.reissue(
-            c.var.store,
+            c.get('store'),
             id,
             c.req.valid('json').expiresInHours ?? defaultHours(),
           ),
-          c.var.tenant,
+          c.get('tenant'),
         ),
         201,
       );
     })
     .get('/admin/invitations', async (c) => {
       const now = clock.now();
-      const rows = await service.list(c.var.store);
+      const rows = await service.list(c.get('store'));
       return c.json({ invitations: rows.map((row) => toInvitationRecord(row, now)) });
     })
     .delete('/admin/invitations/:id', async (c) => {
-      const revoked = await service.revoke(c.var.store, pathId(c, 'id', NOT_REVOCABLE));
+      const revoked = await service.revoke(c.get('store'), pathId(c, 'id', NOT_REVOCABLE));
       if (!revoked) throw notFound(NOT_REVOCABLE);
       return c.body(null, 204);
     });

@@ -65,7 +65,7 @@ export function publicInviteRoutes(
     .get('/join', async (c) => {
       // A link's own tenant, when it names one this hub serves; a browser sends no tenant header.
       const hubName = async (tenantId: string | undefined) => {
-        if (tenantId === undefined || tenantId === c.var.tenant.id) return c.var.tenant.name;
+        if (tenantId === undefined || tenantId === c.get('tenant').id) return c.get('tenant').name;
         if (!ctx.hubConfig().multitenancy.enabled) return null;
         return (await ctx.identity.tenants.get(tenantId))?.name ?? null;
       };
@@ -74,7 +74,7 @@ export function publicInviteRoutes(
     })
     .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {
       const { invitation, user } = await counted(c, () =>
-        service.preview(c.var.store, c.req.valid('json').secret),
+        service.preview(c.get('store'), c.req.valid('json').secret),
       );
       return c.json({
         user: {
@@ -94,7 +94,7 @@ export function publicInviteRoutes(
     .post('/auth/invitations/redeem', throttled, jsonBody(redeemBody), async (c) => {
       const { secret: code, tokenName } = c.req.valid('json');
       const { token, secret: tokenSecret } = await counted(c, () =>
-        service.redeem(c.var.store, code, tokenName),
+        service.redeem(c.get('store'), code, tokenName),
       );
       return c.json({ token: toTokenRecord(token), secret: tokenSecret }, 201);
     });

@@ -44,7 +44,7 @@ function requireConfigured(deps: LlmDeps) {
 export function requireLlm(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (c, next) => {
     if (!deps.config()) throw notConfigured(NOT_CONFIGURED);
-    if (!c.var.auth.user.llmAccess) throw forbidden();
+    if (!c.get('auth').user.llmAccess) throw forbidden();
     await next();
   });
 }
@@ -76,13 +76,13 @@ export async function prepareStep(
   // Read once: a reload during the step must not mix two configurations.
   const section = deps.config();
   if (!section) throw notConfigured(NOT_CONFIGURED);
-  const user = c.var.auth.user;
+  const user = c.get('auth').user;
   const model = offeredModels(section).find((entry) => entry.id === body.model);
   if (!model) throw forbidden('Model is not offered by this hub.');
   if (!hasAccess(user, 'llmModels', model.id))
     throw forbidden('You are not allowed to use this model.');
   const isNewTurn = body.messages.at(-1)!.role === 'user';
-  const store = deps.storage(c.var.tenant.id);
+  const store = deps.storage(c.get('tenant').id);
   const admission = await admitStep(store, deps.clock, user, {
     isNewTurn,
     turnKey: user.llmMonthlyTokenLimit === null ? null : turnKeyOf(user.id, body.messages),
@@ -90,7 +90,7 @@ export async function prepareStep(
     leaseMs: section.timeoutMs + 5_000,
     signal: c.req.raw.signal,
   });
-  const tokenId = c.var.auth.token.id;
+  const tokenId = c.get('auth').token.id;
   const messageCount = body.messages.length;
   const count: PreparedStep['count'] = async (answer, streamed) => {
     await recordStep(store, deps.clock, {
@@ -119,7 +119,7 @@ export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
   const gate = requireLlm(deps);
 
   app.get('/llm/models', gate, (c) => {
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     return c.json(
       modelsResponse(deps.config()!, (model) => hasAccess(user, 'llmModels', model.id)),
     );
@@ -130,9 +130,9 @@ export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
   );
 
   app.get('/llm/usage', gate, async (c) => {
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const { period, totalTokens } = await monthTotal(
-      deps.storage(c.var.tenant.id),
+      deps.storage(c.get('tenant').id),
       deps.clock,
       user.id,
     );

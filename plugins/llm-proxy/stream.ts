@@ -33,7 +33,7 @@ export function llmStreamRoutes(
   app.post('/llm/chat/stream', requireLlm(deps), jsonBody(chatStreamBody), async (c) => {
     const body = c.req.valid('json');
     const step = await prepareStep(deps, c, body);
-    const { log } = c.var;
+    const log = c.get('log');
     const upstream = new AbortController();
     const clientSignal = c.req.raw.signal;
     const abort = () => upstream.abort();

@@ -59,7 +59,7 @@ export function deviceRoutes(
   clock: Clock,
 ): void {
   app.post('/devices', gate, jsonBody(enrollBody), async (c) => {
-    const user = c.var.auth.user;
+    const user = c.get('auth').user;
     const body = c.req.valid('json');
     const fingerprint = await sha256Hex(body.publicKeyMaterial);
     const now = clock.iso();
@@ -76,7 +76,7 @@ export function deviceRoutes(
       revokedAt: null,
     };
     try {
-      await c.var.store.transaction(async (tx) => {
+      await c.get('store').transaction(async (tx) => {
         // The owner's row lock, as user deletion takes it (kernel/identity/users.ts): an
         // enrollment racing the deletion either lands first and is removed with the account, or
         // finds the account gone, and with it the token this request authenticated with.
@@ -103,31 +103,37 @@ export function deviceRoutes(
   });
 
   app.get('/devices', gate, async (c) => {
-    const rows = await c.var.store
+    const rows = await c
+      .get('store')
       .table(deviceKeysTable)
-      .find({ where: { userId: c.var.auth.user.id }, orderBy: NEWEST_FIRST });
+      .find({ where: { userId: c.get('auth').user.id }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
   });
 
   app.delete('/devices/:id', gate, async (c) => {
     const id = pathId(c, 'id', DEVICE_NOT_FOUND);
     // One conditional write: another user's device and an already revoked one look the same.
-    const changed = await c.var.store
+    const changed = await c
+      .get('store')
       .table(deviceKeysTable)
-      .updateWhere({ id, userId: c.var.auth.user.id, revokedAt: null }, { revokedAt: clock.iso() });
+      .updateWhere(
+        { id, userId: c.get('auth').user.id, revokedAt: null },
+        { revokedAt: clock.iso() },
+      );
     if (changed === 0) throw notFound(DEVICE_NOT_FOUND);
     return c.body(null, 204);
   });
 
   app.get('/admin/device-keys', gate, async (c) => {
-    const rows = await c.var.store.table(deviceKeysTable).find({ orderBy: NEWEST_FIRST });
+    const rows = await c.get('store').table(deviceKeysTable).find({ orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
   });
 
   app.get('/admin/users/:id/devices', gate, async (c) => {
     const userId = pathId(c, 'id', 'User not found');
-    if (!(await c.var.store.table(usersTable).get(userId))) throw notFound('User not found');
-    const rows = await c.var.store
+    if (!(await c.get('store').table(usersTable).get(userId))) throw notFound('User not found');
+    const rows = await c
+      .get('store')
       .table(deviceKeysTable)
       .find({ where: { userId }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
@@ -135,7 +141,8 @@ export function deviceRoutes(
 
   app.delete('/admin/device-keys/:id', gate, async (c) => {
     const id = pathId(c, 'id', DEVICE_NOT_FOUND);
-    const changed = await c.var.store
+    const changed = await c
+      .get('store')
       .table(deviceKeysTable)
       .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
     if (changed === 0) throw notFound(DEVICE_NOT_FOUND);

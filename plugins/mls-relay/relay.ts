@@ -115,12 +115,12 @@ export function relayRoutes(
 ): void {
   app.post('/discussion-mls/commits', gate, jsonBody(commitBody), async (c) => {
     const body = c.req.valid('json');
-    const user = c.var.auth.user;
-    const { mlsGroupId } = await requireGroupTarget(c.var.store, user, body.mlsGroupId);
+    const user = c.get('auth').user;
+    const { mlsGroupId } = await requireGroupTarget(c.get('store'), user, body.mlsGroupId);
     const row: MlsCommitRow = { id: newId(), ...body, mlsGroupId, createdAt: clock.iso() };
     for (let attempt = 1; ; attempt++) {
       try {
-        await storeCommit(c.var.store, row, user.id);
+        await storeCommit(c.get('store'), row, user.id);
         break;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -138,13 +138,20 @@ export function relayRoutes(
 
   app.get('/discussion-mls/commits', gate, validate('query', commitsQuery), async (c) => {
     const { cursor, limit, ...query } = c.req.valid('query');
-    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, query.mlsGroupId);
+    const { mlsGroupId } = await requireGroupTarget(
+      c.get('store'),
+      c.get('auth').user,
+      query.mlsGroupId,
+    );
     // One row more than the page tells whether another page follows.
-    const rows = await c.var.store.table(mlsCommitsTable).find({
-      where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
-      orderBy: [['epoch', 'asc']],
-      limit: limit + 1,
-    });
+    const rows = await c
+      .get('store')
+      .table(mlsCommitsTable)
+      .find({
+        where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
+        orderBy: [['epoch', 'asc']],
+        limit: limit + 1,
+      });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
     return c.json({
@@ -155,25 +162,36 @@ export function relayRoutes(
 
   app.post('/discussion-mls/welcomes', gate, jsonBody(welcomeBody), async (c) => {
     const body = c.req.valid('json');
-    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, body.mlsGroupId);
+    const { mlsGroupId } = await requireGroupTarget(
+      c.get('store'),
+      c.get('auth').user,
+      body.mlsGroupId,
+    );
     const row: MlsWelcomeRow = { id: newId(), ...body, mlsGroupId, createdAt: clock.iso() };
-    await c.var.store.table(mlsWelcomesTable).insert(row);
+    await c.get('store').table(mlsWelcomesTable).insert(row);
     return c.json(toWelcomeRecord(row), 201);
   });
 
   app.get('/discussion-mls/welcomes', gate, validate('query', welcomesQuery), async (c) => {
     const { recipientDeviceId, cursor, limit, ...query } = c.req.valid('query');
-    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, query.mlsGroupId);
+    const { mlsGroupId } = await requireGroupTarget(
+      c.get('store'),
+      c.get('auth').user,
+      query.mlsGroupId,
+    );
     // One row more than the page tells whether another page follows.
-    const rows = await c.var.store.table(mlsWelcomesTable).find({
-      where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
-      orderBy: [
-        ['createdAt', 'asc'],
-        ['id', 'asc'],
-      ],
-      limit: limit + 1,
-      ...(cursor ? { after: cursor } : {}),
-    });
+    const rows = await c
+      .get('store')
+      .table(mlsWelcomesTable)
+      .find({
+        where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
+        orderBy: [
+          ['createdAt', 'asc'],
+          ['id', 'asc'],
+        ],
+        limit: limit + 1,
+        ...(cursor ? { after: cursor } : {}),
+      });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
     return c.json({
@@ -185,8 +203,12 @@ export function relayRoutes(
   app.get('/discussion-mls/group-state/:mlsGroupId', gate, async (c) => {
     const parsed = groupIdSchema.safeParse(c.req.param('mlsGroupId'));
     if (!parsed.success) throw badRequest(INVALID_GROUP_ID);
-    const { mlsGroupId } = await requireGroupTarget(c.var.store, c.var.auth.user, parsed.data);
-    const state = await c.var.store.table(mlsGroupStateTable).findOne({ mlsGroupId });
+    const { mlsGroupId } = await requireGroupTarget(
+      c.get('store'),
+      c.get('auth').user,
+      parsed.data,
+    );
+    const state = await c.get('store').table(mlsGroupStateTable).findOne({ mlsGroupId });
     if (!state) throw notFound('MLS group state not found');
     return c.json(toGroupStateRecord(state));
   });

@@ -41,20 +41,21 @@ export interface NoticeRouteDeps {
 export function noticeRoutes(app: Hono<KernelEnv>, deps: NoticeRouteDeps): void {
   app.get('/notices', validate('query', feedQuery), async (c) => {
     const { cursor, limit } = c.req.valid('query');
-    const page = await readFeed(c.var.store, c.var.auth.user, limit, cursor);
-    const notices = await toNoticeRecords(c.var.store, page.rows, deps.e2ee());
+    const page = await readFeed(c.get('store'), c.get('auth').user, limit, cursor);
+    const notices = await toNoticeRecords(c.get('store'), page.rows, deps.e2ee());
     return c.json(page.nextCursor ? { notices, nextCursor: page.nextCursor } : { notices });
   });
 
   app.get('/notices/unread-count', async (c) => {
-    return c.json({ count: await countUnread(c.var.store, c.var.auth.user) });
+    return c.json({ count: await countUnread(c.get('store'), c.get('auth').user) });
   });
 
   app.post('/notices/read-all', async (c) => {
-    const count = await c.var.store
+    const count = await c
+      .get('store')
       .table(noticesTable)
       .updateWhere(
-        { recipientUserId: c.var.auth.user.id, readAt: null },
+        { recipientUserId: c.get('auth').user.id, readAt: null },
         { readAt: deps.clock.iso() },
       );
     return c.json({ count });
@@ -62,31 +63,31 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: NoticeRouteDeps): void 
 
   app.post('/notices/:id/read', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
-    const notices = c.var.store.table(noticesTable);
-    const user = c.var.auth.user;
+    const notices = c.get('store').table(noticesTable);
+    const user = c.get('auth').user;
     let row = await notices.get(id);
     if (!row || row.recipientUserId !== user.id) throw notFound(NOT_FOUND);
     // The feed's filter: a notice it hides (target gone or out of reach) tells nothing here either.
-    if ((await visibleNotices(c.var.store, user, [row])).length === 0) throw notFound(NOT_FOUND);
+    if ((await visibleNotices(c.get('store'), user, [row])).length === 0) throw notFound(NOT_FOUND);
     // Marking twice keeps the first time it was read.
     if (row.readAt === null) row = (await notices.update(id, { readAt: deps.clock.iso() })) ?? row;
-    const [record] = await toNoticeRecords(c.var.store, [row], deps.e2ee());
+    const [record] = await toNoticeRecords(c.get('store'), [row], deps.e2ee());
     return c.json(record);
   });
 
   app.get('/me/notification-settings', async (c) => {
-    const row = await c.var.store.table(notificationSettingsTable).get(c.var.auth.user.id);
+    const row = await c.get('store').table(notificationSettingsTable).get(c.get('auth').user.id);
     return c.json(row ? { level: row.level, updatedAt: row.updatedAt } : DEFAULT_SETTINGS);
   });
 
   app.put('/me/notification-settings', jsonBody(settingsBody), async (c) => {
     const { level } = c.req.valid('json');
     // Under the caller's row lock, so the settings cannot outlive a deletion running meanwhile.
-    const row = await c.var.store.transaction(async (tx) => {
-      await lockCaller(tx, c.var.auth.user.id);
+    const row = await c.get('store').transaction(async (tx) => {
+      await lockCaller(tx, c.get('auth').user.id);
       return tx
         .table(notificationSettingsTable)
-        .put({ id: c.var.auth.user.id, level, updatedAt: deps.clock.iso() });
+        .put({ id: c.get('auth').user.id, level, updatedAt: deps.clock.iso() });
     });
     return c.json({ level: row.level, updatedAt: row.updatedAt });
   });

@@ -177,10 +177,10 @@ export function streamRoutes(
     const body = openStream(
       deps.registry,
       {
-        tenantId: c.var.tenant.id,
-        userId: c.var.auth.user.id,
-        tokenHash: c.var.auth.token.tokenHash,
-        expiresAt: c.var.auth.token.expiresAt,
+        tenantId: c.get('tenant').id,
+        userId: c.get('auth').user.id,
+        tokenHash: c.get('auth').token.tokenHash,
+        expiresAt: c.get('auth').token.expiresAt,
       },
       deps.heartbeatMs,
       c.req.raw.signal,

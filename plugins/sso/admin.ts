@@ -49,17 +49,20 @@ const NO_LINK = 'User not found or not linked to the identity provider.';
 export function adminSsoRoutes() {
   return createPluginApp()
     .get('/admin/sso/links', async (c) => {
-      const rows = await c.var.store.table(ssoLinksTable).find({
-        orderBy: [
-          ['createdAt', 'asc'],
-          ['id', 'asc'],
-        ],
-      });
+      const rows = await c
+        .get('store')
+        .table(ssoLinksTable)
+        .find({
+          orderBy: [
+            ['createdAt', 'asc'],
+            ['id', 'asc'],
+          ],
+        });
       return c.json({ links: rows.map(toLinkRecord) });
     })
     .delete('/admin/sso/links/:userId', async (c) => {
       const userId = pathId(c, 'userId', NO_LINK);
-      const removed = await c.var.store.table(ssoLinksTable).deleteWhere({ userId });
+      const removed = await c.get('store').table(ssoLinksTable).deleteWhere({ userId });
       if (removed === 0) throw notFound(NO_LINK);
       return c.body(null, 204);
     });

@@ -80,7 +80,7 @@ export function publicSsoRoutes(
         !(error instanceof HttpError) &&
         !(error instanceof SignInRefused)
       )
-        c.var.log.error('Single sign-on could not complete', {
+        c.get('log').error('Single sign-on could not complete', {
           error: error instanceof Error ? error.message : String(error),
         });
       const retry = refusal.retry ? loginHref(c.req.query('tenant')) : null;
@@ -152,7 +152,7 @@ export function publicSsoRoutes(
         /** `sso.refused` in the sign-in's tenant: whom the provider named, if it got that far. */
         const refusedEvent = (tenantId: string, reason: string, claims?: Record<string, unknown>) =>
           ctx.audit.record(
-            scopedStore(ctx.storage(tenantId), c.var.auditScope),
+            scopedStore(ctx.storage(tenantId), c.get('auditScope')),
             ssoAuditEvent(
               'sso.refused',
               {
@@ -170,7 +170,7 @@ export function publicSsoRoutes(
             'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
           );
         // The sign-in's tenant, named by its pending login: the store names this request too.
-        const store = scopedStore(ctx.storage(pending.tenant), c.var.auditScope);
+        const store = scopedStore(ctx.storage(pending.tenant), c.get('auditScope'));
         // The first callback consumes the sign-in: a replayed or forged state finds nothing.
         const login = await store
           .table(ssoLoginsTable)
