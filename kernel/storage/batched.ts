@@ -2,9 +2,12 @@
  * One check shared by every caller that arrived while no check had started yet.
  *
  * A caller must be answered by a check that began after it arrived (a check begun earlier proves
- * nothing about writes acknowledged just before the caller came). So while one check runs, new
- * callers gather for the next, which starts as soon as the running one ends: however many callers
- * come, at most one check runs and one waits to start.
+ * nothing about writes acknowledged just before the caller came). So callers gather into a batch,
+ * whose check starts once the code that brought the first of them has run (a microtask). At
+ * most `inFlight` checks run at once (1 unless told: a check that can be pipelined, like
+ * PostgreSQL's fence, may take more); while that many run, new callers gather for the next, which
+ * starts as soon as one ends: however many callers come, at most `inFlight` checks run and one
+ * batch waits to start.
  *
  * A caller may say when its work arrived (an {@link arrivalMark} taken as its request came in): a
  * check that started after that and succeeded already proves what the caller needs, so it is
@@ -21,22 +24,25 @@ let started = 0;
 /** The moment of arrival as checks count it: pass it to a batched check made later. */
 export const arrivalMark = (): number => started;
 
-export function batched(check: () => Promise<boolean>): (arrival?: number) => Promise<boolean> {
-  let running = false;
+export function batched(
+  check: () => Promise<boolean>,
+  inFlight = 1,
+): (arrival?: number) => Promise<boolean> {
+  let running = 0;
   let next: { promise: Promise<boolean>; resolve: (ok: boolean) => void } | undefined;
   // The start count of the latest check that succeeded.
   let provenFrom = -1;
 
   const start = () => {
     const batch = next;
-    if (!batch || running) return;
+    if (!batch || running >= inFlight) return;
     next = undefined;
-    running = true;
+    running++;
     const startedAs = ++started;
     check()
       .catch(() => false)
       .then((ok) => {
-        running = false;
+        running--;
         if (ok && startedAs > provenFrom) provenFrom = startedAs;
         batch.resolve(ok);
         start();

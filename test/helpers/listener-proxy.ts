@@ -12,12 +12,17 @@ export interface ListenerProxy {
   port: number;
   /** Freezes every LISTEN connection open now; returns how many. Later ones pass. */
   freezeListeners(): number;
+  /** Frozen connections that neither side has closed yet. */
+  frozenOpen(): number;
+  /** Bytes the hub wrote on frozen connections, which never reached PostgreSQL. */
+  frozenBytes(): number;
   close(): Promise<void>;
 }
 
 export async function startListenerProxy(host: string, port: number): Promise<ListenerProxy> {
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket; listener: boolean }>();
   const frozen = new Set<object>();
+  let held = 0;
   const server = net.createServer((client) => {
     const upstream = net.connect(port, host);
     const pair = { client, upstream, listener: false };
@@ -25,6 +30,7 @@ export async function startListenerProxy(host: string, port: number): Promise<Li
     client.on('data', (chunk: Buffer) => {
       if (chunk.includes(LISTENER_NAME)) pair.listener = true;
       if (!frozen.has(pair)) upstream.write(chunk);
+      else held += chunk.length;
     });
     upstream.on('data', (chunk: Buffer) => {
       if (!frozen.has(pair)) client.write(chunk);
@@ -51,6 +57,8 @@ export async function startListenerProxy(host: string, port: number): Promise<Li
         }
       return count;
     },
+    frozenOpen: () => [...pairs].filter((pair) => frozen.has(pair)).length,
+    frozenBytes: () => held,
     async close() {
       for (const pair of pairs) {
         pair.client.destroy();

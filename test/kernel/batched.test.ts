@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { arrivalMark, batched } from '../../kernel/storage/batched.ts';
 
-function counted() {
+function counted(inFlight?: number) {
   let checks = 0;
   const release: Array<(ok: boolean) => void> = [];
   const proof = batched(
@@ -15,13 +15,14 @@ function counted() {
         checks++;
         release.push(resolve);
       }),
+    inFlight,
   );
   const settle = async (ok = true) => {
     while (release.length === 0) await new Promise((r) => setTimeout(r, 0));
     release.shift()!(ok);
     await new Promise((r) => setTimeout(r, 0));
   };
-  return { proof, settle, checks: () => checks };
+  return { proof, settle, checks: () => checks, running: () => release.length };
 }
 
 describe('batched proofs', () => {
@@ -74,6 +75,42 @@ describe('batched proofs', () => {
     const again = c.proof(arrival);
     await c.settle(true);
     expect(await again).toBe(true);
+    expect(c.checks()).toBe(2);
+  });
+
+  it('starts a later batch while earlier checks run, up to inFlight, and queues one batch beyond', async () => {
+    const c = counted(2);
+    const tick = () => new Promise((r) => setTimeout(r, 0));
+    const first = c.proof(arrivalMark());
+    await tick();
+    // A second batch need not wait for the first check: that one began before it arrived.
+    const second = c.proof(arrivalMark());
+    await tick();
+    expect(c.running()).toBe(2);
+    // A third waits for one of the two to end, and the callers of a fourth join it.
+    const third = [c.proof(arrivalMark()), c.proof(arrivalMark())];
+    await tick();
+    expect(c.running()).toBe(2);
+    await c.settle();
+    expect(await first).toBe(true);
+    expect(c.running()).toBe(2);
+    await c.settle();
+    await c.settle();
+    expect(await second).toBe(true);
+    expect(await Promise.all(third)).toEqual([true, true]);
+    expect(c.checks()).toBe(3);
+  });
+
+  it('runs one check at a time unless told otherwise', async () => {
+    const c = counted();
+    const first = c.proof();
+    await new Promise((r) => setTimeout(r, 0));
+    const second = c.proof();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(c.running()).toBe(1);
+    await c.settle();
+    await c.settle();
+    expect(await Promise.all([first, second])).toEqual([true, true]);
     expect(c.checks()).toBe(2);
   });
 });

@@ -7,11 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReadCache, requestStore } from '../../kernel/cache.ts';
 import type { Migration, Store, StorageDriver } from '../../kernel/storage/contract.ts';
+import type { PostgresDbConfig } from '../../kernel/storage/config.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { kernelMigrations } from '../../kernel/identity/provision.ts';
 import { eventually } from '../helpers/async.ts';
+import { startListenerProxy } from '../helpers/listener-proxy.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 
 const notes = defineTable({ name: 'cache_notes', columns: { id: col.id(), text: col.string() } });
@@ -232,6 +234,37 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
     await notified(async () => (await heard(first, [notes.name])) === null);
     await notified(async () => (await heard(first, [notes.name])) !== null);
     expect(await first.changes!.stamp([notes.name])).not.toBe(before);
+  });
+
+  it('ends a LISTEN connection that stops answering, sends only a few fences into it meanwhile, and hears again on a new one', async () => {
+    const db = await createTestDatabase('postgres');
+    databases.push(db);
+    const config = db.config as PostgresDbConfig;
+    const proxy = await startListenerProxy(config.host, config.port);
+    try {
+      const driver = await createDriver({ ...config, host: '127.0.0.1', port: proxy.port });
+      open.push({ driver });
+      await runMigrations(driver, migrations);
+      await ready(driver);
+      expect(await heard(driver, [notes.name])).not.toBeNull();
+      expect(proxy.freezeListeners()).toBe(1);
+      // Lookups keep asking for proofs, a batch every few milliseconds, as under load; none waits
+      // for its answer before the next asks.
+      let asked = 0;
+      for (const until = Date.now() + 3000; Date.now() < until; asked++) {
+        void driver.changes!.caughtUp();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The silent connection is ended by the hub, not left open with fences queued on it ...
+      await eventually(async () => proxy.frozenOpen() === 0, 5000, 'the frozen listener closed');
+      // ... which wrote at most a handful of empty queries (6 bytes each) into it, not one per batch.
+      expect(asked).toBeGreaterThan(200);
+      expect(proxy.frozenBytes()).toBeLessThanOrEqual(6 * 40);
+      // A new listening connection (not frozen: the proxy passes later ones) proves the stamps again.
+      await notified(async () => (await heard(driver, [notes.name])) !== null);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

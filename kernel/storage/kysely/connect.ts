@@ -8,7 +8,7 @@ import type { SqlDialect } from './dialect.ts';
 import { boundedMysqlPool } from './bounded-mysql.ts';
 import { boundedPgPool } from './bounded-pg.ts';
 import type { PoolBounds } from './bounded-pool.ts';
-import { watchNotifications } from './pg-listen.ts';
+import { PROBE_TIMEOUT_MS, watchNotifications } from './pg-listen.ts';
 import { watchChangeCounts } from './change-counts.ts';
 import { CHANGES_CHANNEL } from './schema.ts';
 
@@ -70,6 +70,11 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     connectionTimeoutMillis: config.connectionTimeoutMillis,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // Fences are sent without waiting for the answer of the one before (pg-listen.ts). A query
+    // unanswered for as long as a probe may take ends the connection (pg destroys a pipelined
+    // connection whose query timed out), so fences never pile up on one that went silent.
+    pipeline: true,
+    query_timeout: PROBE_TIMEOUT_MS,
     // So an operator (and pg_stat_activity) can tell it from the pool's connections.
     application_name: 'workspace-hub changes',
     ...(ssl ? { ssl } : {}),

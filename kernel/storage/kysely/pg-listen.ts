@@ -20,9 +20,17 @@ import { batched } from '../batched.ts';
 
 /** How often the listening connection proves it hears, and how long a probe may take. */
 const PROBE_INTERVAL_MS = 5_000;
-const PROBE_TIMEOUT_MS = 2_000;
+export const PROBE_TIMEOUT_MS = 2_000;
 /** How long a lookup waits for its fence before it reads from the database instead. */
 const FENCE_TIMEOUT_MS = 500;
+/**
+ * Fences sent and not yet answered, at most. The listening connection pipelines them, so a batch
+ * of lookups need not wait for the answer of a fence sent before it arrived (which cannot prove
+ * it) before sending its own; the event loop otherwise idled through that wait. A fence that
+ * stays unanswered ends the connection (the client's `query_timeout`, connect.ts), and meanwhile
+ * at most this many are queued on it.
+ */
+const FENCES_IN_FLIGHT = 4;
 /** Pause before connecting again after a failure. */
 const RETRY_MS = 1_000;
 /** Probe payloads; table names never hold a colon, so they are never taken for a table. */
@@ -175,7 +183,7 @@ export function watchNotifications(
     const ok = answered && listening && attempt === generation;
     suspect = !ok;
     return ok;
-  });
+  }, FENCES_IN_FLIGHT);
 
   let started = false;
   return {
