@@ -1,8 +1,9 @@
 /**
  * A versioned update: a row's change and the copy of the changed row that records it (a revision)
  * land together. Drivers run it as one statement where the database allows (PostgreSQL: the
- * UPDATE and the copy's INSERT in one statement, no transaction to open and commit) and otherwise
- * as {@link updateVersionedIn}: read and lock, update, insert, in one transaction.
+ * UPDATE and the copy's INSERT in one statement, no transaction to open and commit), as two in a
+ * transaction where it has `UPDATE … RETURNING` (SQLite), and otherwise as
+ * {@link updateVersionedIn}: read and lock, update, insert, in one transaction.
  */
 import type { CopyOfUpdate, Store, TableApi, VersionedMatch } from './contract.ts';
 import type { Table } from './table.ts';
@@ -12,8 +13,8 @@ type Row = Record<string, unknown>;
 const matchesAll = (row: Row, match: VersionedMatch) =>
   Object.entries(match).every(([column, value]) => row[column] === value);
 
-/** The copy of `row` that `copy` describes. */
-const copyRow = (copy: CopyOfUpdate, row: Row & { id: string; version: number }): Row => ({
+/** The copy of `row` (as updated) that `copy` describes. */
+export const copyRow = (copy: CopyOfUpdate, row: Row & { id: string; version: number }): Row => ({
   ...copy.row,
   [copy.recordColumn]: row.id,
   [copy.versionColumn]: row.version,

@@ -16,7 +16,7 @@ import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
 import type { SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 import { retryStatement } from './retry.ts';
-import { updateVersionedIn } from '../versioned.ts';
+import { copyRow, updateVersionedIn } from '../versioned.ts';
 import { pgCast, snapshotSql } from './snapshot-sql.ts';
 
 export type Executor = Kysely<any> | Transaction<any>;
@@ -205,6 +205,25 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       return api.get(id);
     },
     async updateVersioned(id, patch, match, copy) {
+      if (sqlite && inTransaction) {
+        // The updated row comes back with the UPDATE, and the copy is made from it: two
+        // statements, not a read, an update and an insert. RETURNING is safe here although
+        // `update` avoids it on SQLite: a transaction holds the database's write lock from its
+        // BEGIN IMMEDIATE, so this statement cannot meet another process's lock.
+        const values = { ...setValues(patch), version: sql`version + 1` };
+        const updated = await writeColumns(values, () =>
+          db
+            .updateTable(name)
+            .set(values)
+            .where(where({ ...match, id }))
+            .returningAll()
+            .executeTakeFirst(),
+        );
+        if (!updated) return null;
+        const row = decode(updated as Row) as Row & { id: string; version: number };
+        await tableApi(scope, copy.into).insert(copyRow(copy, row));
+        return row;
+      }
       if (dialect.flavor !== 'postgres')
         return scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy));
       // One statement: the UPDATE in a WITH, the copy's INSERT reading its RETURNING, no
