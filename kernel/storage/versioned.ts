@@ -3,14 +3,16 @@
  * land together. Drivers run it as one statement where the database allows (PostgreSQL: the
  * UPDATE and the copy's INSERT in one statement, no transaction to open and commit), as two in a
  * transaction where it has `UPDATE … RETURNING` (SQLite), and otherwise as
- * {@link updateVersionedIn}: read and lock, update, insert, in one transaction.
+ * {@link updateVersionedIn}: read and lock, update, insert, in one transaction (MySQL; Firestore
+ * does the same with its own locked read of the one document).
  */
 import type { CopyOfUpdate, Store, TableApi, VersionedMatch } from './contract.ts';
 import type { Table } from './table.ts';
 
 type Row = Record<string, unknown>;
 
-const matchesAll = (row: Row, match: VersionedMatch) =>
+/** Whether `row` holds every value of `match`. */
+export const matchesAll = (row: Row, match: VersionedMatch) =>
   Object.entries(match).every(([column, value]) => row[column] === value);
 
 /** The copy of `row` (as updated) that `copy` describes. */

@@ -12,7 +12,7 @@ import type { FirestoreContext } from './gate.ts';
 import { buildQueries, compareRows, isAfterCursor, matchesWhere } from './query.ts';
 import { createReader, uniqueError, type TxState } from './session.ts';
 import { tableWriter } from './staging.ts';
-import { updateVersionedIn } from '../versioned.ts';
+import { copyRow, matchesAll } from '../versioned.ts';
 
 type Row = Record<string, unknown>;
 const GET_CHUNK = 300;
@@ -185,10 +185,18 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
         Object.keys(patch).length === 0 ? before : await stageReplace(state, before, next),
       );
     },
-    updateVersioned(id, patch, match, copy) {
-      return scope.store.transaction((tx) =>
-        updateVersionedIn(tx, table, id, patch as Row, match, copy),
-      );
+    async updateVersioned(id, patch, match, copy) {
+      if (!state) return alone((tx) => tx.updateVersioned(id, patch, match, copy));
+      // The row is read and locked by its id once, not found again by a query as updateWhere
+      // would (two more reads of the emulator or the service per edit).
+      const before = await readForWrite(state, id);
+      if (!before || !own(before) || !matchesAll(out(before), match)) return null;
+      const next = { ...patched(before, patch as Row), version: Number(before.version) + 1 };
+      const row = out(await stageReplace(state, before, next));
+      await scope.store
+        .table(copy.into)
+        .insert(copyRow(copy, row as Row & { id: string; version: number }));
+      return row;
     },
     async updateWhere(where, patch) {
       if (!state) return alone((tx) => tx.updateWhere(where, patch));
