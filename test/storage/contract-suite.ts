@@ -177,6 +177,16 @@ export function defineStorageContract(
         ];
         await expect(a.table(things).insertMany(batch)).rejects.toMatchObject({ code: 'unique' });
         expect(await a.table(things).getMany(batch.slice(0, 150).map((row) => row.id))).toEqual([]);
+        // Two rows of one call that clash with each other (an id, a unique name): none lands.
+        const twin = thing();
+        const named = thing();
+        for (const pair of [
+          [twin, { ...thing(), id: twin.id }],
+          [named, thing({ name: named.name })],
+        ]) {
+          await expect(a.table(things).insertMany(pair)).rejects.toMatchObject({ code: 'unique' });
+          expect(await a.table(things).getMany(pair.map((row) => row.id))).toEqual([]);
+        }
         const inside = [thing(), thing()];
         await expect(
           a.transaction(async (tx) => {

@@ -53,8 +53,11 @@ export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader)
     // Lock what we create too: two creators of one id or unique value in this process take turns
     // here, where a deadlock is seen at once, instead of inside Firestore.
     for (const { ref } of creates) await ctx.locks.acquire(tx.owner, ref.path);
+    const paths = new Set<string>();
     for (const { ref, columns } of creates) {
-      if (tx.staged.get(ref.path)?.data) throw uniqueError(table.name, columns);
+      if (tx.staged.get(ref.path)?.data || paths.has(ref.path))
+        throw uniqueError(table.name, columns);
+      paths.add(ref.path);
     }
     // A quick look outside the transaction reports most duplicates at once; the create
     // precondition at commit is what guarantees uniqueness under concurrent writers.
@@ -82,15 +85,30 @@ export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader)
     rowId: row.id,
   });
 
-  const stageInsert = async (tx: TxState, row: Row, tenant: string | null): Promise<Row> => {
-    const data = codec.encodeRow(row, tenant);
-    const next = full(data);
-    await stageCreates(tx, [
-      { ref: refOf(String(row.id)), columns: ['id'], data, row: next },
-      ...keysOf(next).map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
-    ]);
-    return next;
+  /**
+   * Stages new rows (each with its tenant), all or none: one look for duplicates covers them
+   * all, so a batch costs one read of Firestore, not one per row.
+   */
+  const stageInserts = async (
+    tx: TxState,
+    rows: readonly { row: Row; tenant: string | null }[],
+  ): Promise<Row[]> => {
+    const created = rows.map(({ row, tenant }) => {
+      const data = codec.encodeRow(row, tenant);
+      return { id: String(row.id), data, next: full(data) };
+    });
+    await stageCreates(
+      tx,
+      created.flatMap(({ id, data, next }) => [
+        { ref: refOf(id), columns: ['id'], data, row: next },
+        ...keysOf(next).map(({ ref, columns }) => ({ ref, columns, data: keyData(next, columns) })),
+      ]),
+    );
+    return created.map(({ next }) => next);
   };
+
+  const stageInsert = async (tx: TxState, row: Row, tenant: string | null): Promise<Row> =>
+    (await stageInserts(tx, [{ row, tenant }]))[0]!;
 
   const stageReplace = async (tx: TxState, before: Row, after: Row): Promise<Row> => {
     const data = codec.encodeRow(after, (before[TENANT_FIELD] as string | undefined) ?? null);
@@ -128,5 +146,5 @@ export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader)
     });
   };
 
-  return { readForWrite, stageInsert, stageReplace, stageDelete };
+  return { readForWrite, stageInsert, stageInserts, stageReplace, stageDelete };
 }

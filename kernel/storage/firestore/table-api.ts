@@ -43,7 +43,11 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
   // A lone write becomes a transaction of one write, run through the same code.
   const alone = <R>(run: (api: TableApi<Row>) => Promise<R>) =>
     scope.store.transaction((tx) => run(tx.table(table) as TableApi<Row>));
-  const { readForWrite, stageInsert, stageReplace, stageDelete } = tableWriter(ctx, table, reader);
+  const { readForWrite, stageInsert, stageInserts, stageReplace, stageDelete } = tableWriter(
+    ctx,
+    table,
+    reader,
+  );
 
   /** The tenant a new row gets: the store's, or the row's own through the unscoped store. */
   const tenantFor = (row: Row): string | null => {
@@ -161,7 +165,10 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
     },
     async insertMany(rows) {
       if (!state) return alone((tx) => tx.insertMany(rows));
-      for (const row of rows) await stageInsert(state, row, tenantFor(row));
+      await stageInserts(
+        state,
+        rows.map((row) => ({ row, tenant: tenantFor(row) })),
+      );
       return [...rows];
     },
     async put(row) {
