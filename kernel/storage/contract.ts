@@ -127,6 +127,18 @@ export interface Store {
    * database that result may itself wait for `fn` to end (group commit, kysely/sqlite-writer.ts).
    */
   transaction<R>(fn: (tx: Store) => Promise<R>): Promise<R>;
+  /**
+   * Inserts each batch's rows into its table, all or none: in the caller's transaction, or in one
+   * of its own. PostgreSQL writes them in one statement (each table's INSERT in a `WITH`), a round
+   * trip instead of one per table; the other drivers insert batch after batch (`insertMany`).
+   */
+  insertAll(batches: readonly InsertBatch[]): Promise<void>;
+}
+
+/** Rows for one table, for {@link Store.insertAll}. */
+export interface InsertBatch {
+  table: Table;
+  rows: readonly Record<string, unknown>[];
 }
 
 export type StorageErrorCode = 'unique' | 'invalid' | 'unavailable' | 'conflict';

@@ -12,6 +12,7 @@ import { preconditionFailed } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
 import type { CopyOfUpdate, Store } from '../../kernel/storage/contract.ts';
+import type { Table } from '../../kernel/storage/table.ts';
 import {
   revisionsTable,
   trashTable,
@@ -99,6 +100,22 @@ export async function recordChanges(tx: Store, changes: readonly Change[]): Prom
         cause: change.cause ?? null,
       })),
     );
+}
+
+/**
+ * Inserts new rows into `table` with the `created` revisions of `changes` (one per row), all or
+ * none: one statement on PostgreSQL (`Store.insertAll`).
+ */
+export function insertCreated(
+  tx: Store,
+  table: Table,
+  rows: readonly Record<string, unknown>[],
+  changes: readonly Change[],
+): Promise<void> {
+  return tx.insertAll([
+    { table, rows },
+    { table: revisionsTable, rows: changes.map((change) => revisionRow(tx, change)) },
+  ]);
 }
 
 /** One change, see {@link recordChanges}. */

@@ -33,7 +33,7 @@ import {
   etagOf,
   expectedVersion,
   recordChange,
-  recordChanges,
+  insertCreated,
   revisionOfUpdate,
 } from './history.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
@@ -63,9 +63,10 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       return { first: await nextIn(tx, collectionId, folderId), now: deps.clock.iso() };
     },
     async insert(tx, built, scopes) {
-      await rows(tx).insertMany(built);
-      await recordChanges(
+      await insertCreated(
         tx,
+        kind.table,
+        built,
         built.map((row, index) => ({
           kind: kind.deletedKind,
           row,

@@ -4,7 +4,7 @@
  */
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
-import { recordChange, recordChanges } from './history.ts';
+import { insertCreated, recordChange, recordChanges } from './history.ts';
 import {
   historyKindOf,
   rowsOf,
@@ -53,15 +53,14 @@ export async function insertRow(
   kind: AnyTopLevelKind,
   built: AnyTopLevelRow,
 ): Promise<AnyTopLevelRow> {
-  const row = await rowsOf(tx, kind).insert(built);
   const change = {
-    row,
+    row: built,
     action: 'created' as const,
-    actorId: row.createdByUserId,
-    at: row.createdAt,
+    actorId: built.createdByUserId,
+    at: built.createdAt,
   };
-  await recordChange(tx, { kind: historyKindOf(kind), ...change });
-  return row;
+  await insertCreated(tx, kind.table, [built], [{ kind: historyKindOf(kind), ...change }]);
+  return built;
 }
 
 /** Writes `patch` with the row's next version and records the `updated` revision. */

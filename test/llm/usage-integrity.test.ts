@@ -137,5 +137,6 @@ function withFailingLogInsert(store: Store): Store {
       });
     },
     transaction: (fn) => store.transaction((tx) => fn(withFailingLogInsert(tx))),
+    insertAll: (batches) => store.insertAll(batches),
   };
 }

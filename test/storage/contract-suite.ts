@@ -357,6 +357,81 @@ export function defineStorageContract(
       });
     });
 
+    describe('insertAll', () => {
+      const draftRow = (overrides: Record<string, unknown> = {}) => ({
+        id: `d-${Math.random().toString(36).slice(2, 10)}`,
+        name: 'draft',
+        note: null,
+        version: 1,
+        active: true,
+        data: { nested: [1, 'two', { three: null }] },
+        at: '2026-03-04T05:06:07.089Z',
+        seenAt: null,
+        ...overrides,
+      });
+      const copyOf = (row: { id: string }) => ({
+        id: `c-${row.id}`,
+        recordId: row.id,
+        version: 1,
+        at: '2026-05-06T07:08:09.012Z',
+        author: null,
+        flagged: false,
+        snapshot: { ...row },
+      });
+
+      it('inserts the rows of several tables, every column kind intact', async () => {
+        const rows = [draftRow(), draftRow({ note: 'n', seenAt: '2026-12-31T23:59:59.999Z' })];
+        const extra = [thing(), thing()];
+        await a.insertAll([
+          { table: drafts, rows },
+          { table: draftCopies, rows: rows.map(copyOf) },
+          { table: things, rows: extra },
+          { table: counters, rows: [] },
+        ]);
+        expect(await a.table(drafts).getMany(rows.map((row) => row.id))).toEqual(
+          expect.arrayContaining(rows),
+        );
+        for (const row of rows)
+          expect(await a.table(draftCopies).get(`c-${row.id}`)).toEqual(copyOf(row));
+        expect(await a.table(things).getMany(extra.map((row) => row.id))).toHaveLength(2);
+        await a.insertAll([]);
+      });
+
+      it('inserts none of the batches when one row is refused, alone or in a transaction', async () => {
+        const taken = await a.table(things).insert(thing());
+        const rows = [draftRow()];
+        await expect(
+          a.insertAll([
+            { table: drafts, rows },
+            { table: things, rows: [thing(), { ...thing(), id: taken.id }] },
+          ]),
+        ).rejects.toMatchObject({ code: 'unique' });
+        expect(await a.table(drafts).get(rows[0]!.id)).toBeNull();
+        const inside = [draftRow()];
+        await expect(
+          a.transaction(async (tx) => {
+            await tx.insertAll([
+              { table: drafts, rows: inside },
+              { table: draftCopies, rows: inside.map(copyOf) },
+            ]);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect(await a.table(drafts).get(inside[0]!.id)).toBeNull();
+        expect(await a.table(draftCopies).get(`c-${inside[0]!.id}`)).toBeNull();
+      });
+
+      it('lets the tenant see only its own inserted rows', async () => {
+        const mine = [thing()];
+        await a.insertAll([
+          { table: things, rows: mine },
+          { table: drafts, rows: [draftRow()] },
+        ]);
+        expect(await b.table(things).get(mine[0]!.id)).toBeNull();
+        expect(await a.table(things).get(mine[0]!.id)).toEqual(mine[0]);
+      });
+    });
+
     describe('updateVersioned', () => {
       const draft = () => ({
         id: `d-${Math.random().toString(36).slice(2, 10)}`,

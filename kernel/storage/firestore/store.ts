@@ -151,6 +151,11 @@ export function createFirestoreStore(
         runTransaction(ctx, (attempt) => fn(createFirestoreStore(ctx, tenantId, attempt))),
       );
     },
+    insertAll(batches) {
+      return store.transaction(async (tx) => {
+        for (const { table, rows } of batches) await tx.table(table).insertMany(rows as any);
+      });
+    },
   };
   return store;
 }

@@ -9,7 +9,7 @@ import type { ChangeFeed } from '../changes.ts';
 import type { SqlDialect } from './dialect.ts';
 import { retryTransaction } from './retry.ts';
 import { writesInTransactions } from './sqlite-writes.ts';
-import { tableApi, type ChangedTables, type Executor } from './table-api.ts';
+import { insertAllAtOnce, tableApi, type ChangedTables, type Executor } from './table-api.ts';
 
 const nothingChanged: ChangedTables = () => undefined;
 
@@ -38,6 +38,18 @@ export function createSqlStore(
       ) as any;
     },
     transaction,
+    async insertAll(batches) {
+      const filled = batches.filter(({ rows }) => rows.length > 0);
+      if (filled.length === 0) return;
+      if (!inTransaction && filled.length > 1) return transaction((tx) => tx.insertAll(filled));
+      if (
+        dialect.flavor === 'postgres' &&
+        filled.length > 1 &&
+        (await insertAllAtOnce({ db, tenantId, changed }, filled))
+      )
+        return;
+      for (const { table, rows } of filled) await store.table(table).insertMany(rows as any);
+    },
   };
   async function transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (inTransaction) return fn(store);

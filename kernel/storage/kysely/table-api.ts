@@ -7,6 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   StorageError,
   type FindOptions,
+  type InsertBatch,
   type Store,
   type TableApi,
   type Where,
@@ -46,6 +47,47 @@ function pinned(where: Where<any> | undefined, column: string): boolean {
   return condition === null || typeof condition !== 'object' || condition instanceof Date;
 }
 
+/** The columns an INSERT of `row` into `table` writes: the row encoded, and its tenant. */
+function insertedValues(table: Table, codec: TableCodec, tenantId: string | null, row: Row): Row {
+  const values = codec.encodeRow(row);
+  if (table.tenantScoped) {
+    const tenant = tenantId ?? (row.tenantId as string | undefined);
+    if (!tenant)
+      throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
+    values[TENANT_COLUMN] = tenant;
+  }
+  return values;
+}
+
+/**
+ * PostgreSQL, inside a transaction: the batches' INSERTs as one statement, each after the first
+ * in a `WITH` (PostgreSQL runs a data-modifying `WITH` exactly once, referenced or not). Null when
+ * a batch needs more than one INSERT (see INSERT_CHUNK); the caller inserts batch by batch then.
+ */
+export async function insertAllAtOnce(
+  scope: Pick<TableScope, 'db' | 'tenantId' | 'changed'>,
+  batches: readonly InsertBatch[],
+): Promise<boolean> {
+  if (batches.some(({ rows }) => rows.length > INSERT_CHUNK)) return false;
+  const [first, ...rest] = batches.map(({ table, rows }) => ({
+    name: table.name,
+    values: rows.map((row) => insertedValues(table, codecFor(table), scope.tenantId, row)),
+  }));
+  if (!first) return true;
+  let query: any = scope.db;
+  rest.forEach(({ name, values }, i) => {
+    query = query.with(`batch_${i}`, (qc: any) => qc.insertInto(name).values(values));
+  });
+  try {
+    await retryStatement(first.name, () =>
+      query.insertInto(first.name).values(first.values).execute(),
+    );
+  } finally {
+    scope.changed(batches.filter(({ table }) => table.changeFeed).map(({ table }) => table.name));
+  }
+  return true;
+}
+
 export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
   const { dialect, db, tenantId, inTransaction, changed } = scope;
   const codec: TableCodec = codecFor(table);
@@ -70,16 +112,7 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       : write(run);
   const decode = (raw: Row) => codec.decodeRow(raw, tenantId === null);
 
-  const insertValues = (row: Row): Row => {
-    const values = codec.encodeRow(row);
-    if (table.tenantScoped) {
-      const tenant = tenantId ?? (row.tenantId as string | undefined);
-      if (!tenant)
-        throw new TypeError(`Inserting into ${name} through the unscoped store needs tenantId`);
-      values[TENANT_COLUMN] = tenant;
-    }
-    return values;
-  };
+  const insertValues = (row: Row): Row => insertedValues(table, codec, tenantId, row);
   const setValues = (patch: Row): Row => {
     const values = codec.encodeRow(patch);
     delete values.id;
