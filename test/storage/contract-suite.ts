@@ -405,7 +405,7 @@ export function defineStorageContract(
             { table: drafts, rows },
             { table: things, rows: [thing(), { ...thing(), id: taken.id }] },
           ]),
-        ).rejects.toMatchObject({ code: 'unique' });
+        ).rejects.toMatchObject({ code: 'unique', table: things.name });
         expect(await a.table(drafts).get(rows[0]!.id)).toBeNull();
         const inside = [draftRow()];
         await expect(

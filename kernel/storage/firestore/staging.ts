@@ -14,6 +14,9 @@ type Row = Record<string, unknown>;
 
 export type TableWriter = ReturnType<typeof tableWriter>;
 
+/** Documents per duplicate lookup (one `getAll`), as the driver's other batched reads. */
+const LOOKUP_CHUNK = 300;
+
 export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader) {
   const codec = codecFor(table);
   const collection = ctx.db.collection(codec.collection);
@@ -62,10 +65,13 @@ export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader)
     // A quick look outside the transaction reports most duplicates at once; the create
     // precondition at commit is what guarantees uniqueness under concurrent writers.
     const unstaged = creates.filter(({ ref }) => !tx.staged.has(ref.path));
-    const snaps = unstaged.length ? await ctx.db.getAll(...unstaged.map(({ ref }) => ref)) : [];
-    snaps.forEach((snap, i) => {
-      if (snap.exists) throw uniqueError(table.name, unstaged[i]!.columns);
-    });
+    for (let i = 0; i < unstaged.length; i += LOOKUP_CHUNK) {
+      const chunk = unstaged.slice(i, i + LOOKUP_CHUNK);
+      const snaps = await ctx.db.getAll(...chunk.map(({ ref }) => ref));
+      snaps.forEach((snap, j) => {
+        if (snap.exists) throw uniqueError(table.name, chunk[j]!.columns);
+      });
+    }
     for (const { ref, columns, data, row } of creates) {
       stage(tx, {
         ref,

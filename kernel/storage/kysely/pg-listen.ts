@@ -27,8 +27,8 @@ const FENCE_TIMEOUT_MS = 500;
  * Fences sent and not yet answered, at most. The listening connection pipelines them, so a batch
  * of lookups need not wait for the answer of a fence sent before it arrived (which cannot prove
  * it) before sending its own; the event loop otherwise idled through that wait. A fence that
- * stays unanswered ends the connection (the client's `query_timeout`, connect.ts), and meanwhile
- * at most this many are queued on it.
+ * stays unanswered ends the connection (the client's `query_timeout`, connect.ts); until then no
+ * more than this many are on the wire, also after their lookups stopped waiting for them.
  */
 const FENCES_IN_FLIGHT = 4;
 /** Pause before connecting again after a failure. */
@@ -56,6 +56,22 @@ export function watchNotifications(
   const awaited = new Map<string, (ok: boolean) => void>();
   // A fence did not come back in time: lookups read afresh until one does.
   let suspect = false;
+  // Fences sent on a connection and not yet answered (they stay on the wire after their lookups
+  // gave up waiting, until answered or until the connection's query_timeout ends it).
+  const unanswered = new WeakMap<pg.Client, number>();
+
+  /**
+   * Ends a listening connection. pg's `end()` in pipeline mode waits for every answer still due,
+   * so a connection with fences unanswered (gone silent, say) is destroyed at once instead.
+   */
+  const endClient = (old: pg.Client): Promise<void> => {
+    if ((unanswered.get(old) ?? 0) === 0) return old.end().catch(() => undefined);
+    // pg has no public destroy; its connection's socket is `connection.stream`.
+    (
+      old as unknown as { connection?: { stream?: { destroy(): void } } }
+    ).connection?.stream?.destroy();
+    return Promise.resolve();
+  };
 
   const schedule = (attempt: number, fn: () => void, ms: number) => {
     if (timer) clearTimeout(timer);
@@ -77,7 +93,7 @@ export function watchNotifications(
     client = undefined;
     if (old) {
       old.removeAllListeners('notification');
-      old.end().catch(() => undefined);
+      void endClient(old);
     }
     if (!closed) schedule(generation, () => void connect(), RETRY_MS);
   };
@@ -168,12 +184,22 @@ export function watchNotifications(
     const on = client;
     if (!listening || !on) return false;
     const attempt = generation;
+    const sent = unanswered.get(on) ?? 0;
+    // Earlier fences went unanswered past their wait and are still due: send no more into it.
+    if (sent >= FENCES_IN_FLIGHT) {
+      suspect = true;
+      return false;
+    }
+    unanswered.set(on, sent + 1);
     let deadline: ReturnType<typeof setTimeout> | undefined;
     const answered = await Promise.race([
-      on.query('').then(
-        () => true,
-        () => false,
-      ),
+      on
+        .query('')
+        .then(
+          () => true,
+          () => false,
+        )
+        .finally(() => unanswered.set(on, (unanswered.get(on) ?? 1) - 1)),
       new Promise<boolean>((resolve) => {
         deadline = setTimeout(() => resolve(false), FENCE_TIMEOUT_MS);
         unref(deadline);
@@ -211,7 +237,7 @@ export function watchNotifications(
       if (timer) clearTimeout(timer);
       const old = client;
       client = undefined;
-      await old?.end().catch(() => undefined);
+      if (old) await endClient(old);
     },
   };
 }

@@ -16,6 +16,7 @@ import type { Table } from '../table.ts';
 import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
 import type { SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
+import { mapError } from './errors.ts';
 import { retryStatement } from './retry.ts';
 import { copyRow, updateVersionedIn } from '../versioned.ts';
 import { pgCast, snapshotSql } from './snapshot-sql.ts';
@@ -59,29 +60,45 @@ function insertedValues(table: Table, codec: TableCodec, tenantId: string | null
   return values;
 }
 
+/** Bound parameters in one statement of {@link insertAllAtOnce}: well under PostgreSQL's 65 535. */
+const INSERT_ALL_PARAMETERS = 30_000;
+
 /**
  * PostgreSQL, inside a transaction: the batches' INSERTs as one statement, each after the first
- * in a `WITH` (PostgreSQL runs a data-modifying `WITH` exactly once, referenced or not). Null when
- * a batch needs more than one INSERT (see INSERT_CHUNK); the caller inserts batch by batch then.
+ * in a `WITH` (PostgreSQL runs a data-modifying `WITH` exactly once, referenced or not). False
+ * when a batch needs more than one INSERT (see INSERT_CHUNK) or the statement would bind too many
+ * values; the caller inserts batch by batch then.
  */
 export async function insertAllAtOnce(
   scope: Pick<TableScope, 'db' | 'tenantId' | 'changed'>,
   batches: readonly InsertBatch[],
 ): Promise<boolean> {
   if (batches.some(({ rows }) => rows.length > INSERT_CHUNK)) return false;
-  const [first, ...rest] = batches.map(({ table, rows }) => ({
+  const encoded = batches.map(({ table, rows }) => ({
     name: table.name,
     values: rows.map((row) => insertedValues(table, codecFor(table), scope.tenantId, row)),
   }));
+  const parameters = encoded.reduce(
+    (sum, { values }) => sum + values.length * Object.keys(values[0] ?? {}).length,
+    0,
+  );
+  if (parameters > INSERT_ALL_PARAMETERS) return false;
+  const [first, ...rest] = encoded;
   if (!first) return true;
   let query: any = scope.db;
   rest.forEach(({ name, values }, i) => {
     query = query.with(`batch_${i}`, (qc: any) => qc.insertInto(name).values(values));
   });
   try {
-    await retryStatement(first.name, () =>
-      query.insertInto(first.name).values(first.values).execute(),
-    );
+    await query
+      .insertInto(first.name)
+      .values(first.values)
+      .execute()
+      .catch((error: unknown) => {
+        // A refused row names its table (PostgreSQL's error says which); any batch may hold it.
+        const table = (error as { table?: unknown }).table;
+        mapError(error, typeof table === 'string' ? table : first.name);
+      });
   } finally {
     scope.changed(batches.filter(({ table }) => table.changeFeed).map(({ table }) => table.name));
   }
