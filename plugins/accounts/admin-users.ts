@@ -97,10 +97,8 @@ export function adminUserRoutes(
       return c.json({ tokens: rows.map(toTokenRecord) });
     })
     .delete('/admin/tokens/:id', async (c) => {
-      const token = await c
-        .get('store')
-        .table(apiTokensTable)
-        .get(pathId(c, 'id', TOKEN_NOT_FOUND));
+      const store = c.get('store');
+      const token = await store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
       if (!token) throw notFound(TOKEN_NOT_FOUND);
       const owner = token.userId ? await c.get('store').table(usersTable).get(token.userId) : null;
       if (owner?.system)

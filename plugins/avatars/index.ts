@@ -87,19 +87,15 @@ function avatarRoutes(clock: Clock) {
     .get('/auth/users/:id/avatar', async (c) => {
       const id = pathId(c, 'id', NOT_FOUND);
       // The user lookup is tenant-bound, so another tenant's user is as missing as an unknown id.
-      const user = await c.get('store').table(usersTable).get(id);
+      const store = c.get('store');
+      const user = await store.table(usersTable).get(id);
       if (!user) throw notFound(NOT_FOUND);
-      return serveImage(c, await c.get('store').table(avatarsTable).get(userAvatarId(id)));
+      return serveImage(c, await store.table(avatarsTable).get(userAvatarId(id)));
     })
-    .get('/auth/hub/avatar', async (c) =>
-      serveImage(
-        c,
-        await c
-          .get('store')
-          .table(avatarsTable)
-          .get(hubAvatarId(c.get('tenant').id)),
-      ),
-    )
+    .get('/auth/hub/avatar', async (c) => {
+      const store = c.get('store');
+      return serveImage(c, await store.table(avatarsTable).get(hubAvatarId(c.get('tenant').id)));
+    })
     .put('/admin/hub/avatar', jsonBody(avatarBody), async (c) => {
       const change = checkAvatarChange(c.req.valid('json'));
       const tenant = await updateHubAvatar(c.get('store'), c.get('tenant').id, change, clock.iso());

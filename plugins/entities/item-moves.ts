@@ -136,9 +136,10 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
 
   app.delete(`/admin/${kind.segment}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    await c
-      .get('store')
-      .transaction(async (tx) => remove(tx, await loadForUpdate(tx, id), c.get('auth').user.id));
+    const store = c.get('store');
+    await store.transaction(async (tx) =>
+      remove(tx, await loadForUpdate(tx, id), c.get('auth').user.id),
+    );
     await publishDeleted(deps, c.get('tenant').id, { [kind.deletedKind]: [id] });
     return c.body(null, 204);
   });

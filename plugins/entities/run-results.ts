@@ -117,8 +117,8 @@ export function runResultRoutes(
   limits: () => RunResultsConfig,
 ): void {
   app.get('/run-results', async (c) => {
-    const rows = await c
-      .get('store')
+    const store = c.get('store');
+    const rows = await store
       .table(runResultsTable)
       .find({ where: { createdByUserId: c.get('auth').user.id }, orderBy: NEWEST_FIRST });
     return c.json({ runResults: rows.map(toRunResultRecord) });
@@ -168,10 +168,8 @@ export function runResultRoutes(
   });
 
   app.get('/run-results/:id', async (c) => {
-    const row = await c
-      .get('store')
-      .table(runResultsTable)
-      .get(pathId(c, 'id', NOT_FOUND));
+    const store = c.get('store');
+    const row = await store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
     if (!row) throw notFound(NOT_FOUND);
     if (!canReadRunResult(c.get('auth').user, row)) throw forbidden();
     return c.json(toRunResultDetail(row));
@@ -192,10 +190,8 @@ export function runResultRoutes(
   });
 
   app.get('/admin/run-results/:id', async (c) => {
-    const row = await c
-      .get('store')
-      .table(runResultsTable)
-      .get(pathId(c, 'id', NOT_FOUND));
+    const store = c.get('store');
+    const row = await store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
     if (!row) throw notFound(NOT_FOUND);
     return c.json(toRunResultDetail(row));
   });

@@ -59,16 +59,15 @@ export function topLevelAdminRoutes(
     app.post(adminPath, jsonBody(kind.createBody), async (c) => {
       const input = c.req.valid('json');
       const user = c.get('auth').user;
-      const row = await c
-        .get('store')
-        .transaction(async (tx) =>
-          insertRow(
-            tx,
-            deps,
-            kind,
-            await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
-          ),
-        );
+      const store = c.get('store');
+      const row = await store.transaction(async (tx) =>
+        insertRow(
+          tx,
+          deps,
+          kind,
+          await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() }),
+        ),
+      );
       c.header('ETag', etagOf(row));
       return c.json(kind.toRecord(row), 201);
     });
@@ -95,11 +94,10 @@ export function topLevelAdminRoutes(
   // Admins delete regardless of the lock and of who created the row.
   app.delete(`${adminPath}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
-    const removed = await c
-      .get('store')
-      .transaction(async (tx) =>
-        removeRow(tx, deps, kind, await load(tx, id), c.get('auth').user.id),
-      );
+    const store = c.get('store');
+    const removed = await store.transaction(async (tx) =>
+      removeRow(tx, deps, kind, await load(tx, id), c.get('auth').user.id),
+    );
     await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);
   });

@@ -103,8 +103,8 @@ export function deviceRoutes(
   });
 
   app.get('/devices', gate, async (c) => {
-    const rows = await c
-      .get('store')
+    const store = c.get('store');
+    const rows = await store
       .table(deviceKeysTable)
       .find({ where: { userId: c.get('auth').user.id }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
@@ -113,8 +113,8 @@ export function deviceRoutes(
   app.delete('/devices/:id', gate, async (c) => {
     const id = pathId(c, 'id', DEVICE_NOT_FOUND);
     // One conditional write: another user's device and an already revoked one look the same.
-    const changed = await c
-      .get('store')
+    const store = c.get('store');
+    const changed = await store
       .table(deviceKeysTable)
       .updateWhere(
         { id, userId: c.get('auth').user.id, revokedAt: null },
@@ -132,8 +132,8 @@ export function deviceRoutes(
   app.get('/admin/users/:id/devices', gate, async (c) => {
     const userId = pathId(c, 'id', 'User not found');
     if (!(await c.get('store').table(usersTable).get(userId))) throw notFound('User not found');
-    const rows = await c
-      .get('store')
+    const store = c.get('store');
+    const rows = await store
       .table(deviceKeysTable)
       .find({ where: { userId }, orderBy: NEWEST_FIRST });
     return c.json({ devices: rows.map(toDeviceRecord) });
@@ -141,8 +141,8 @@ export function deviceRoutes(
 
   app.delete('/admin/device-keys/:id', gate, async (c) => {
     const id = pathId(c, 'id', DEVICE_NOT_FOUND);
-    const changed = await c
-      .get('store')
+    const store = c.get('store');
+    const changed = await store
       .table(deviceKeysTable)
       .updateWhere({ id, revokedAt: null }, { revokedAt: clock.iso() });
     if (changed === 0) throw notFound(DEVICE_NOT_FOUND);

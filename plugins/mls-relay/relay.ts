@@ -6,7 +6,7 @@
  * stored, compared and returned in their canonical spelling (`thread:<entityType>:<entityId>`),
  * whatever case was sent.
  */
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
@@ -113,6 +113,10 @@ export function relayRoutes(
   gate: MiddlewareHandler<KernelEnv>,
   clock: Clock,
 ): void {
+  /** The group the caller names, checked against what the caller may see (404 otherwise). */
+  const groupOf = (c: Context<KernelEnv>, mlsGroupId: string) =>
+    requireGroupTarget(c.get('store'), c.get('auth').user, mlsGroupId);
+
   app.post('/discussion-mls/commits', gate, jsonBody(commitBody), async (c) => {
     const body = c.req.valid('json');
     const user = c.get('auth').user;
@@ -138,20 +142,14 @@ export function relayRoutes(
 
   app.get('/discussion-mls/commits', gate, validate('query', commitsQuery), async (c) => {
     const { cursor, limit, ...query } = c.req.valid('query');
-    const { mlsGroupId } = await requireGroupTarget(
-      c.get('store'),
-      c.get('auth').user,
-      query.mlsGroupId,
-    );
+    const { mlsGroupId } = await groupOf(c, query.mlsGroupId);
     // One row more than the page tells whether another page follows.
-    const rows = await c
-      .get('store')
-      .table(mlsCommitsTable)
-      .find({
-        where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
-        orderBy: [['epoch', 'asc']],
-        limit: limit + 1,
-      });
+    const store = c.get('store');
+    const rows = await store.table(mlsCommitsTable).find({
+      where: { mlsGroupId, ...(cursor !== undefined ? { epoch: { gt: cursor } } : {}) },
+      orderBy: [['epoch', 'asc']],
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
     return c.json({
@@ -162,11 +160,7 @@ export function relayRoutes(
 
   app.post('/discussion-mls/welcomes', gate, jsonBody(welcomeBody), async (c) => {
     const body = c.req.valid('json');
-    const { mlsGroupId } = await requireGroupTarget(
-      c.get('store'),
-      c.get('auth').user,
-      body.mlsGroupId,
-    );
+    const { mlsGroupId } = await groupOf(c, body.mlsGroupId);
     const row: MlsWelcomeRow = { id: newId(), ...body, mlsGroupId, createdAt: clock.iso() };
     await c.get('store').table(mlsWelcomesTable).insert(row);
     return c.json(toWelcomeRecord(row), 201);
@@ -174,24 +168,18 @@ export function relayRoutes(
 
   app.get('/discussion-mls/welcomes', gate, validate('query', welcomesQuery), async (c) => {
     const { recipientDeviceId, cursor, limit, ...query } = c.req.valid('query');
-    const { mlsGroupId } = await requireGroupTarget(
-      c.get('store'),
-      c.get('auth').user,
-      query.mlsGroupId,
-    );
+    const { mlsGroupId } = await groupOf(c, query.mlsGroupId);
     // One row more than the page tells whether another page follows.
-    const rows = await c
-      .get('store')
-      .table(mlsWelcomesTable)
-      .find({
-        where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
-        orderBy: [
-          ['createdAt', 'asc'],
-          ['id', 'asc'],
-        ],
-        limit: limit + 1,
-        ...(cursor ? { after: cursor } : {}),
-      });
+    const store = c.get('store');
+    const rows = await store.table(mlsWelcomesTable).find({
+      where: { mlsGroupId, ...(recipientDeviceId ? { recipientDeviceId } : {}) },
+      orderBy: [
+        ['createdAt', 'asc'],
+        ['id', 'asc'],
+      ],
+      limit: limit + 1,
+      ...(cursor ? { after: cursor } : {}),
+    });
     const page = rows.slice(0, limit);
     const more = rows.length > limit;
     return c.json({
@@ -203,11 +191,7 @@ export function relayRoutes(
   app.get('/discussion-mls/group-state/:mlsGroupId', gate, async (c) => {
     const parsed = groupIdSchema.safeParse(c.req.param('mlsGroupId'));
     if (!parsed.success) throw badRequest(INVALID_GROUP_ID);
-    const { mlsGroupId } = await requireGroupTarget(
-      c.get('store'),
-      c.get('auth').user,
-      parsed.data,
-    );
+    const { mlsGroupId } = await groupOf(c, parsed.data);
     const state = await c.get('store').table(mlsGroupStateTable).findOne({ mlsGroupId });
     if (!state) throw notFound('MLS group state not found');
     return c.json(toGroupStateRecord(state));

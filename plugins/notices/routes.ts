@@ -51,8 +51,8 @@ export function noticeRoutes(app: Hono<KernelEnv>, deps: NoticeRouteDeps): void 
   });
 
   app.post('/notices/read-all', async (c) => {
-    const count = await c
-      .get('store')
+    const store = c.get('store');
+    const count = await store
       .table(noticesTable)
       .updateWhere(
         { recipientUserId: c.get('auth').user.id, readAt: null },

@@ -49,15 +49,13 @@ const NO_LINK = 'User not found or not linked to the identity provider.';
 export function adminSsoRoutes() {
   return createPluginApp()
     .get('/admin/sso/links', async (c) => {
-      const rows = await c
-        .get('store')
-        .table(ssoLinksTable)
-        .find({
-          orderBy: [
-            ['createdAt', 'asc'],
-            ['id', 'asc'],
-          ],
-        });
+      const store = c.get('store');
+      const rows = await store.table(ssoLinksTable).find({
+        orderBy: [
+          ['createdAt', 'asc'],
+          ['id', 'asc'],
+        ],
+      });
       return c.json({ links: rows.map(toLinkRecord) });
     })
     .delete('/admin/sso/links/:userId', async (c) => {

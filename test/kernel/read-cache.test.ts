@@ -201,6 +201,28 @@ for (const kind of kinds) {
   });
 }
 
+/**
+ * A migrated PostgreSQL driver on a new database whose connections pass through a proxy that can
+ * freeze its LISTEN connection, once its listener is proven.
+ */
+async function behindListenerProxy() {
+  const db = await createTestDatabase('postgres');
+  databases.push(db);
+  const config = db.config as PostgresDbConfig;
+  const proxy = await startListenerProxy(config.host, config.port);
+  let driver: StorageDriver | undefined;
+  try {
+    driver = await createDriver({ ...config, host: '127.0.0.1', port: proxy.port });
+    await runMigrations(driver, migrations);
+    await ready(driver);
+    return { driver, proxy };
+  } catch (error) {
+    await driver?.close();
+    await proxy.close();
+    throw error;
+  }
+}
+
 describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)', () => {
   it('stands aside while the LISTEN connection is gone, and afterwards holds nothing from before', async () => {
     const { first } = await database('postgres');
@@ -237,15 +259,9 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
   });
 
   it('ends a LISTEN connection that stops answering, sends only a few fences into it meanwhile, and hears again on a new one', async () => {
-    const db = await createTestDatabase('postgres');
-    databases.push(db);
-    const config = db.config as PostgresDbConfig;
-    const proxy = await startListenerProxy(config.host, config.port);
+    const { driver, proxy } = await behindListenerProxy();
+    open.push({ driver });
     try {
-      const driver = await createDriver({ ...config, host: '127.0.0.1', port: proxy.port });
-      open.push({ driver });
-      await runMigrations(driver, migrations);
-      await ready(driver);
       expect(await heard(driver, [notes.name])).not.toBeNull();
       expect(proxy.freezeListeners()).toBe(1);
       // Lookups keep asking for proofs, a batch every few milliseconds, as under load; none waits
@@ -268,14 +284,9 @@ describe.skipIf(!driverAvailable('postgres'))('change stamps (postgres listener)
   });
 
   it('closes at once while fences are unanswered on a silent LISTEN connection', async () => {
-    const db = await createTestDatabase('postgres');
-    databases.push(db);
-    const config = db.config as PostgresDbConfig;
-    const proxy = await startListenerProxy(config.host, config.port);
+    // Closed by the test itself.
+    const { driver, proxy } = await behindListenerProxy();
     try {
-      const driver = await createDriver({ ...config, host: '127.0.0.1', port: proxy.port });
-      await runMigrations(driver, migrations);
-      await ready(driver);
       expect(proxy.freezeListeners()).toBe(1);
       void driver.changes!.caughtUp();
       await eventually(async () => proxy.frozenBytes() > 0, 2000, 'a fence sent');

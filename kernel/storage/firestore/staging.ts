@@ -14,8 +14,8 @@ type Row = Record<string, unknown>;
 
 export type TableWriter = ReturnType<typeof tableWriter>;
 
-/** Documents per duplicate lookup (one `getAll`), as the driver's other batched reads. */
-const LOOKUP_CHUNK = 300;
+/** Documents read by one `getAll` of the driver's batched reads. */
+export const GET_CHUNK = 300;
 
 export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader) {
   const codec = codecFor(table);
@@ -65,8 +65,8 @@ export function tableWriter(ctx: FirestoreContext, table: Table, reader: Reader)
     // A quick look outside the transaction reports most duplicates at once; the create
     // precondition at commit is what guarantees uniqueness under concurrent writers.
     const unstaged = creates.filter(({ ref }) => !tx.staged.has(ref.path));
-    for (let i = 0; i < unstaged.length; i += LOOKUP_CHUNK) {
-      const chunk = unstaged.slice(i, i + LOOKUP_CHUNK);
+    for (let i = 0; i < unstaged.length; i += GET_CHUNK) {
+      const chunk = unstaged.slice(i, i + GET_CHUNK);
       const snaps = await ctx.db.getAll(...chunk.map(({ ref }) => ref));
       snaps.forEach((snap, j) => {
         if (snap.exists) throw uniqueError(table.name, chunk[j]!.columns);

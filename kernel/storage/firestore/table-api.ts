@@ -11,11 +11,10 @@ import { codecFor, docId, hasNul, TENANT_FIELD } from './codec.ts';
 import type { FirestoreContext } from './gate.ts';
 import { buildQueries, compareRows, isAfterCursor, matchesWhere } from './query.ts';
 import { createReader, uniqueError, type TxState } from './session.ts';
-import { tableWriter } from './staging.ts';
+import { GET_CHUNK, tableWriter } from './staging.ts';
 import { copyRow, matchesAll } from '../versioned.ts';
 
 type Row = Record<string, unknown>;
-const GET_CHUNK = 300;
 
 export interface TableScope {
   readonly ctx: FirestoreContext;
