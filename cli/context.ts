@@ -2,6 +2,7 @@
  * Opening the hub for one command: load server.yaml the way the server does, build a logger on
  * stderr, and resolve `--tenant` to a store bound to that tenant.
  */
+import { resolve } from 'node:path';
 import { CLI_AUDIT_SCOPE, withAuditScope } from '../kernel/audit.ts';
 import type { HubConfig, LoadedConfig, SectionSchemas } from '../kernel/config/load.ts';
 import { loadConfig } from '../kernel/config/load.ts';
@@ -9,6 +10,8 @@ import { createHub, type Hub } from '../kernel/hub.ts';
 import { DEFAULT_TENANT_ID, validateTenantId } from '../kernel/identity/tenants.ts';
 import { createLogger, type Logger } from '../kernel/log.ts';
 import type { Store } from '../kernel/storage/contract.ts';
+import type { DbConfig } from '../kernel/storage/config.ts';
+import { hubSchemaOf } from '../kernel/storage/kysely/sqlite.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { plugins } from '../plugins/index.ts';
 import { CliError } from './errors.ts';
@@ -68,6 +71,26 @@ export function requireMultitenancy(config: HubConfig): void {
 }
 
 /**
+ * Refuses to run on an embedded database file that is not a hub's: every command but `start` and
+ * `migrate` would otherwise create a new, empty database there and report on it ("No users
+ * found."), hiding a mistyped `db.path` or a copy that lacks its data.
+ */
+export function requireHubDatabase(db: DbConfig): void {
+  if (db.driver !== 'sqlite' || db.path === ':memory:') return;
+  const path = resolve(db.path);
+  const state = hubSchemaOf(path);
+  if (state === 'hub') return;
+  const what = {
+    missing: 'the file does not exist',
+    'not-sqlite': 'the file is not an SQLite database',
+    'no-hub-schema': 'the file has no workspace-hub schema',
+  }[state];
+  throw new CliError(
+    `No hub database at ${path} (db.path): ${what}. Run "workspace-hub start" or "workspace-hub migrate" to create one there, or point db.path (or --config) at the hub's database.`,
+  );
+}
+
+/**
  * Opens the hub (the same storage, migrations check, provisioning and plugins as the server, so
  * every rule and access-list resolver applies), runs `fn`, and always closes the hub. The CLI never
  * authenticates anyone, so an in-process throttle store avoids connecting to Redis.
@@ -77,6 +100,7 @@ export async function withHub<R>(
   verbose: boolean | undefined,
   fn: (hub: Hub) => Promise<R>,
 ): Promise<R> {
+  requireHubDatabase(loaded.config.db);
   const hub = await createHub({
     config: loaded.config,
     configPath: loaded.path,

@@ -5,6 +5,7 @@
 export {
   commandLogger,
   loadCliConfig,
+  requireHubDatabase,
   requireMultitenancy,
   resolveTenantOption,
   withHub,

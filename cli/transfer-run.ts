@@ -24,7 +24,12 @@ import { importHub } from '../kernel/storage/transfer-import.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { HUB_VERSION } from '../kernel/version.ts';
 import { plugins } from '../plugins/index.ts';
-import { commandLogger, loadCliConfig, resolveTenantOption } from './context.ts';
+import {
+  commandLogger,
+  loadCliConfig,
+  requireHubDatabase,
+  resolveTenantOption,
+} from './context.ts';
 import { CliError } from './errors.ts';
 import { print, printJson } from './output.ts';
 
@@ -117,6 +122,7 @@ export async function runExport(args: ExportArgs): Promise<void> {
   const { config } = loaded;
   const tenantId = args.tenant === undefined ? undefined : resolveTenantOption(config, args.tenant);
   const file = resolve(args.out);
+  requireHubDatabase(config.db);
   const driver = await createDriver(config.db);
   let created = false;
   try {
@@ -181,6 +187,7 @@ export async function runImport(args: ImportArgs): Promise<void> {
   // iterates, and the checks below take a while. The iterator buffers and pauses the file.
   const iterator = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
+  requireHubDatabase(loaded.config.db);
   const driver = await createDriver(loaded.config.db);
   try {
     await assertCurrentSchema(driver);

@@ -35,7 +35,7 @@ export const backupCommand = defineCommand({
   },
   async run({ args }) {
     // The kernel loads only when the command runs, so `--help` stays instant.
-    const { loadCliConfig } = await import('../hub-modules.ts');
+    const { loadCliConfig, requireHubDatabase } = await import('../hub-modules.ts');
     const { createDriver } = await import('../../kernel/storage/create-driver.ts');
     const { config } = await loadCliConfig(args);
     const db = config.db;
@@ -49,8 +49,7 @@ export const backupCommand = defineCommand({
     if (db.path === ':memory:')
       throw new CliError('db.path is :memory:, which has nothing to back up.');
     const source = resolve(db.path);
-    if (!existsSync(source))
-      throw new CliError(`There is no database at ${source} (db.path) to back up.`);
+    requireHubDatabase(db);
     if (existsSync(resolve(out)))
       throw new CliError(`${resolve(out)} already exists; choose a new file name.`);
     const driver = await createDriver(db);

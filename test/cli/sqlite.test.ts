@@ -2,15 +2,22 @@
  * The embedded SQLite database through real processes: the quick start exactly as the README
  * gives it (CLI commands while the server runs, on the default ./data/hub.db), what the CLI changes
  * is seen by the running server at once, acknowledged writes survive SIGKILL, private file modes
- * under a permissive umask, online backup and restore, and the refusals (old PGlite data, other
- * drivers for backup).
+ * under a permissive umask, online backup and restore, a clean stop (Node and Deno) that leaves the
+ * whole database in hub.db, and the refusals (old PGlite data, other drivers for backup, commands
+ * on a file that is not a hub database).
  */
-import { copyFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createProject,
+  DENO,
+  DENO_CLI,
+  DENO_CONFIG,
   withProject,
+  type CliResult,
   quietLogging,
   startServer,
   type Project,
@@ -37,7 +44,16 @@ describe('workspace-hub on the embedded SQLite database', () => {
   });
   afterAll(() => project?.remove());
 
-  it('creates and lists users on a new database file, migrating it by itself', async () => {
+  it('refuses a database file that does not exist, naming it and start/migrate, and creates nothing; migrate creates it', async () => {
+    const refused = await project.run('user', 'list');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `No hub database at ${join(project.dir, 'data', 'hub.db')} (db.path): the file does not exist. Run "workspace-hub start" or "workspace-hub migrate" to create one there, or point db.path (or --config) at the hub's database.\n`,
+    );
+    expect(refused.stdout).toBe('');
+    expect(await readdir(project.dir)).toEqual(['server.yaml']);
+
+    expect((await project.run('migrate')).code).toBe(0);
     const created = await project.json(
       'user',
       'create',
@@ -49,7 +65,6 @@ describe('workspace-hub on the embedded SQLite database', () => {
     expect(created.user).toMatchObject({ name: 'zoe', collectionAccess: ['*'] });
     const { users } = await project.json('user', 'list');
     expect(users.map((user: { name: string }) => user.name)).toContain('zoe');
-    await stat(join(project.dir, 'data', 'hub.db'));
   }, 60_000);
 
   it("runs the README's quick start: user and invite commands work while the server runs, and it sees their changes at once", async () => {
@@ -198,6 +213,7 @@ describe('the embedded database files', () => {
 
   it('tightens a world-readable database file left by an older version', async () => {
     await withProject(quietLogging, async (project) => {
+      expect((await project.run('migrate')).code).toBe(0);
       expect((await project.run('user', 'create', '--name', 'first')).code).toBe(0);
       const db = join(project.dir, 'data', 'hub.db');
       const { chmod } = await import('node:fs/promises');
@@ -231,4 +247,89 @@ describe('the embedded database files', () => {
       expect((await readdir(join(project.dir, 'data'))).sort()).toEqual(['PG_VERSION']);
     });
   }, 60_000);
+});
+
+describe('commands other than start and migrate on a file that is not a hub database', () => {
+  it.each([
+    ['an empty file', '', 'the file has no workspace-hub schema'],
+    ['a text file', 'not a database\n', 'the file is not an SQLite database'],
+  ])('refuse %s, naming it, and leave it as it was', async (_label, content, reason) => {
+    await withProject(quietLogging, async (project) => {
+      await mkdir(join(project.dir, 'data'));
+      const file = join(project.dir, 'data', 'hub.db');
+      await writeFile(file, content);
+      for (const command of [
+        ['user', 'list'],
+        ['audit', 'list'],
+        ['export', '--out', 'hub.json'],
+        ['backup', '--out', 'copy.db'],
+      ]) {
+        const { code, stderr } = await project.run(...command);
+        expect([command.join(' '), code]).toEqual([command.join(' '), 1]);
+        expect(stderr).toContain(`No hub database at ${file} (db.path): ${reason}.`);
+        expect(stderr).toContain('"workspace-hub start" or "workspace-hub migrate"');
+      }
+      expect(await readFile(file, 'utf8')).toBe(content);
+      expect((await readdir(project.dir)).sort()).toEqual(['data', 'server.yaml']);
+    });
+  }, 60_000);
+});
+
+/** The Deno CLI: `deno run cli/deno.ts <args>` in `cwd`. */
+function runDenoCli(cwd: string, args: readonly string[]): Promise<CliResult> {
+  const argv = ['run', '--allow-all', '--config', DENO_CONFIG, DENO_CLI, ...args];
+  const env = { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' };
+  return new Promise((resolve) =>
+    execFile(DENO, argv, { cwd, env, timeout: 90_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+const denoFound = existsSync(DENO);
+if (process.env.CI === 'true' && !denoFound)
+  throw new Error(`CI=true but the Deno binary is missing at ${DENO}`);
+
+describe.each([
+  { runtime: 'node' as const, signal: 'SIGTERM' as const },
+  { runtime: 'node' as const, signal: 'SIGINT' as const },
+  ...(denoFound
+    ? [
+        { runtime: 'deno' as const, signal: 'SIGTERM' as const },
+        { runtime: 'deno' as const, signal: 'SIGINT' as const },
+      ]
+    : []),
+])('a clean stop ($runtime, $signal)', ({ runtime, signal }) => {
+  it('leaves every commit in hub.db itself: a copy of that one file reads back whole', async () => {
+    await withProject(quietLogging, async (project) => {
+      const server = await startServer(project.dir, ['--port', '0'], { runtime });
+      const admin = secretIn(server.stdout())!;
+      const names = Array.from({ length: 30 }, (_, i) => `kept-${i}`);
+      for (const name of names) {
+        const res = await call(server, '/admin/users', admin, {
+          method: 'POST',
+          body: JSON.stringify({ name, role: 'user' }),
+        });
+        expect(res.status).toBe(201);
+      }
+      const exited = new Promise<number | null>((done) => server.child.once('exit', done));
+      server.child.kill(signal);
+      expect(await exited).toBe(0);
+
+      // What an operator copies as a cold backup: the database file alone.
+      const data = join(project.dir, 'data');
+      const wal = join(data, 'hub.db-wal');
+      if (existsSync(wal)) expect((await stat(wal)).size).toBe(0);
+      await withProject(quietLogging, async (copy) => {
+        await mkdir(join(copy.dir, 'data'));
+        await copyFile(join(data, 'hub.db'), join(copy.dir, 'data', 'hub.db'));
+        const listed = await (runtime === 'deno'
+          ? runDenoCli(copy.dir, ['user', 'list', '--json'])
+          : copy.run('user', 'list', '--json'));
+        expect(listed.code, listed.stderr).toBe(0);
+        const users = JSON.parse(listed.stdout).users.map((user: { name: string }) => user.name);
+        expect(users).toEqual(expect.arrayContaining(['admin', ...names]));
+      });
+    });
+  }, 120_000);
 });

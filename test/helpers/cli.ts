@@ -13,8 +13,9 @@ import { stringify } from 'yaml';
 import { createTestDatabase, type DriverKind, type TestDatabase } from './databases.ts';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
-const DENO_CLI = fileURLToPath(new URL('../../cli/deno.ts', import.meta.url));
-const DENO_CONFIG = fileURLToPath(new URL('../../deno.json', import.meta.url));
+/** The CLI's Deno entry and the config `deno run` needs for it. */
+export const DENO_CLI = fileURLToPath(new URL('../../cli/deno.ts', import.meta.url));
+export const DENO_CONFIG = fileURLToPath(new URL('../../deno.json', import.meta.url));
 /** The Deno binary the npm `deno` package ships. */
 export const DENO = fileURLToPath(new URL('../../node_modules/deno/deno', import.meta.url));
 

@@ -18,6 +18,7 @@ import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from
 import type { SqliteDbConfig } from '../config.ts';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch, SqlDialect } from './dialect.ts';
+import { MIGRATIONS_TABLE } from './schema.ts';
 import { GroupCommitDialect } from './sqlite-writer.ts';
 
 /**
@@ -207,9 +208,64 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
       await db.destroy();
       if (readDb !== db) await readDb.destroy();
       readerDb?.close();
+      if (!memory) await checkpoint(writer);
       writerDb.close();
     },
   };
+}
+
+/** How often, and how far apart, a closing connection retries a checkpoint a reader holds up. */
+const CHECKPOINT_ATTEMPTS = 10;
+const CHECKPOINT_RETRY_MS = 20;
+
+/**
+ * Copies every committed page from the WAL into the database file and empties the WAL (TRUNCATE),
+ * so the file alone holds all the data once the hub has stopped: what an operator copies as a cold
+ * backup. SQLite does this by itself only when the last connection of every process closes, which
+ * a stopping server cannot count on. Another process that is reading at that moment holds it up
+ * briefly; if it still reads after a few tries, its own close (or the next one) checkpoints, and the
+ * WAL keeps every commit meanwhile.
+ */
+async function checkpoint(writer: NativeDatabase): Promise<void> {
+  for (let attempt = 1; attempt <= CHECKPOINT_ATTEMPTS; attempt++) {
+    try {
+      const row = writer.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get([]) as { busy?: unknown };
+      if (!row?.busy) return;
+    } catch {
+      // Busy with another process's write: the same as a busy answer.
+    }
+    await new Promise((done) => setTimeout(done, CHECKPOINT_RETRY_MS));
+  }
+}
+
+/** What {@link hubSchemaOf} finds at a `db.path`. */
+export type SqliteFileState = 'missing' | 'not-sqlite' | 'no-hub-schema' | 'hub';
+
+/**
+ * Whether `path` holds a hub database, without creating anything: commands other than `start` and
+ * `migrate` refuse to set up a new database where the operator pointed at an existing one (a
+ * mistyped `db.path`, a cold copy missing its data).
+ */
+export function hubSchemaOf(path: string): SqliteFileState {
+  const file = resolve(path);
+  refuseOldPgliteData(file);
+  if (!existsSync(file)) return 'missing';
+  let db: NativeDatabase;
+  try {
+    db = new (native())(file);
+  } catch {
+    return 'not-sqlite';
+  }
+  try {
+    const found = db
+      .prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get([MIGRATIONS_TABLE]);
+    return found ? 'hub' : 'no-hub-schema';
+  } catch {
+    return 'not-sqlite';
+  } finally {
+    db.close();
+  }
 }
 
 /**
