@@ -13,6 +13,7 @@ import type { Store } from '../kernel/storage/contract.ts';
 import type { DbConfig } from '../kernel/storage/config.ts';
 import { hubSchemaOf } from '../kernel/storage/kysely/sqlite.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
+import { escapeUnprintable } from '../kernel/text.ts';
 import { plugins } from '../plugins/index.ts';
 import { CliError } from './errors.ts';
 
@@ -29,13 +30,31 @@ export function pluginSections(): SectionSchemas {
   );
 }
 
-/** Loads `--config`, else ./server.yaml, else the built-in defaults. Throws `ConfigError`. */
-export function loadCliConfig(options: CommonOptions): Promise<LoadedConfig> {
+/**
+ * Sections no command but `start` acts on: the others keep their throttle in the process, serve no
+ * metrics, sign no one in, call no LLM and list no plugin catalogs. So a secret of theirs that only
+ * the service's environment holds (`${HUB_OIDC_SECRET}` from a systemd EnvironmentFile) does not
+ * stop `user list` in an operator's shell: the section is left out, with a warning.
+ */
+export const SERVER_ONLY_SECTIONS = ['redis', 'metrics', 'sso', 'llm', 'plugins'] as const;
+
+/**
+ * Loads `--config`, else ./server.yaml, else the built-in defaults. A variable missing in one of
+ * `unused` leaves that section out with a warning on stderr. Throws `ConfigError`.
+ */
+export function loadCliConfig(
+  options: CommonOptions,
+  unused: readonly string[] = SERVER_ONLY_SECTIONS,
+): Promise<LoadedConfig> {
   return loadConfig({
     explicitPath: options.config,
     cwd: process.cwd(),
     env: process.env,
     pluginSections: pluginSections(),
+    unused: {
+      sections: unused,
+      warn: (message) => process.stderr.write(`warning: ${escapeUnprintable(message)}\n`),
+    },
   });
 }
 

@@ -34,16 +34,36 @@ async function configuredDb(configOption: string | undefined): Promise<unknown> 
     if (!configOption && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CliError(`Config file not found: ${path}`, EXIT.config);
   }
-  const { parse } = await import('../yaml.ts');
+  const [{ parse }, { describeYamlError }] = await Promise.all([
+    import('../yaml.ts'),
+    import('../../kernel/config/yaml-error.ts'),
+  ]);
+  let document: unknown;
   try {
-    const db = (parse(text) as { db?: { path?: unknown } } | null)?.db;
-    const file = db?.path;
-    if (typeof file !== 'string' || !file.includes('${')) return db;
-    const { interpolateString } = await import('../../kernel/config/interpolate.ts');
+    document = parse(text);
+  } catch (error) {
+    throw new CliError(describeYamlError(error, text, path), EXIT.config);
+  }
+  const db = (document as { db?: { path?: unknown } } | null)?.db;
+  const file = db?.path;
+  if (typeof file !== 'string' || !file.includes('${')) return db;
+  const { interpolateString } = await import('../../kernel/config/interpolate.ts');
+  try {
     return { ...db, path: interpolateString(file, process.env, 'db.path') };
   } catch (error) {
-    throw new CliError(`${path}: ${(error as Error).message.split('\n')[0]}`, EXIT.config);
+    throw new CliError(`${path}: ${(error as Error).message}`, EXIT.config);
   }
+}
+
+/**
+ * A reload the server refused. A variable it lacks is missing from the server's environment (the
+ * one it started with), which this shell's cannot change: say where to set it.
+ */
+function refusal(fatalError: string): CliError {
+  const hint = fatalError.includes('Missing environment variable')
+    ? '\nThe running server resolves ${…} in its own environment, the one it started with (for a systemd service: its Environment= and EnvironmentFile=), not in this shell: set the variable there and restart the server.'
+    : '';
+  return new CliError(`Reload failed, nothing changed: ${fatalError}${hint}`);
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -52,7 +72,8 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 export const reloadCommand = defineCommand({
   meta: {
     name: 'workspace-hub reload',
-    description: 'Make the running server re-read its configuration file and print what changed',
+    description:
+      "Make the running server re-read its configuration file and print what changed (the server resolves ${VAR}s in its own environment, not this shell's)",
   },
   args: {
     timeout: {
@@ -95,7 +116,7 @@ export const reloadCommand = defineCommand({
       throw new CliError(
         `Sent SIGHUP to the server (pid ${info.pid}), but it did not report the outcome within ${seconds} s; see its log.`,
       );
-    if (!outcome.ok) throw new CliError(`Reload failed, nothing changed: ${outcome.fatalError}`);
+    if (!outcome.ok) throw refusal(outcome.fatalError);
     // The HTTP answer lists only the sections the desktop client knows; here every one is shown.
     const sections = [...outcome.sections, ...(outcome.others ?? [])];
     const failed = sections.filter((entry) => entry.status === 'failed');

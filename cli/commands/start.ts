@@ -107,7 +107,8 @@ export const startCommand = defineCommand({
   async run({ args }) {
     const port = args.port === undefined ? undefined : parsePort(args.port);
     const m = await startModules();
-    const { config, path } = await m.loadCliConfig(args);
+    // The server acts on every section: a variable missing anywhere stops it.
+    const { config, path } = await m.loadCliConfig(args, []);
     const clientIp = m.onDeno ? m.denoClientIp : m.node!.nodeClientIp;
     const hub = await m.createHub({
       config,

@@ -9,6 +9,22 @@ const PLACEHOLDER =
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** A `${NAME}` without a default whose variable is unset or empty. */
+export class MissingVariableError extends ConfigError {
+  readonly variable: string;
+  constructor(variable: string, path: string) {
+    super(`Missing environment variable ${variable} for config key ${path}`, path);
+    this.variable = variable;
+  }
+}
+
+/** A missing variable met while interpolating a whole document. */
+export interface MissingVariable {
+  path: string;
+  message: string;
+  variable: string;
+}
+
 /** Interpolates one string; `path` names the YAML key for error messages. */
 export function interpolateString(value: string, env: Env, path: string): string {
   return value.replace(
@@ -23,7 +39,7 @@ export function interpolateString(value: string, env: Env, path: string): string
       const found = env[name!];
       if (found !== undefined && found !== '') return found;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(`Missing environment variable ${name} for config key ${path}`, path);
+      throw new MissingVariableError(name!, path);
     },
   );
 }
@@ -37,14 +53,14 @@ export function interpolate(
   value: unknown,
   env: Env,
   path = '',
-  problems?: { path: string; message: string }[],
+  problems?: MissingVariable[],
 ): unknown {
   if (typeof value === 'string') {
     try {
       return interpolateString(value, env, path || '(root)');
     } catch (error) {
-      if (!problems || !(error instanceof ConfigError)) throw error;
-      problems.push({ path: path || '(root)', message: error.message });
+      if (!problems || !(error instanceof MissingVariableError)) throw error;
+      problems.push({ path: path || '(root)', message: error.message, variable: error.variable });
       return value;
     }
   }

@@ -6,12 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from './errors.ts';
-import { interpolate, type Env } from './interpolate.ts';
+import { interpolate, type Env, type MissingVariable } from './interpolate.ts';
 import { describeIssues, type ConfigProblem } from './issues.ts';
 import { kernelSections } from './sections.ts';
+import { describeYamlError } from './yaml-error.ts';
 
 export type SectionSchemas = Record<string, z.ZodType>;
 
@@ -45,20 +46,57 @@ function problemsError(source: string, problems: readonly ConfigProblem[]): Conf
   return new ConfigError(message, problems[0]?.path, problems);
 }
 
+/**
+ * Sections a command does not act on (the CLI's user commands never connect to Redis or sign
+ * anyone in): a `${NAME}` missing there does not stop the command. The section is left out, so the
+ * command runs as if it were absent, and `warn` hears which variable and key.
+ */
+export interface UnusedSections {
+  sections: readonly string[];
+  warn(message: string): void;
+}
+
+/**
+ * The missing variables that stop loading; those of `unused` sections leave their section out of
+ * `document` instead, with a warning.
+ */
+function fatalMissing(
+  document: Record<string, unknown>,
+  missing: readonly MissingVariable[],
+  source: string,
+  unused: UnusedSections | undefined,
+): ConfigProblem[] {
+  const fatal: ConfigProblem[] = [];
+  for (const entry of missing) {
+    const section = entry.path.split('.')[0]!;
+    if (!unused?.sections.includes(section)) {
+      fatal.push({ path: entry.path, message: entry.message });
+      continue;
+    }
+    delete document[section];
+    unused.warn(
+      `${source}: ${entry.variable} (${entry.path}) is not set in this environment; this command does not use the ${section} section, so it runs without it.`,
+    );
+  }
+  return fatal;
+}
+
 /** Validates an already parsed document against the kernel's and the plugins' section schemas. */
 export function validateConfig(
   document: unknown,
   pluginSections: SectionSchemas,
   env: Env,
   source = 'server.yaml',
+  unused?: UnusedSections,
 ): HubConfig {
   const value = document ?? {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(`${source}: the file must be a YAML mapping of sections`);
   }
   // Every missing variable is reported, together with every other problem of the file.
-  const problems: ConfigProblem[] = [];
-  const interpolated = interpolate(value, env, '', problems);
+  const missing: MissingVariable[] = [];
+  const interpolated = interpolate(value, env, '', missing) as Record<string, unknown>;
+  const problems = fatalMissing(interpolated, missing, source, unused);
   const schema = z.strictObject({ ...kernelSections, ...pluginSections });
   const result = schema.safeParse(interpolated);
   if (result.success && problems.length === 0) return result.data as HubConfig;
@@ -70,58 +108,21 @@ export function validateConfig(
   throw problemsError(source, [...problems, ...unknown, ...rest]);
 }
 
-/** A key whose value may be a credential (a URL may carry a password): its value is masked. */
-const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
-
-/**
- * The offending line of a YAML syntax error (1-based `line` and `col`, as the `yaml` package's
- * `linePos` says), numbered, with the line before it for context and a caret under the column (a
- * tab shows as `→`). A value whose key may hold a credential is masked with `*` of the same
- * length (the message can reach the log through a reload), so the caret still points where the
- * parser stopped.
- */
-export function yamlExcerpt(text: string, line: number, col: number): string {
-  const lines = text.split(/\r?\n/);
-  const shown = (number: number) => {
-    const raw = lines[number - 1] ?? '';
-    const masked = raw.replace(
-      /^(\s*-?\s*["']?([\w.-]+)["']?\s*:\s)(.+)$/,
-      (whole, head: string, key: string, value: string) =>
-        SECRET_KEY.test(key) ? head + '*'.repeat(value.length) : whole,
-    );
-    // A tab is shown as one visible character, so the caret counts columns as the parser does.
-    const visible = masked.replaceAll('\t', '→');
-    return visible.length > 200 ? `${visible.slice(0, 200)}…` : visible;
-  };
-  const width = String(line).length;
-  const row = (label: string, content: string) => `  ${label.padStart(width)} | ${content}`;
-  const out: string[] = [];
-  if (line > 1) out.push(row(String(line - 1), shown(line - 1)));
-  const current = shown(line);
-  out.push(row(String(line), current));
-  out.push(row('', `${' '.repeat(col - 1)}^`));
-  return out.join('\n');
-}
-
 /** Parses YAML text and validates it. */
 export function parseConfig(
   text: string,
   pluginSections: SectionSchemas,
   env: Env,
   source = 'server.yaml',
+  unused?: UnusedSections,
 ): HubConfig {
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    if (!(error instanceof YAMLParseError))
-      throw new ConfigError(`${source}: invalid YAML: ${String(error)}`);
-    const detail = error.message.split('\n')[0]!.replace(/:$/, '');
-    const where = error.linePos?.[0];
-    const excerpt = where ? `\n${yamlExcerpt(text, where.line, where.col)}` : '';
-    throw new ConfigError(`${source}: invalid YAML: ${detail}${excerpt ? `:${excerpt}` : ''}`);
+    throw new ConfigError(describeYamlError(error, text, source));
   }
-  return validateConfig(document, pluginSections, env, source);
+  return validateConfig(document, pluginSections, env, source, unused);
 }
 
 /** Finds, reads and validates the configuration. With no file, the built-in defaults apply. */
@@ -130,6 +131,7 @@ export async function loadConfig(options: {
   cwd: string;
   env: Env;
   pluginSections: SectionSchemas;
+  unused?: UnusedSections;
 }): Promise<LoadedConfig> {
   const path = resolveConfigPath(options.explicitPath, options.cwd);
   if (path === null)
@@ -140,5 +142,8 @@ export async function loadConfig(options: {
   } catch (error) {
     throw new ConfigError(`Cannot read config file ${path}: ${(error as Error).message}`);
   }
-  return { path, config: parseConfig(text, options.pluginSections, options.env, path) };
+  return {
+    path,
+    config: parseConfig(text, options.pluginSections, options.env, path, options.unused),
+  };
 }

@@ -178,19 +178,59 @@ describe('workspace-hub config errors', () => {
     });
   });
 
-  it('shows the offending line of a YAML syntax error with a caret, exit code 3', async () => {
-    await withProject(undefined, async (bad) => {
-      await writeFile(join(bad.dir, 'server.yaml'), 'server:\n  port: 8788\n host: 0.0.0.0\n');
-      const { code, stderr, stdout } = await bad.run('start', '--port', '0');
+  it.each([{ command: 'start --port 0' }, { command: 'user list' }, { command: 'reload' }])(
+    'shows the offending line of a YAML syntax error with a caret, exit code 3 ($command)',
+    async ({ command }) => {
+      await withProject(undefined, async (bad) => {
+        await writeFile(join(bad.dir, 'server.yaml'), 'server:\n  port: 8788\n host: 0.0.0.0\n');
+        const { code, stderr, stdout } = await bad.run(...command.split(' '));
+        expect(code).toBe(3);
+        expect(stdout).toBe('');
+        expect(stderr.split('\n').slice(1)).toEqual([
+          '  2 |   port: 8788',
+          '  3 |  host: 0.0.0.0',
+          '    | ^',
+          '',
+        ]);
+        expect(stderr.split('\n')[0]).toMatch(
+          /server\.yaml: invalid YAML: .* at line 3, column 1:$/,
+        );
+      });
+    },
+  );
+
+  it('runs a command without a section it does not use whose variable this shell lacks, with a warning; start still refuses', async () => {
+    const sso = {
+      oidc: {
+        issuer: 'https://idp.example.com/realms/corp',
+        clientId: 'workspace-hub',
+        clientSecret: '${HUB_TEST_NEVER_SET}',
+      },
+    };
+    await withProject({ sso, ...quietLogging }, async (project) => {
+      const file = join(project.dir, 'server.yaml');
+      const warning = `warning: ${file}: HUB_TEST_NEVER_SET (sso.oidc.clientSecret) is not set in this environment; this command does not use the sso section, so it runs without it.\n`;
+      const migrated = await project.run('migrate');
+      expect([migrated.code, migrated.stderr]).toEqual([0, warning]);
+      const listed = await project.run('user', 'list');
+      expect([listed.code, listed.stderr]).toEqual([0, warning]);
+      expect(listed.stdout).toBe('No users found.\n');
+
+      const start = await project.run('start', '--port', '0');
+      expect(start.code).toBe(3);
+      expect(start.stderr).toBe(
+        `${file}: sso.oidc.clientSecret: Missing environment variable HUB_TEST_NEVER_SET for config key sso.oidc.clientSecret\n`,
+      );
+    });
+  });
+
+  it('still stops a command on a variable missing in a section it uses', async () => {
+    await withProject({ db: { driver: 'sqlite', path: '${HUB_TEST_NEVER_SET}' } }, async (bad) => {
+      const { code, stderr } = await bad.run('user', 'list');
       expect(code).toBe(3);
-      expect(stdout).toBe('');
-      expect(stderr.split('\n').slice(1)).toEqual([
-        '  2 |   port: 8788',
-        '  3 |  host: 0.0.0.0',
-        '    | ^',
-        '',
-      ]);
-      expect(stderr.split('\n')[0]).toMatch(/server\.yaml: invalid YAML: .* at line 3, column 1:$/);
+      expect(stderr).toContain(
+        'db.path: Missing environment variable HUB_TEST_NEVER_SET for config key db.path',
+      );
     });
   });
 

@@ -123,6 +123,19 @@ describe(`workspace-hub reload (${DRIVER})`, () => {
     },
   );
 
+  it("refuses a file whose variable the server's environment lacks, and says that environment is the one that counts", async () => {
+    await write({ server: { publicUrl: '${HUB_TEST_NEVER_SET}' }, logging: { level: 'error' } });
+    const { code, stderr, stdout } = await project.run('reload');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(
+      'Reload failed, nothing changed: ' +
+        `${join(await realpath(project.dir), 'server.yaml')}: server.publicUrl: Missing environment variable HUB_TEST_NEVER_SET for config key server.publicUrl\n` +
+        'The running server resolves ${…} in its own environment, the one it started with (for a systemd service: its Environment= and EnvironmentFile=), not in this shell: set the variable there and restart the server.\n',
+    );
+    await write({ logging: { level: 'error' } });
+  });
+
   it('removes the PID file on a clean stop, after which reload finds no server (exit code 4)', async () => {
     expect(await server.stop()).toBe(0);
     await expect(stat(join(dataDir(), 'workspace-hub.pid'))).rejects.toThrow(/ENOENT/);

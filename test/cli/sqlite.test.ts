@@ -253,26 +253,30 @@ describe('commands other than start and migrate on a file that is not a hub data
   it.each([
     ['an empty file', '', 'the file has no workspace-hub schema'],
     ['a text file', 'not a database\n', 'the file is not an SQLite database'],
-  ])('refuse %s, naming it, and leave it as it was', async (_label, content, reason) => {
-    await withProject(quietLogging, async (project) => {
-      await mkdir(join(project.dir, 'data'));
-      const file = join(project.dir, 'data', 'hub.db');
-      await writeFile(file, content);
-      for (const command of [
-        ['user', 'list'],
-        ['audit', 'list'],
-        ['export', '--out', 'hub.json'],
-        ['backup', '--out', 'copy.db'],
-      ]) {
-        const { code, stderr } = await project.run(...command);
-        expect([command.join(' '), code]).toEqual([command.join(' '), 1]);
-        expect(stderr).toContain(`No hub database at ${file} (db.path): ${reason}.`);
-        expect(stderr).toContain('"workspace-hub start" or "workspace-hub migrate"');
-      }
-      expect(await readFile(file, 'utf8')).toBe(content);
-      expect((await readdir(project.dir)).sort()).toEqual(['data', 'server.yaml']);
-    });
-  }, 60_000);
+  ])(
+    'refuse %s, naming it, and leave it as it was',
+    async (_label, content, reason) => {
+      await withProject(quietLogging, async (project) => {
+        await mkdir(join(project.dir, 'data'));
+        const file = join(project.dir, 'data', 'hub.db');
+        await writeFile(file, content);
+        for (const command of [
+          ['user', 'list'],
+          ['audit', 'list'],
+          ['export', '--out', 'hub.json'],
+          ['backup', '--out', 'copy.db'],
+        ]) {
+          const { code, stderr } = await project.run(...command);
+          expect([command.join(' '), code]).toEqual([command.join(' '), 1]);
+          expect(stderr).toContain(`No hub database at ${file} (db.path): ${reason}.`);
+          expect(stderr).toContain('"workspace-hub start" or "workspace-hub migrate"');
+        }
+        expect(await readFile(file, 'utf8')).toBe(content);
+        expect((await readdir(project.dir)).sort()).toEqual(['data', 'server.yaml']);
+      });
+    },
+    60_000,
+  );
 });
 
 /** The Deno CLI: `deno run cli/deno.ts <args>` in `cwd`. */
