@@ -191,6 +191,49 @@ describe.each(allDrivers())('audit log on %s', (kind) => {
     );
   });
 
+  it('records a reload the file refused as config.reload_failed, with the reason', async () => {
+    await write({ server: { port: 'eighty' } });
+    const res = await t.request('POST', '/admin/config/reload');
+    expect(res.status, res.text).toBe(400);
+    const [event] = await events('?action=config.reload_failed&limit=1');
+    expect(event?.actor?.id).toBe(t.adminId);
+    expect(event?.details).toEqual({
+      ok: false,
+      reason: `${file}: server.port: expected an integer, got "eighty"`,
+    });
+    await write({});
+  });
+
+  it('records a section that failed to apply as config.reload_failed, with each status and the reason, never the password', async () => {
+    const password = 'pw-of-the-unreachable-db';
+    await write({
+      db: {
+        driver: 'postgres',
+        host: '127.0.0.1',
+        port: 1,
+        user: 'hub',
+        password,
+        database: 'hub',
+        connectionTimeoutMillis: 1000,
+      },
+    });
+    const before = (await events('?action=config.reloaded')).length;
+    const res = await t.request('POST', '/admin/config/reload');
+    expect(res.status, res.text).toBe(200);
+    const [event] = await events('?action=config.reload_failed&limit=1');
+    expect(event?.details['ok']).toBe(false);
+    const sections = event?.details['sections'] as { section: string; reason?: string }[];
+    expect(sections.find((entry) => entry.section === 'db')).toEqual({
+      section: 'db',
+      status: 'failed',
+      reason: expect.stringMatching(/ECONNREFUSED|connect/),
+    });
+    expect(sections).toEqual(expect.arrayContaining([{ section: 'redis', status: 'unchanged' }]));
+    expect(JSON.stringify(event)).not.toContain(password);
+    expect(await events('?action=config.reloaded')).toHaveLength(before);
+    await write({});
+  });
+
   it('filters by actor, action, target and time, and pages newest first without repeats', async () => {
     const actor = await t.createUser({}, undefined);
     clock.advance(1000);
