@@ -101,7 +101,8 @@ export class HttpError extends Error {
 export const badRequest = (message: string) => new HttpError(400, message);
 export const unauthorized = (message = 'Unauthorized') =>
   new HttpError(401, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
-export const forbidden = (message = 'Forbidden') => new HttpError(403, message);
+/** A refusal: the message says why (which role, list or rule), never a bare "Forbidden". */
+export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message = 'Not Found') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 /**

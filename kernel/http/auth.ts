@@ -9,7 +9,7 @@
  * goes on to the error serializer (503) and to the outage log, which names Redis as the cause.
  */
 import { createMiddleware } from 'hono/factory';
-import { HttpError, unauthorized } from '../errors.ts';
+import { forbidden, HttpError, unauthorized } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { unavailableDependency } from '../outage.ts';
 import type { Identity } from '../identity/identity.ts';
@@ -100,6 +100,6 @@ export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): Thro
 
 /** `/admin/*` is for admin-role accounts only. */
 export const requireAdmin = createMiddleware<KernelEnv>(async (c, next) => {
-  if (c.get('auth').user.role !== 'admin') throw new HttpError(403, 'Forbidden');
+  if (c.get('auth').user.role !== 'admin') throw forbidden('Admin role required.');
   await next();
 });

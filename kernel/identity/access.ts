@@ -6,7 +6,7 @@
  * Whether an id exists is known only to the plugin that owns that kind of thing, so plugins register
  * an {@link AccessResolver}; for a kind nobody provides, every specific id is unknown.
  */
-import { badRequest } from '../errors.ts';
+import { badRequest, forbidden, type HttpError } from '../errors.ts';
 import type { Store } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
 import type { UserRow } from './tables.ts';
@@ -42,6 +42,18 @@ export const ACCESS_LABELS: Record<AccessField, string> = {
 };
 
 export const WILDCARD = '*';
+
+/** The 403 for a thing whose id the user's access list does not include. */
+export function noAccess(field: AccessField): HttpError {
+  return forbidden(
+    `You have no access to this ${ACCESS_LABELS[field]}: it is not in your ${field} list.`,
+  );
+}
+
+/** The 403 for creating a top-level thing without the wildcard on its list. */
+export function cannotCreate(field: AccessField): HttpError {
+  return forbidden(`Creating a ${ACCESS_LABELS[field]} needs "*" in your ${field} list.`);
+}
 
 export interface AccessResolver {
   field: AccessField;

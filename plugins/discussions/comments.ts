@@ -126,8 +126,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     if (comment.tombstonedAt !== null) throw notFound(COMMENT_NOT_FOUND);
-    // The spec's error table: "not the creator or author" is a plain 403 Forbidden.
-    if (comment.authorUserId !== user.id) throw forbidden();
+    if (comment.authorUserId !== user.id) throw forbidden("Only the comment's author can edit it.");
     const e2ee = deps.e2ee();
     const body = await parseBody(store, user, c.req.valid('json'), e2ee);
     const row = await store.transaction(async (tx) => {
@@ -159,7 +158,8 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
     const id = pathId(c, 'id', COMMENT_NOT_FOUND);
     const { comment } = await requireComment(store, user, id);
     // Admins reach this point only for targets they can access (requireComment checked it).
-    if (comment.authorUserId !== user.id && user.role !== 'admin') throw forbidden();
+    if (comment.authorUserId !== user.id && user.role !== 'admin')
+      throw forbidden("Only the comment's author or an admin can delete it.");
     const row = await store.transaction(async (tx) => {
       const current = await tx.table(commentsTable).get(id);
       if (!current) throw notFound(COMMENT_NOT_FOUND);

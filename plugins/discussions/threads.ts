@@ -6,7 +6,7 @@
  * anything about it. Subscribing also needs the id to be a root comment (404 otherwise).
  */
 import type { Hono } from 'hono';
-import { forbidden, notFound } from '../../kernel/errors.ts';
+import { notFound } from '../../kernel/errors.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { lockCaller } from '../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
@@ -14,7 +14,7 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import { commentsTable, subscriptionId, subscriptionsTable, type CommentRow } from './tables.ts';
 import { addSubscriptions, missingSubscriptions, type DiscussionDeps } from './write.ts';
 import { pathId } from '../../kernel/http/params.ts';
-import { canAccessTarget, loadTarget, type TargetType } from '../entities/index.ts';
+import { assertTargetAccess, loadTarget, type TargetType } from '../entities/index.ts';
 
 export const THREAD_NOT_FOUND = 'Discussion thread not found';
 
@@ -31,7 +31,7 @@ async function requireThreadComment(
     throw notFound(THREAD_NOT_FOUND);
   const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
   if (!target) throw notFound(THREAD_NOT_FOUND);
-  if (!canAccessTarget(user, target)) throw forbidden();
+  assertTargetAccess(user, target);
   return comment;
 }
 

@@ -3,7 +3,7 @@
  * users' subscriptions land in one transaction; the event for notices is published after it
  * commits, so a notice never points at a comment that was rolled back.
  */
-import { forbidden, notFound } from '../../kernel/errors.ts';
+import { notFound } from '../../kernel/errors.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
@@ -22,6 +22,7 @@ import {
   type SubscriptionRow,
 } from './tables.ts';
 import {
+  assertTargetAccess,
   canAccessTarget,
   type EntityTarget,
   loadTarget,
@@ -50,7 +51,7 @@ export async function requireComment(
   if (!comment) throw notFound(COMMENT_NOT_FOUND);
   const target = await loadTarget(store, comment.entityType as TargetType, comment.entityId);
   if (!target) throw notFound(COMMENT_NOT_FOUND);
-  if (!canAccessTarget(user, target)) throw forbidden();
+  assertTargetAccess(user, target);
   return { comment, target };
 }
 

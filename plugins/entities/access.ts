@@ -3,12 +3,12 @@
  * requests and documents), container checks, transactions that survive write conflicts, and the
  * deletion notice other plugins (discussions) listen to.
  */
-import { forbidden, notFound } from '../../kernel/errors.ts';
+import { notFound } from '../../kernel/errors.ts';
 import type { AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
-import { hasAccess } from '../../kernel/identity/access.ts';
+import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
@@ -66,7 +66,7 @@ export function publishDeleted(
 
 /** 403 unless the user may use this collection (admins always may). */
 export function assertCollectionAccess(user: UserRow, collectionId: string): void {
-  if (!hasAccess(user, 'collectionAccess', collectionId)) throw forbidden();
+  if (!hasAccess(user, 'collectionAccess', collectionId)) throw noAccess('collectionAccess');
 }
 
 /**

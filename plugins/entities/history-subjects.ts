@@ -5,7 +5,7 @@
  * was in when deleted).
  */
 import { forbidden } from '../../kernel/errors.ts';
-import { hasAccess, type EntityAccessField } from '../../kernel/identity/access.ts';
+import { hasAccess, noAccess, type EntityAccessField } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Columns, Table } from '../../kernel/storage/table.ts';
 import { assertCollectionAccess } from './access.ts';
@@ -75,7 +75,7 @@ export function assertSubjectAccess(
   row: Partial<VersionedRow> | null,
 ): void {
   if (subject.field) {
-    if (!hasAccess(user, subject.field, id)) throw forbidden();
+    if (!hasAccess(user, subject.field, id)) throw noAccess(subject.field);
     return;
   }
   assertCollectionAccess(user, String(row?.collectionId ?? ''));

@@ -97,6 +97,7 @@ export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './table
 export { RUN_RESULT_CREATED } from './run-results.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
 export {
+  assertTargetAccess,
   canAccessTarget,
   checkTarget,
   loadTarget,

@@ -213,7 +213,8 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       assertCollectionAccess(user, current.collectionId);
       checkVersion(expected, current, () => kind.toRecord(current));
       // Only the creator, even for admins; admins have DELETE /admin/<kind>/:id.
-      if (current.createdByUserId !== user.id) throw forbidden();
+      if (current.createdByUserId !== user.id)
+        throw forbidden(`Only the ${kind.noun}'s creator can delete it.`);
       await remove(tx, current, user.id);
     });
     await publishDeleted(deps, c.get('tenant').id, { [kind.deletedKind]: [id] });

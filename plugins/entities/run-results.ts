@@ -76,6 +76,10 @@ export function parseRunPayload(payload: Record<string, unknown>) {
 }
 
 /** Whether the user may read this run result (and so discuss it). */
+/** Why {@link canReadRunResult} said no. */
+export const RUN_RESULT_REFUSED =
+  "Only the run result's creator and people with access to its collection can open it.";
+
 export function canReadRunResult(
   user: UserRow,
   row: Pick<RunResultRow, 'createdByUserId' | 'collectionId'>,
@@ -135,7 +139,10 @@ export function runResultRoutes(
       // Attaching a run to a hub collection the caller cannot use would show it to that
       // collection's members; ids of collections this hub does not hold (local ones) are fine.
       if (parsed.collectionId && !hasAccess(user, 'collectionAccess', parsed.collectionId)) {
-        if (await tx.table(collectionsTable).get(parsed.collectionId)) throw forbidden();
+        if (await tx.table(collectionsTable).get(parsed.collectionId))
+          throw forbidden(
+            'payload.collection.id: you have no access to that collection (it is not in your collectionAccess list).',
+          );
       }
       const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
       const stored = label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`;
@@ -171,14 +178,15 @@ export function runResultRoutes(
     const store = c.get('store');
     const row = await store.table(runResultsTable).get(pathId(c, 'id', NOT_FOUND));
     if (!row) throw notFound(NOT_FOUND);
-    if (!canReadRunResult(c.get('auth').user, row)) throw forbidden();
+    if (!canReadRunResult(c.get('auth').user, row)) throw forbidden(RUN_RESULT_REFUSED);
     return c.json(toRunResultDetail(row));
   });
 
   app.delete('/run-results/:id', async (c) => {
     const id = pathId(c, 'id', NOT_FOUND);
     await deleteRunResult(c.get('store'), id, (row) => {
-      if (row.createdByUserId !== c.get('auth').user.id) throw forbidden();
+      if (row.createdByUserId !== c.get('auth').user.id)
+        throw forbidden("Only the run result's creator can delete it.");
     });
     await publishDeleted(deps, c.get('tenant').id, { runResult: [id] });
     return c.body(null, 204);

@@ -5,10 +5,10 @@
  * (creator, admins, or access to the run's collection).
  */
 import { forbidden, notFound } from '../../kernel/errors.ts';
-import { hasAccess } from '../../kernel/identity/access.ts';
+import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { canReadRunResult } from './run-results.ts';
+import { canReadRunResult, RUN_RESULT_REFUSED } from './run-results.ts';
 import { collectionsTable, foldersTable, requestsTable, runResultsTable } from './tables.ts';
 
 /** The kinds of entity something can be attached to, in the spelling the API uses. */
@@ -94,6 +94,13 @@ export async function loadTarget(
 }
 
 /** Whether `user` may read this target, and so read and discuss what is attached to it. */
+/** Throws the 403 of {@link canAccessTarget}, saying why. */
+export function assertTargetAccess(user: UserRow, target: EntityTarget): void {
+  if (canAccessTarget(user, target)) return;
+  if (target.entityType === 'runResult') throw forbidden(RUN_RESULT_REFUSED);
+  throw noAccess('collectionAccess');
+}
+
 export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
   if (target.entityType === 'runResult') {
     return canReadRunResult(user, {
@@ -121,7 +128,7 @@ export async function requireTarget(
 /** {@link requireTarget}'s checks on a target already loaded (or null when it does not exist). */
 export function checkTarget(user: UserRow, target: EntityTarget | null): EntityTarget {
   if (!target) throw notFound(TARGET_NOT_FOUND);
-  if (!canAccessTarget(user, target)) throw forbidden();
+  assertTargetAccess(user, target);
   return target;
 }
 

@@ -7,7 +7,13 @@
  */
 import type { Hono } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
-import { canCreate, hasAccess, WILDCARD } from '../../kernel/identity/access.ts';
+import {
+  cannotCreate,
+  canCreate,
+  hasAccess,
+  noAccess,
+  WILDCARD,
+} from '../../kernel/identity/access.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
@@ -89,7 +95,7 @@ export function mountTopLevelKind(
 
   app.post(kind.path, jsonBody(kind.createBody), async (c) => {
     const user = c.get('auth').user;
-    if (!canCreate(user, kind.field)) throw forbidden();
+    if (!canCreate(user, kind.field)) throw cannotCreate(kind.field);
     const input = c.req.valid('json');
     const row = await c.get('store').transaction(async (tx) => {
       const built = await kind.create(input, { tx, user, now: deps.clock.iso(), id: newId() });
@@ -102,7 +108,7 @@ export function mountTopLevelKind(
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
     // Access first: a user outside the list learns nothing about which ids exist.
-    if (!hasAccess(user, kind.field, id)) throw forbidden();
+    if (!hasAccess(user, kind.field, id)) throw noAccess(kind.field);
     const input = c.req.valid('json');
     const expected = expectedVersion(c.req.header('if-match'));
     const row = await c.get('store').transaction(async (tx) => {
@@ -118,13 +124,14 @@ export function mountTopLevelKind(
   app.delete(`${kind.path}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
-    if (!hasAccess(user, kind.field, id)) throw forbidden();
+    if (!hasAccess(user, kind.field, id)) throw noAccess(kind.field);
     const expected = expectedVersion(c.req.header('if-match'));
     const removed = await c.get('store').transaction(async (tx) => {
       const current = await load(tx, id);
       checkVersion(expected, current, () => kind.toRecord(current));
       if (current.deletionLocked) throw forbidden(`Deletion is locked for this ${kind.noun}.`);
-      if (kind.creatorOnlyDelete && current.createdByUserId !== user.id) throw forbidden();
+      if (kind.creatorOnlyDelete && current.createdByUserId !== user.id)
+        throw forbidden(`Only the ${kind.noun}'s creator can delete it.`);
       return removeRow(tx, deps, kind, current, user.id);
     });
     await publishDeleted(deps, c.get('tenant').id, removed);

@@ -44,7 +44,8 @@ function requireConfigured(deps: LlmDeps) {
 export function requireLlm(deps: LlmDeps) {
   return createMiddleware<KernelEnv>(async (c, next) => {
     if (!deps.config()) throw notConfigured(NOT_CONFIGURED);
-    if (!c.get('auth').user.llmAccess) throw forbidden();
+    if (!c.get('auth').user.llmAccess)
+      throw forbidden('LLM access is not enabled for your account (llmAccess).');
     await next();
   });
 }

@@ -143,7 +143,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
           body: method === 'POST' ? newUserBody() : undefined,
         });
         expect(res.status, `${method} ${path}`).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
+        expect(res.body).toEqual({ error: 'Admin role required.', code: 'forbidden' });
       }
     });
   });

@@ -87,7 +87,13 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
       }),
       await h.t.request('DELETE', `/discussion-comments/${c.id}`, { token: outsider.token }),
     ])
-      expect(res).toMatchObject({ status: 403, body: { error: 'Forbidden', code: 'forbidden' } });
+      expect(res).toMatchObject({
+        status: 403,
+        body: {
+          error: 'You have no access to this collection: it is not in your collectionAccess list.',
+          code: 'forbidden',
+        },
+      });
     const member = await h.user({ collectionAccess: [col.id] });
     expect((await h.post(`/requests/${req.id}`, { body: 'hi' }, member.token)).status).toBe(200);
   });
@@ -141,7 +147,7 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     });
     expect([byAdmin.status, byAdmin.body]).toEqual([
       403,
-      { error: 'Forbidden', code: 'forbidden' },
+      { error: "Only the comment's author can edit it.", code: 'forbidden' },
     ]);
     const byMember = await h.t.request(
       'PUT',
@@ -150,7 +156,7 @@ describe.each(httpDrivers())('discussion comments on %s', (driver) => {
     );
     expect([byMember.status, byMember.body]).toEqual([
       403,
-      { error: 'Forbidden', code: 'forbidden' },
+      { error: "Only the comment's author can edit it.", code: 'forbidden' },
     ]);
     const edited = await h.t.request('PUT', `/discussion-comments/${c.id}`, {
       token: member.token,

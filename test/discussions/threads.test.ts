@@ -88,7 +88,13 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
     const res = await h.t.request('POST', `/discussion-threads/${root.id}/subscribe`, {
       token: outsider.token,
     });
-    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', code: 'forbidden' }]);
+    expect([res.status, res.body]).toEqual([
+      403,
+      {
+        error: 'You have no access to this collection: it is not in your collectionAccess list.',
+        code: 'forbidden',
+      },
+    ]);
     expect(
       await h.t
         .store()
@@ -129,7 +135,10 @@ describe.each(httpDrivers())('discussion threads on %s', (driver) => {
         method,
         action,
         403,
-        { error: 'Forbidden', code: 'forbidden' },
+        {
+          error: 'You have no access to this collection: it is not in your collectionAccess list.',
+          code: 'forbidden',
+        },
       ]);
       const allowed = await threadRoute(method, action, own.id, user.token);
       expect([method, action, allowed.status]).toEqual([method, action, 200]);

@@ -81,7 +81,14 @@ describe.each(allDrivers())('access lists on %s', (driver) => {
           body: { name: uniqueName('new') },
         });
         expect(res.status).toBe(create);
-        if (create === 403) expect(res.body).toEqual({ error: 'Forbidden', code: 'forbidden' });
+        const noun = kind.field
+          .replace('Access', '')
+          .replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+        if (create === 403)
+          expect(res.body).toEqual({
+            error: `Creating a ${noun} needs "*" in your ${kind.field} list.`,
+            code: 'forbidden',
+          });
       },
     );
 
@@ -113,14 +120,22 @@ describe.each(allDrivers())('access lists on %s', (driver) => {
         const user = await caller(mode, a.id);
         // Collections go only by their creator (admins included); the others by anyone with access.
         const madeByCaller = user.id === h.t.adminId;
+        const noun = kind.field
+          .replace('Access', '')
+          .replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+        // Each refusal says which rule: the access list, or the creator rule.
         const expected = (granted: number) =>
-          granted !== 200 ? 403 : kind.creatorOnly && !madeByCaller ? 403 : 204;
-        expect(
-          (await h.t.request('DELETE', `${kind.path}/${b.id}`, { token: user.token })).status,
-        ).toBe(expected(updateB));
-        expect(
-          (await h.t.request('DELETE', `${kind.path}/${a.id}`, { token: user.token })).status,
-        ).toBe(expected(updateA));
+          granted !== 200
+            ? [403, `You have no access to this ${noun}: it is not in your ${kind.field} list.`]
+            : kind.creatorOnly && !madeByCaller
+              ? [403, `Only the ${noun}'s creator can delete it.`]
+              : [204, undefined];
+        const answer = async (id: string) => {
+          const res = await h.t.request('DELETE', `${kind.path}/${id}`, { token: user.token });
+          return [res.status, res.body?.error];
+        };
+        expect(await answer(b.id)).toEqual(expected(updateB));
+        expect(await answer(a.id)).toEqual(expected(updateA));
       },
     );
   });

@@ -193,10 +193,14 @@ describe.each(allDrivers())('saved requests and documents on %s', (driver) => {
       const colleague = await h.user({ collectionAccess: ['*'] });
       const col = await h.collection(author.token);
       const item = await make(segment, col.id, {}, author.token);
-      expect(
-        (await h.t.request('DELETE', `/${segment}/${item.id}`, { token: colleague.token })).status,
-      ).toBe(403);
-      expect((await h.t.request('DELETE', `/${segment}/${item.id}`)).status).toBe(403);
+      const noun = segment === 'requests' ? 'saved request' : 'document';
+      const refusal = { error: `Only the ${noun}'s creator can delete it.`, code: 'forbidden' };
+      const byColleague = await h.t.request('DELETE', `/${segment}/${item.id}`, {
+        token: colleague.token,
+      });
+      expect([byColleague.status, byColleague.body]).toEqual([403, refusal]);
+      const byAdmin = await h.t.request('DELETE', `/${segment}/${item.id}`);
+      expect([byAdmin.status, byAdmin.body]).toEqual([403, refusal]);
       expect(
         (await h.t.request('DELETE', `/${segment}/${item.id}`, { token: author.token })).status,
       ).toBe(204);

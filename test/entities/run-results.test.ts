@@ -100,9 +100,11 @@ describe.each(allDrivers())('run results on %s', (driver) => {
     expect(
       (await h.t.request('GET', `/run-results/${run.id}`, { token: outsider.token })).status,
     ).toBe(403);
-    expect(
-      (await h.t.request('GET', `/run-results/${run.id}`, { token: nobody.token })).status,
-    ).toBe(403);
+    const hidden = await h.t.request('GET', `/run-results/${run.id}`, { token: nobody.token });
+    expect([hidden.status, hidden.body.error]).toEqual([
+      403,
+      "Only the run result's creator and people with access to its collection can open it.",
+    ]);
     expect((await h.t.request('GET', `/run-results/${crypto.randomUUID()}`)).status).toBe(404);
   });
 
@@ -188,10 +190,11 @@ describe.each(allDrivers())('run results on %s', (driver) => {
       })
     ).body;
     const member = await h.user({ collectionAccess: ['*'] });
-    expect(
-      (await h.t.request('DELETE', `/run-results/${run.id}`, { token: member.token })).status,
-    ).toBe(403);
-    expect((await h.t.request('DELETE', `/run-results/${run.id}`)).status).toBe(403);
+    const refusal = { error: "Only the run result's creator can delete it.", code: 'forbidden' };
+    const byMember = await h.t.request('DELETE', `/run-results/${run.id}`, { token: member.token });
+    expect([byMember.status, byMember.body]).toEqual([403, refusal]);
+    const byAdmin = await h.t.request('DELETE', `/run-results/${run.id}`);
+    expect([byAdmin.status, byAdmin.body]).toEqual([403, refusal]);
     const listed = await h.t.request('GET', '/admin/run-results');
     expect(listed.body.runResults.map((row: { id: string }) => row.id)).toContain(run.id);
     expect(

@@ -115,7 +115,11 @@ describe('LLM chat step', () => {
 
   it('refuses users without LLM access, models not offered and models not on the user list with 403', async () => {
     const noAccess = await t.createUser({ llmAccess: false, llmModels: ['*'] });
-    expect((await t.request('GET', '/llm/models', { token: noAccess.token })).status).toBe(403);
+    const models = await t.request('GET', '/llm/models', { token: noAccess.token });
+    expect([models.status, models.body]).toEqual([
+      403,
+      { error: 'LLM access is not enabled for your account (llmAccess).', code: 'forbidden' },
+    ]);
     expect((await step(userTurn(), noAccess.token)).status).toBe(403);
     const notOffered = await step(userTurn('hi', 'gemini-1.5-pro'));
     expect([notOffered.status, notOffered.body.error]).toEqual([
@@ -208,7 +212,10 @@ describe.each(httpDrivers())('GET /admin/llm/models without an llm section on %s
   it('refuses a user-role token with 403, even one with LLM access', async () => {
     const plain = await off.createUser({ llmAccess: true, llmModels: ['*'] });
     const res = await off.request('GET', '/admin/llm/models', { token: plain.token });
-    expect([res.status, res.body]).toEqual([403, { error: 'Forbidden', code: 'forbidden' }]);
+    expect([res.status, res.body]).toEqual([
+      403,
+      { error: 'Admin role required.', code: 'forbidden' },
+    ]);
   });
 
   it('answers 503 to an admin token', async () => {

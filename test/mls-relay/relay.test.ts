@@ -481,11 +481,17 @@ describe.each(httpDrivers())('MLS relay on %s', (driver) => {
       }
     };
 
-    it('answer 403 Forbidden to a user without access to the target collection', async () => {
+    it('answer 403 naming the collectionAccess list to a user without access to the target collection', async () => {
       const col = await h.collection();
       const user = await h.user({ collectionAccess: [] });
       const device = await h.enroll(user.token);
-      await expectAll(`thread:collection:${col.id}`, user.token, device.deviceId, 403, 'Forbidden');
+      await expectAll(
+        `thread:collection:${col.id}`,
+        user.token,
+        device.deviceId,
+        403,
+        'You have no access to this collection: it is not in your collectionAccess list.',
+      );
     });
 
     it('answer 404 Discussion target not found for unknown and impossible targets', async () => {
