@@ -14,7 +14,8 @@ import type { TopLevelKind } from './top-level-kind.ts';
 
 const IF_MATCH =
   'Every write answer carries the record\'s new version as `ETag`. With `If-Match: "<version>"`, ' +
-  'a record that has changed since is left alone: 412 with `current`, the record as it is now.';
+  'a record that has changed since is left alone: 412 with `current`, the record as it is now. ' +
+  'An `If-Match` that is neither `*` nor entity tags gets 400.';
 
 function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const { record, noun } = kind;
@@ -33,13 +34,13 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
     [`PUT ${kind.path}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
       description: IF_MATCH,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 200: record },
     },
     [`DELETE ${kind.path}/:id`]: {
       summary: `Delete a ${noun}${kind.cascade ? ' and what depends on it' : ''}`,
       description: `Refused (403) while deletion is locked${kind.creatorOnlyDelete ? ', or when the caller did not create it' : ''}. ${IF_MATCH}`,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 204: null },
     },
     [`GET /admin${kind.path}`]: {
@@ -84,13 +85,13 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
     [`PUT /${segment}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
       description: IF_MATCH,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 200: record },
     },
     [`DELETE /${segment}/:id`]: {
       summary: `Delete a ${noun} (its creator only)`,
       description: IF_MATCH,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 204: null },
     },
     [`PUT /collections/:collectionId/${segment}/reorder`]: {
@@ -131,13 +132,13 @@ export function entitiesApi(
     'PATCH /folders/:id': {
       summary: 'Rename a folder or change its marker',
       description: IF_MATCH,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 200: folderRecord },
     },
     'DELETE /folders/:id': {
       summary: 'Delete a folder and everything inside it',
       description: `Restoring the folder's deletion revision brings everything back. ${IF_MATCH}`,
-      errors: [403, 412],
+      errors: [400, 403, 412],
       responses: { 204: null },
     },
     'PUT /collections/:collectionId/folders/reorder': {

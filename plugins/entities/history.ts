@@ -9,6 +9,7 @@
 import type { Context } from 'hono';
 import { auditScopeOf, originOf, type AuditScope } from '../../kernel/audit.ts';
 import { preconditionFailed } from '../../kernel/errors.ts';
+import { parseIfMatch } from '../../kernel/http/if-match.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
 import type { CopyOfUpdate, Store } from '../../kernel/storage/contract.ts';
@@ -123,25 +124,16 @@ export function recordChange(tx: Store, change: Change): Promise<void> {
   return recordChanges(tx, [change]);
 }
 
-/**
- * The version an `If-Match` header asks for: undefined without the header (no check), `*`
- * matches any existing record. Anything else that is not a quoted or bare version never matches.
- */
-export function expectedVersion(header: string | undefined): number | '*' | null | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim();
-  if (value === '*') return '*';
-  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
-  return match ? Number(match[1]) : null;
-}
+/** The versions an `If-Match` header asks for (see kernel/http/if-match.ts); 400 when malformed. */
+export const expectedVersion = parseIfMatch;
 
 /** 412 with the current record unless `expected` (from {@link expectedVersion}) matches. */
 export function checkVersion(
-  expected: number | '*' | null | undefined,
+  expected: readonly number[] | '*' | undefined,
   row: { version: number },
   current: () => object,
 ): void {
-  if (expected === undefined || expected === '*' || expected === row.version) return;
+  if (expected === undefined || expected === '*' || expected.includes(row.version)) return;
   throw preconditionFailed(current(), etagOf(row));
 }
 

@@ -148,8 +148,13 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     // of the row alone (one statement on PostgreSQL), with its revision: the collection lock only
     // orders writers that plan positions, and the item keeps its position. It changes the row only
     // where the edit says it is (and at the version If-Match names); otherwise the full path below
-    // answers (a move, 404, 412).
-    if (expected !== null) {
+    // answers (a move, 404, 412, and an If-Match naming several versions or none of ours).
+    const version = Array.isArray(expected)
+      ? expected.length === 1
+        ? expected[0]
+        : null
+      : undefined;
+    if (version !== null) {
       const now = deps.clock.iso();
       const edited = await rows(c.get('store')).updateVersioned(
         id,
@@ -157,7 +162,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
         {
           collectionId,
           ...(folderId !== undefined ? { folderId } : {}),
-          ...(typeof expected === 'number' ? { version: expected } : {}),
+          ...(version !== undefined ? { version } : {}),
         },
         revisionOfUpdate(c.get('store'), {
           kind: kind.deletedKind,
