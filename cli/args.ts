@@ -79,14 +79,29 @@ export function parseListFlag(name: string, values: readonly string[]): string[]
   return unique;
 }
 
-/** An integer ≥ 0; `unlimited` when `allowUnlimited` gives null. */
-export function parseCount(name: string, raw: string, allowUnlimited = false): number | null {
+/** The range {@link parseCount} accepts; with `unlimited`, the word `unlimited` gives null. */
+export interface CountRange {
+  min?: number;
+  max?: number;
+  unlimited?: boolean;
+}
+
+/**
+ * A whole number within the range (0 or more by default). One message for anything else, stating
+ * the same range the check applies.
+ */
+export function parseCount(
+  name: string,
+  raw: string,
+  { min = 0, max, unlimited = false }: CountRange = {},
+): number | null {
   const value = raw.trim();
-  if (allowUnlimited && value.toLowerCase() === 'unlimited') return null;
+  if (unlimited && value.toLowerCase() === 'unlimited') return null;
   const number = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(number)) {
+  if (!Number.isSafeInteger(number) || number < min || (max !== undefined && number > max)) {
+    const range = max === undefined ? `of ${min} or more` : `from ${min} to ${max}`;
     throw new UsageError(
-      `--${name} must be a whole number of 0 or more${allowUnlimited ? ' (or "unlimited")' : ''}, got "${raw}".`,
+      `--${name} must be a whole number ${range}${unlimited ? ' (or "unlimited")' : ''}, got "${raw}".`,
     );
   }
   return number;
@@ -94,7 +109,5 @@ export function parseCount(name: string, raw: string, allowUnlimited = false): n
 
 /** A TCP port for `--port`; 0 asks the system for a free one. */
 export function parsePort(raw: string): number {
-  const port = parseCount('port', raw)!;
-  if (port > 65535) throw new UsageError(`--port must be between 0 and 65535, got "${raw}".`);
-  return port;
+  return parseCount('port', raw, { max: 65535 })!;
 }

@@ -32,13 +32,12 @@ export function printJsonLine(value: unknown): void {
 }
 
 /** `label  value` lines with the values aligned, indented by two spaces. */
-export function block(entries: readonly (readonly [string, string])[]): string[] {
+function block(entries: readonly (readonly [string, string])[]): string[] {
   const width = Math.max(...entries.map(([label]) => label.length)) + 2;
   return entries.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`);
 }
 
 const list = (ids: readonly string[]) => (ids.length === 0 ? '-' : ids.join(', '));
-const orDash = (value: string | null) => value ?? '-';
 
 const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
 
@@ -99,17 +98,39 @@ export function userBlock(
   ];
 }
 
-/** An API token as a block (never the secret). */
-export function tokenBlock(token: TokenRecord): string[] {
+/** A time in a table: to the second, as `user list` shows it. */
+const tableTime = (iso: string | null) => (iso === null ? '-' : iso.replace(/\.\d+Z$/, 'Z'));
+
+/** Columns of `user token list`. */
+export const TOKEN_COLUMNS = ['ID', 'NAME', 'USER', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'];
+
+/** One row of the `user token list` table (never the secret); `owner` is the user's name. */
+export function tokenRow(token: TokenRecord, owner: string | undefined): string[] {
   return [
-    `${token.name} (${token.id})`,
-    ...block([
-      ['user', orDash(token.userId)],
-      ['prefix', token.tokenPrefix],
-      ['created', token.createdAt],
-      ['last used', orDash(token.lastUsedAt)],
-      ['revoked', orDash(token.revokedAt)],
-    ]),
+    token.id,
+    token.name,
+    owner ?? token.userId ?? '-',
+    token.tokenPrefix,
+    tableTime(token.createdAt),
+    tableTime(token.lastUsedAt),
+    tableTime(token.revokedAt),
+  ];
+}
+
+/** Columns of `user invite list`. */
+export const INVITATION_COLUMNS = ['ID', 'USER', 'PREFIX', 'STATUS', 'EXPIRES'];
+
+/** One row of the `user invite list` table; `user` is the invited user's name. */
+export function invitationRow(
+  invitation: { id: string; userId: string; codePrefix: string; status: string; expiresAt: string },
+  user: string | undefined,
+): string[] {
+  return [
+    invitation.id,
+    user ?? invitation.userId,
+    invitation.codePrefix,
+    invitation.status,
+    tableTime(invitation.expiresAt),
   ];
 }
 
@@ -124,6 +145,15 @@ export function toTenantRecord(row: TenantRow) {
     updatedAt: row.updatedAt,
   };
 }
+
+/** Columns and one row of `tenant list`. */
+export const TENANT_COLUMNS = ['ID', 'NAME', 'CREATED', 'UPDATED'];
+export const tenantRow = (tenant: TenantRow) => [
+  tenant.id,
+  tenant.name,
+  tableTime(tenant.createdAt),
+  tableTime(tenant.updatedAt),
+];
 
 export function tenantBlock(tenant: TenantRow): string[] {
   return [
@@ -156,15 +186,33 @@ export function accessSummary(user: UserRecord): string {
   return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
+/** A word as sh reads it: as it is when that is safe, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w.@%+=:,/-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A warning for a new account that can use nothing (role user, every access list empty, no LLM):
+ * what was made is legal, but rarely what the operator meant. Says how to grant access.
+ */
+export function noAccessWarning(user: UserRecord, tenantId: string): string | undefined {
+  if (accessSummary(user) !== 'none') return undefined;
+  const tenant = tenantId === '__default__' ? '' : ` --tenant ${shellWord(tenantId)}`;
+  return (
+    `warning: ${user.name} can use nothing yet: no access list was given. Grant access with, for example:\n` +
+    `  workspace-hub user update ${shellWord(user.name)} --collection-access '*'${tenant}`
+  );
+}
+
+/** Writes a warning (from {@link noAccessWarning}) to stderr, unprintable characters escaped. */
+export function warn(message: string | undefined): void {
+  if (message === undefined) return;
+  process.stderr.write(`${message.split('\n').map(escapeUnprintable).join('\n')}\n`);
+}
+
 /** One row of the `user list` table. */
 export function userRow(user: UserRecord): string[] {
-  return [
-    user.id,
-    user.name,
-    user.role,
-    accessSummary(user),
-    user.createdAt.replace(/\.\d+Z$/, 'Z'),
-  ];
+  return [user.id, user.name, user.role, accessSummary(user), tableTime(user.createdAt)];
 }
 
 /** A table with a header row; columns are padded to their widest cell, the last one is not. */
@@ -218,11 +266,6 @@ export function createProgress(
       shown = false;
     },
   };
-}
-
-/** Blocks separated by blank lines. */
-export function printBlocks(blocks: readonly string[][]): void {
-  print(...blocks.flatMap((lines, index) => (index === 0 ? lines : ['', ...lines])));
 }
 
 /** The one time a secret is shown: said plainly, with the secret alone on its line. */

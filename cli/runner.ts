@@ -9,9 +9,10 @@
  *   "succeed");
  * - usage on stdout for `--help` and for a command group given no subcommand.
  */
-import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty';
+import { runCommand, type ArgsDef, type CommandDef } from 'citty';
 import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import { describeError, exitCodeOf, EXIT } from './errors.ts';
+import { renderHelp } from './usage.ts';
 
 type Command = CommandDef<any>;
 type Resolvable<T> = T | Promise<T> | (() => T) | (() => Promise<T>);
@@ -86,20 +87,30 @@ async function findCommand(root: Command, rawArgs: readonly string[]): Promise<F
   return { command, path, rest: [...moved, ...rawArgs.slice(i)] };
 }
 
-/** The first option in `args` the command does not declare, or undefined. */
-function findUnknownOption(args: readonly string[], argsDef: ArgsDef): string | undefined {
-  const known = new Map<string, 'value' | 'flag'>([
-    ['help', 'flag'],
-    ['h', 'flag'],
+/**
+ * The first mistake among the options in `args`, as the message to print: an option the command
+ * does not declare, a value option given no value (nothing follows it, or another option does),
+ * or a required one given an empty value. Every such mistake is a usage error (exit code 2),
+ * whichever option it is.
+ */
+function optionMistake(
+  args: readonly string[],
+  argsDef: ArgsDef,
+  name: string,
+): string | undefined {
+  const known = new Map<string, { kind: 'value' | 'flag'; required: boolean }>([
+    ['help', { kind: 'flag', required: false }],
+    ['h', { kind: 'flag', required: false }],
   ]);
-  for (const [name, def] of Object.entries(argsDef)) {
+  for (const [option, def] of Object.entries(argsDef)) {
     if (def.type === 'positional') continue;
     const kind = def.type === 'boolean' ? 'flag' : 'value';
+    const required = 'required' in def && def.required === true;
     const alias = 'alias' in def ? def.alias : undefined;
     const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
-    for (const alias of [name, kebab(name), camel(name), ...aliases]) {
-      known.set(alias, kind);
-      if (kind === 'flag') known.set(`no-${alias}`, 'flag');
+    for (const alias of [option, kebab(option), camel(option), ...aliases]) {
+      known.set(alias, { kind, required });
+      if (kind === 'flag') known.set(`no-${alias}`, { kind, required });
     }
   }
   for (let i = 0; i < args.length; i++) {
@@ -107,16 +118,17 @@ function findUnknownOption(args: readonly string[], argsDef: ArgsDef): string | 
     if (arg === '--') return undefined;
     if (!isOption(arg)) continue;
     const [flag] = arg.split('=', 1) as [string];
-    const kind = known.get(flag.replace(/^--?/, ''));
-    if (!kind) return flag;
-    // The value of `--name value` is not an option, even when it starts with a dash.
-    if (kind === 'value' && !arg.includes('=')) i++;
+    const option = known.get(flag.replace(/^--?/, ''));
+    if (!option) return `Unknown option ${flag}. Run "${name} --help" for the options.`;
+    if (option.kind === 'flag') continue;
+    // The value of `--name value` is not an option, even when it starts with a single dash.
+    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
+    if (value === undefined || (!arg.includes('=') && value.startsWith('--')))
+      return `Option ${flag} needs a value. Run "${name} --help" for usage.`;
+    if (option.required && value.trim() === '')
+      return `Option ${flag} needs a value, not an empty one. Run "${name} --help" for usage.`;
   }
   return undefined;
-}
-
-async function usage(command: Command): Promise<string> {
-  return `${await renderUsage(command)}\n`;
 }
 
 /** Whether `flag` appears among the options (before any `--`). */
@@ -145,7 +157,7 @@ export async function runCli(root: Command, rawArgs: readonly string[]): Promise
   try {
     const { command, rest, unknown, misplaced } = await findCommand(root, rawArgs);
     name = (await resolve(command.meta ?? {})).name ?? name;
-    if (hasFlag(rest, '--help', '-h')) return void process.stdout.write(await usage(command));
+    if (hasFlag(rest, '--help', '-h')) return void process.stdout.write(await renderHelp(command));
     if (command === root && (rest[0] === '--version' || rest[0] === '-V')) {
       return void process.stdout.write(`${(await resolve(root.meta ?? {})).version}\n`);
     }
@@ -162,11 +174,10 @@ export async function runCli(root: Command, rawArgs: readonly string[]): Promise
     if (command.subCommands && !command.run) {
       // A group alone prints its usage; with --json a script gets an error instead of text.
       if (json) return fail(`Missing command: run "${name} --help" for the commands.`, EXIT.usage);
-      return void process.stdout.write(await usage(command));
+      return void process.stdout.write(await renderHelp(command));
     }
-    const option = findUnknownOption(rest, await resolve(command.args ?? {}));
-    if (option)
-      return fail(`Unknown option ${option}. Run "${name} --help" for the options.`, EXIT.usage);
+    const mistake = optionMistake(rest, await resolve(command.args ?? {}), name);
+    if (mistake) return fail(mistake, EXIT.usage);
     await runCommand(command, { rawArgs: rest });
   } catch (error) {
     // citty's own argument errors (missing required option, bad enum value) are CLIErrors.

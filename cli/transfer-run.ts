@@ -30,7 +30,7 @@ import {
   requireHubDatabase,
   resolveTenantOption,
 } from './context.ts';
-import { CliError } from './errors.ts';
+import { CliError, UsageError } from './errors.ts';
 import { print, printJson } from './output.ts';
 
 export interface ExportArgs {
@@ -117,7 +117,7 @@ const transferDetails = (result: { rowCount: number; tables: object }, tenantId?
 });
 
 export async function runExport(args: ExportArgs): Promise<void> {
-  if (!args.out?.trim()) throw new CliError('--out needs a file path.');
+  if (!args.out?.trim()) throw new UsageError('--out needs a file path.');
   const loaded = await loadCliConfig(args);
   const { config } = loaded;
   const tenantId = args.tenant === undefined ? undefined : resolveTenantOption(config, args.tenant);

@@ -164,7 +164,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     await provision(driver, identity, clock, log);
 
     let ownsThrottle = !options.throttle;
-    let throttle = options.throttle ?? createThrottleStore(config.redis, log);
+    let throttle = options.throttle ?? createThrottleStore(config.redis, log, config.db.driver);
     closers.push(async () => {
       if (ownsThrottle) await throttle.close();
     });
@@ -239,7 +239,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         retirement.retire('database connection', async () => (owned ? old.close() : undefined));
       },
       async swapThrottle(next) {
-        const fresh = await openVerifiedThrottle(next, log);
+        const fresh = await openVerifiedThrottle(next, log, config.db.driver);
         const [old, owned] = [throttle, ownsThrottle];
         [throttle, ownsThrottle] = [fresh, true];
         retirement.retire('throttle store', async () => (owned ? old.close() : undefined));

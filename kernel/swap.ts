@@ -143,8 +143,9 @@ export async function openVerifiedDriver(
 export async function openVerifiedThrottle(
   redis: RedisConfig | undefined,
   log: Logger,
+  driver: DbConfig['driver'],
 ): Promise<ThrottleStore> {
-  const store = createThrottleStore(redis, log);
+  const store = createThrottleStore(redis, log, driver);
   try {
     await store.ping();
     return store;

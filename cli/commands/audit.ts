@@ -5,14 +5,15 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { parseIsoTime } from '../../kernel/clock.ts';
-import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
 import { CliError, UsageError, withUser } from '../errors.ts';
 import { print, printJson, printTable } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 
-/** The most events `audit list` prints at once (`audit export` has no limit). */
+/** The most events `audit list` prints at once (`audit export` has no limit), and its default. */
 const MAX_LIST = 1000;
+const DEFAULT_LIST = 50;
 /** Rows read per query while exporting. */
 const EXPORT_PAGE = 500;
 
@@ -35,11 +36,8 @@ function parseSince(raw: string | undefined): string | undefined {
 }
 
 function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return 50;
-  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_LIST)
-    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIST}, got "${raw}".`);
-  return value;
+  if (raw === undefined) return DEFAULT_LIST;
+  return parseCount('limit', raw, { min: 1, max: MAX_LIST })!;
 }
 
 const listCommand = defineCommand({
@@ -58,7 +56,12 @@ const listCommand = defineCommand({
     limit: {
       type: 'string',
       valueHint: 'N',
-      description: `At most N events (default 50, at most ${MAX_LIST})`,
+      description: `At most N events (default ${DEFAULT_LIST}, at most ${MAX_LIST})`,
+    },
+    before: {
+      type: 'string',
+      valueHint: 'event-id',
+      description: 'Only events older than this one: the next page, as a full page says',
     },
     ...tenantArg,
     ...jsonArg,
@@ -75,9 +78,19 @@ const listCommand = defineCommand({
         args.user === undefined
           ? undefined
           : await withUser(hub.identity.users, store, args.user, async (id) => id);
-      const { rows } = await auditPage(store, { since, action, actorId, limit, keptSince: kept });
+      const before = args.before?.trim() || undefined;
+      const { rows, nextCursor } = await auditPage(store, {
+        since,
+        action,
+        actorId,
+        limit,
+        keptSince: kept,
+        ...(before ? { cursor: { id: before } } : {}),
+      });
       const events = rows.map((row) => toAuditEventRecord(row, tenantId));
-      if (args.json) return printJson({ events });
+      // A full page with more behind it says so, and how to read on: the last event's id.
+      const next = nextCursor ? events.at(-1)?.id : undefined;
+      if (args.json) return printJson({ events, ...(next ? { nextBefore: next } : {}) });
       if (events.length === 0) return print('No audit events found.');
       printTable(
         ['AT', 'ACTION', 'ACTOR', 'TARGET', 'IP'],
@@ -89,6 +102,11 @@ const listCommand = defineCommand({
           event.ip ?? '-',
         ]),
       );
+      if (next)
+        print(
+          '',
+          `More events are older than these ${events.length}: add --before ${next} to this command for the next ones (or raise --limit, at most ${MAX_LIST}; "audit export" writes them all).`,
+        );
     });
   },
 });

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import type { DbConfig } from '../../kernel/storage/config.ts';
 import { commonArgs, jsonArg } from '../args.ts';
-import { CliError } from '../errors.ts';
+import { CliError, UsageError } from '../errors.ts';
 import { print, printJson } from '../output.ts';
 
 /** What to use instead on a server database. */
@@ -29,11 +29,14 @@ export const backupCommand = defineCommand({
       type: 'string',
       valueHint: 'file',
       description: 'The backup file to create (must not exist)',
+      required: true,
     },
     ...jsonArg,
     ...commonArgs,
   },
   async run({ args }) {
+    const out = args.out?.trim();
+    if (!out) throw new UsageError('--out needs the path of the backup file to create.');
     // The kernel loads only when the command runs, so `--help` stays instant.
     const { loadCliConfig, requireHubDatabase } = await import('../hub-modules.ts');
     const { createDriver } = await import('../../kernel/storage/create-driver.ts');
@@ -44,8 +47,6 @@ export const backupCommand = defineCommand({
         `backup copies the embedded SQLite database only; this config uses db.driver: ${db.driver}, so ${OTHER_TOOLS[db.driver]}.`,
       );
     }
-    const out = args.out?.trim();
-    if (!out) throw new CliError('--out needs the path of the backup file to create.');
     if (db.path === ':memory:')
       throw new CliError('db.path is :memory:, which has nothing to back up.');
     const source = resolve(db.path);

@@ -4,7 +4,16 @@ import type { TenantContext } from '../hub-modules.ts';
 import type { InvitesConfig, IssuedInvitation } from '../../plugins/invites/index.ts';
 import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
 import { CliError, UsageError, withUser } from '../errors.ts';
-import { print, printJson, userBlock } from '../output.ts';
+import {
+  INVITATION_COLUMNS,
+  invitationRow,
+  noAccessWarning,
+  print,
+  printJson,
+  printTable,
+  userBlock,
+  warn,
+} from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 
 /**
@@ -33,12 +42,7 @@ function readHours(
   { MAX_EXPIRES_IN_HOURS }: InviteModules,
 ): number | undefined {
   if (raw === undefined) return undefined;
-  const hours = parseCount('expires-in-hours', raw)!;
-  if (hours < 1 || hours > MAX_EXPIRES_IN_HOURS)
-    throw new UsageError(
-      `--expires-in-hours must be between 1 and ${MAX_EXPIRES_IN_HOURS}, got "${raw}".`,
-    );
-  return hours;
+  return parseCount('expires-in-hours', raw, { min: 1, max: MAX_EXPIRES_IN_HOURS })!;
 }
 
 function readBaseUrl(raw: string | undefined, { parseBaseUrl }: InviteModules): string | undefined {
@@ -72,7 +76,8 @@ const createCommand = defineCommand({
     'expires-in-hours': {
       type: 'string',
       valueHint: 'hours',
-      description: 'Lifetime of the invitation (default: invites.expiresInHours, 24)',
+      description:
+        'Lifetime of the invitation in whole hours, 1 up to a year (default: invites.expiresInHours, 24)',
     },
     'base-url': {
       type: 'string',
@@ -124,23 +129,25 @@ const createCommand = defineCommand({
         ...(tenant ? { hubName: tenant.name } : {}),
         tenantId: ctx.tenantId,
       });
-      if (args.json) return printJson({ user, invitation, secret: issued.secret, link });
-      print(
-        ...(args.user === undefined
-          ? [
-              `Created invited user "${user.name}" (${user.id}) with role ${user.role}.`,
-              ...userBlock(user),
-              '',
-            ]
-          : []),
-        `Created invitation (${invitation.id}) for user "${user.name}" (${user.id}).`,
-        `Invitation prefix: ${invitation.codePrefix}`,
-        `Expires: ${invitation.expiresAt}`,
-        'Store this invitation secret now; it will not be shown again:',
-        issued.secret,
-        'Invitation link (paste into File → Accept Team Hub Invite):',
-        link,
-      );
+      if (args.json) printJson({ user, invitation, secret: issued.secret, link });
+      else
+        print(
+          ...(args.user === undefined
+            ? [
+                `Created invited user "${user.name}" (${user.id}) with role ${user.role}.`,
+                ...userBlock(user),
+                '',
+              ]
+            : []),
+          `Created invitation (${invitation.id}) for user "${user.name}" (${user.id}).`,
+          `Invitation prefix: ${invitation.codePrefix}`,
+          `Expires: ${invitation.expiresAt}`,
+          'Store this invitation secret now; it will not be shown again:',
+          issued.secret,
+          'Invitation link (paste into File → Accept Team Hub Invite):',
+          link,
+        );
+      if (args.user === undefined) warn(noAccessWarning(user, ctx.tenantId));
     });
   },
 });
@@ -162,13 +169,11 @@ const listCommand = defineCommand({
       const names = new Map(
         (await ctx.hub.identity.users.list(ctx.store)).map((user) => [user.id, user.name]),
       );
-      print(
-        ...rows.flatMap((row) => {
+      printTable(
+        INVITATION_COLUMNS,
+        rows.map((row) => {
           const record = toInvitationRecord(row, now);
-          return [
-            `${record.id}  ${names.get(record.userId) ?? record.userId}  ${record.codePrefix}  ${record.status}`,
-            `  expires: ${record.expiresAt}`,
-          ];
+          return invitationRow(record, names.get(record.userId));
         }),
       );
     });

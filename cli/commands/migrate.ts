@@ -137,7 +137,7 @@ export const migrateCommand = defineCommand({
       print(
         applied.length === 0
           ? 'Database is up to date.'
-          : `Applied ${applied.length} migration(s): ${applied.join(', ')}`,
+          : `Applied ${applied.length} migration(s), in dependency order: ${applied.join(', ')}`,
       );
       if (indexes) print(...firestoreLines(indexes));
     } finally {

@@ -85,7 +85,8 @@ export const reloadCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const seconds = args.timeout === undefined ? 30 : parseCount('timeout', args.timeout)!;
+    const seconds =
+      args.timeout === undefined ? 30 : parseCount('timeout', args.timeout, { min: 1 })!;
     const { dataDirectory, isHubRunning, readPidFile, readReloadRecord, PID_FILE } =
       await import('../pid-file.ts');
     const dir = dataDirectory(await configuredDb(args.config));

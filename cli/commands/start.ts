@@ -50,6 +50,19 @@ export function listenFailure(
       `Cannot listen on ${address}: another process already holds port ${port} ` +
         `(another hub still running?). ${choose}`,
     );
+  // Node: getaddrinfo ENOTFOUND; Deno: "failed to lookup address information".
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /lookup address/.test(error.message))
+    return new CliError(
+      `Cannot listen on ${address}: "${host}" is neither an IP address nor a name that resolves. ` +
+        'Give --host (or server.host) an address of this machine: 127.0.0.1 for this machine only, ' +
+        '0.0.0.0 for every IPv4 interface, :: for every interface.',
+    );
+  if (code === 'EADDRNOTAVAIL' || error.name === 'AddrNotAvailable')
+    return new CliError(
+      `Cannot listen on ${address}: ${host} is not an address of this machine. ` +
+        'Give --host (or server.host) one of its addresses: 127.0.0.1 for this machine only, ' +
+        '0.0.0.0 for every IPv4 interface, :: for every interface.',
+    );
   if (code === 'EACCES' || error.name === 'PermissionDenied')
     return new CliError(
       `Cannot listen on ${address}: this user may not open port ${port}` +

@@ -2,7 +2,15 @@
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg } from '../args.ts';
 const hubModules = () => import('../hub-modules.ts');
-import { print, printBlocks, printJson, tenantBlock, toTenantRecord } from '../output.ts';
+import {
+  print,
+  printJson,
+  printTable,
+  tenantBlock,
+  tenantRow,
+  TENANT_COLUMNS,
+  toTenantRecord,
+} from '../output.ts';
 
 const tenantIdArg = {
   'tenant-id': {
@@ -25,7 +33,7 @@ const listCommand = defineCommand({
       const rows = await hub.identity.tenants.list();
       if (args.json) return printJson({ tenants: rows.map(toTenantRecord) });
       if (rows.length === 0) return print('No tenants found.');
-      printBlocks(rows.map(tenantBlock));
+      printTable(TENANT_COLUMNS, rows.map(tenantRow));
     });
   },
 });

@@ -2,7 +2,7 @@
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { CliError, withUser } from '../errors.ts';
-import { print, printBlocks, printJson, secretLines, tokenBlock } from '../output.ts';
+import { print, printJson, printTable, secretLines, TOKEN_COLUMNS, tokenRow } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 
@@ -71,7 +71,11 @@ const listCommand = defineCommand({
       const rows = await hub.identity.tokens.list(store, userId);
       if (args.json) return printJson({ tokens: rows.map(toTokenRecord) });
       if (rows.length === 0) return print('No API tokens found.');
-      printBlocks(rows.map((row) => tokenBlock(toTokenRecord(row))));
+      const names = new Map((await hub.identity.users.list(store)).map((u) => [u.id, u.name]));
+      printTable(
+        TOKEN_COLUMNS,
+        rows.map((row) => tokenRow(toTokenRecord(row), names.get(row.userId ?? ''))),
+      );
     });
   },
 });

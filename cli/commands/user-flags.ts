@@ -102,7 +102,9 @@ export function readUserInput(rawArgs: readonly string[], args: UserFlagValues):
   }
   if (args['llm-access'] !== undefined) input.llmAccess = args['llm-access'];
   if (args['llm-monthly-tokens'] !== undefined)
-    input.llmMonthlyTokenLimit = parseCount('llm-monthly-tokens', args['llm-monthly-tokens'], true);
+    input.llmMonthlyTokenLimit = parseCount('llm-monthly-tokens', args['llm-monthly-tokens'], {
+      unlimited: true,
+    });
   if (args['avatar-initials'] !== undefined) input.avatarInitials = args['avatar-initials'];
   if (args['avatar-color'] !== undefined) input.avatarColor = args['avatar-color'];
   return input;

@@ -3,6 +3,7 @@ import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { UsageError, withUser } from '../errors.ts';
 import {
+  noAccessWarning,
   print,
   printJson,
   printTable,
@@ -10,6 +11,7 @@ import {
   userBlock,
   userRow,
   USER_COLUMNS,
+  warn,
 } from '../output.ts';
 import { readUserInput, userFieldArgs } from './user-flags.ts';
 import type { RunResultsConfig } from '../hub-modules.ts';
@@ -46,7 +48,7 @@ const createCommand = defineCommand({
   async run({ args, rawArgs }) {
     const input = readUserInput(rawArgs, args);
     const { withTenant, toUserRecord, toTokenRecord } = await hubModules();
-    await withTenant(args, async ({ hub, store }) => {
+    await withTenant(args, async ({ hub, store, tenantId }) => {
       // The account and its first token land together or not at all, as with POST /admin/users.
       const { user, token, secret } = await store.transaction(async (tx) => {
         const user = await hub.identity.users.create(tx, {
@@ -56,16 +58,18 @@ const createCommand = defineCommand({
         });
         return { user, ...(await hub.identity.tokens.issue(tx, user, user.name)) };
       });
-      if (args.json)
-        return printJson({ user: toUserRecord(user), token: toTokenRecord(token), secret });
-      print(
-        `Created user "${user.name}" (${user.id}) with role ${user.role}.`,
-        ...userBlock(toUserRecord(user)),
-        '',
-        `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
-        `Token prefix: ${token.tokenPrefix}`,
-        ...secretLines(secret),
-      );
+      const record = toUserRecord(user);
+      if (args.json) printJson({ user: record, token: toTokenRecord(token), secret });
+      else
+        print(
+          `Created user "${user.name}" (${user.id}) with role ${user.role}.`,
+          ...userBlock(record),
+          '',
+          `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
+          `Token prefix: ${token.tokenPrefix}`,
+          ...secretLines(secret),
+        );
+      warn(noAccessWarning(record, tenantId));
     });
   },
 });

@@ -46,7 +46,10 @@ export function handleServerSignals(
     received = true;
     log.info(`Received ${signal}; shutting down`);
     running.stop().then(
-      () => exit(0),
+      () => {
+        log.info('Stopped.');
+        exit(0);
+      },
       (error) => {
         log.error('Shutdown failed', { error });
         exit(1);

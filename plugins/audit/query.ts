@@ -68,7 +68,8 @@ export interface AuditFilter {
   targetId?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
-  cursor?: KeysetPosition | undefined;
+  /** Events older than this one (ids are time-ordered, so the id alone places it). */
+  cursor?: Pick<KeysetPosition, 'id'> | undefined;
   limit: number;
   /**
    * Workspace changes before this time are past the log's retention (their revisions may be kept

@@ -53,8 +53,9 @@ describe("the README's recovery of a lost admin token, on the embedded database"
 
     // The first start's token is named after the account.
     const listed = await run(list!);
-    const lostId = /^admin \(([0-9a-f-]{36})\)$/m.exec(listed)![1]!;
-    expect(listed).toMatch(/^recovery \([0-9a-f-]{36}\)$/m);
+    // A table: id, token name, owner's name, …
+    const lostId = /^([0-9a-f-]{36})\s+admin\s+admin\s/m.exec(listed)![1]!;
+    expect(listed).toMatch(/^[0-9a-f-]{36}\s+recovery\s+admin\s/m);
     expect(revoke).toBe('npx workspace-hub user token revoke <token-id>');
     await run(revoke!.replace('<token-id>', lostId));
 

@@ -72,7 +72,9 @@ describe(`workspace-hub migrate on a new database (${DRIVER})`, () => {
     const { code, stdout, stderr } = await project.run('migrate');
     expect(code, stderr).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout).toMatch(/^Applied \d+ migration\(s\): kernel\/0001-identity/);
+    expect(stdout).toMatch(
+      /^Applied \d+ migration\(s\), in dependency order: kernel\/0001-identity/,
+    );
     const tenants = await project.database.query('SELECT id FROM tenants');
     expect(tenants.map((row) => row.id)).toEqual(['__default__']);
   });

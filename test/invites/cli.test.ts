@@ -131,8 +131,13 @@ describe(`workspace-hub user invite (${DRIVER})`, () => {
     const { invitations } = await project.json('user', 'invite', 'list');
     expect(invitations[0]).toMatchObject({ id: again.invitation.id, status: 'pending' });
     const listed = await project.run('user', 'invite', 'list');
-    expect(listed.stdout).toContain(
-      `${again.invitation.id}  frank  ${again.invitation.codePrefix}  pending`,
+    // A table with a header, the invited user by name.
+    expect(listed.stdout).toMatch(/^ID\s+USER\s+PREFIX\s+STATUS\s+EXPIRES\n/);
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^${again.invitation.id}\\s+frank\\s+${again.invitation.codePrefix}\\s+pending\\s+\\S+Z$`,
+        'm',
+      ),
     );
     expect(listed.stdout).not.toContain(again.secret);
 
@@ -152,7 +157,7 @@ describe(`workspace-hub user invite (${DRIVER})`, () => {
       [['--name', 'x', '--base-url', 'ftp://hub'], /--base-url must use http or https/, 2],
       [
         ['--name', 'x', '--expires-in-hours', '0'],
-        /--expires-in-hours must be between 1 and 8760/,
+        /--expires-in-hours must be a whole number from 1 to 8760, got "0"\./,
         2,
       ],
       [['--user', 'abc', '--name', 'x'], /cannot be combined/, 2],
