@@ -77,10 +77,15 @@ export const ERROR_SCHEMA = {
       type: 'object',
       description: "Only on a 412: the record as it is now (its version is the answer's `ETag`)",
     },
+    reason: {
+      type: 'string',
+      enum: ['redeemed', 'expired', 'revoked'],
+      description: 'Only on a 410 for an invitation: why it can no longer be used',
+    },
   },
   required: ['error', 'code'],
   description:
-    'A few answers add fields: `fatalError` and `sections` (config reload), `checks` (readiness), `current` (412).',
+    'A few answers add fields: `fatalError` and `sections` (config reload), `checks` (readiness), `current` (412), `reason` (410).',
 };
 
 const STATUS_TEXT: Record<number, string> = {

@@ -27,6 +27,8 @@ body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, s
 main { max-width: 30rem; margin: 0 auto; padding: 2rem 1rem; }
 .card { background: var(--card); border-radius: 12px; padding: 1.5rem; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
+a { color: var(--accent); font-weight: 600; text-underline-offset: .15em; }
+a:hover { text-decoration-thickness: 2px; }
 dl { margin: 0 0 1.25rem; display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }
@@ -52,6 +54,15 @@ const SCRIPT = `
     state.textContent = text;
     state.className = warn ? 'note warn' : 'note';
   }
+  // A link that cannot be used any more: the heading says so, and the advice to paste the link
+  // into HarborClient (which would fail the same way) goes.
+  function dead(title, text) {
+    document.getElementById('title').textContent = title;
+    document.title = title;
+    document.getElementById('help').hidden = true;
+    say(text, true);
+  }
+  var NEW_LINK = 'Ask the hub administrator for a new invite link.';
   function list(name, values) {
     var text = values.indexOf('*') >= 0 ? 'all' : values.length === 0 ? 'none' : values.length + ' selected';
     return name + ': ' + text;
@@ -80,7 +91,7 @@ const SCRIPT = `
   }
   var code = new URLSearchParams(location.hash.slice(1)).get('code') || '';
   if (!/^hbi_[A-Za-z0-9_-]{8,200}$/.test(code)) {
-    say('This link is missing its invitation code. Ask the hub administrator to send the whole link again.', true);
+    dead('This invite link is incomplete', 'The link is missing its invitation code (the part after #code=). Open the whole link from the message you received, or ask the hub administrator to send it again.');
     return;
   }
   var headers = { 'Content-Type': 'application/json' };
@@ -96,8 +107,12 @@ const SCRIPT = `
   }).then(function (res) {
     return res.json().then(function (body) { return { status: res.status, body: body }; }, function () { return { status: res.status, body: null }; });
   }).then(function (answer) {
-    if (answer.status === 410) return say('This invitation has already been used, was revoked or has expired. Ask the hub administrator for a new invite link.', true);
-    if (answer.status === 404) return say('This hub does not know this invitation code. Check that you opened the whole link, or ask the hub administrator for a new one.', true);
+    var reason = answer.body && answer.body.reason;
+    if (answer.status === 410 && reason === 'redeemed') return dead('This invitation was already used', 'Each invitation works once, and this one has been accepted in HarborClient. If that was not you, or you need it on another device, ask the hub administrator for a new invite link.');
+    if (answer.status === 410 && reason === 'expired') return dead('This invitation has expired', 'It was not accepted in time. ' + NEW_LINK);
+    if (answer.status === 410 && reason === 'revoked') return dead('This invitation was withdrawn', 'The hub administrator revoked it. If you still need access, ask them for a new invite link.');
+    if (answer.status === 410) return dead('This invitation can no longer be used', 'It was used, withdrawn or has expired. ' + NEW_LINK);
+    if (answer.status === 404) return dead('This invitation code is unknown', 'This hub does not know the code in this link. Check that you opened the whole link (with everything after #code=), or ask the hub administrator for a new one.');
     if (answer.status === 429) return say('Too many attempts from this address. Wait a while, then reload this page.', true);
     if (answer.status !== 200 || !answer.body || !answer.body.user) return say('The hub could not check this invitation right now (status ' + answer.status + '). Reload this page to try again.', true);
     var user = answer.body.user;
@@ -165,18 +180,20 @@ export function joinPageHtml(view: JoinView | null, nonce: string, hubName: stri
   return page(
     `Join ${hubName}`,
     `<div class="card" id="invite" data-url="${escapeHtml(view.url)}" data-deep-link="${escapeHtml(view.deepLinkBase)}"${view.tenant ? ` data-tenant="${escapeHtml(view.tenant)}"` : ''}>
-<h1>You're invited to ${escapeHtml(hubName)}</h1>
+<h1 id="title">You're invited to ${escapeHtml(hubName)}</h1>
 <p id="origin-warning" class="warn" hidden></p>
 <dl id="facts" hidden>${facts}<dt>Valid until</dt><dd><time id="exp"></time></dd></dl>
 <p id="state" class="note">Checking this invitation with the hub…</p>
 <noscript><p class="warn">This page needs JavaScript to check the invitation with the hub.</p></noscript>
 <a id="open" class="button disabled" aria-disabled="true" role="button" hidden>Open in HarborClient</a>
+<div id="help">
 ${
   view.tenant
     ? `<p class="note">This invitation is for the tenant <b>${escapeHtml(view.tenant)}</b> of this hub: set HarborClient's tenant for this hub to it before you accept.</p>
 `
     : ''
 }<p class="note">Nothing happens? Install the <a href="${DESKTOP_APP_URL}">HarborClient desktop app</a>, then use File → Accept Team Hub Invite and paste this page's full address.</p>
+</div>
 </div>`,
     nonce,
   );

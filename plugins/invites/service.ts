@@ -101,8 +101,10 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
       .findOne({ codeHash: await sha256Hex(secret) });
     const user = invitation ? await store.table(usersTable).get(invitation.userId) : null;
     if (!invitation || !user || user.system) throw notFound(INVALID_INVITATION);
-    if (invitationStatus(invitation, clock.now()) !== 'pending')
-      throw new HttpError(410, INVALID_INVITATION);
+    // Whoever holds the code may learn why it is dead: the /join page tells them what to do.
+    const status = invitationStatus(invitation, clock.now());
+    if (status !== 'pending')
+      throw new HttpError(410, INVALID_INVITATION, { extra: { reason: status } });
     return { invitation, user };
   }
 

@@ -108,7 +108,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     });
     expect(await pub('/auth/invitations/preview', { secret })).toMatchObject({
       status: 410,
-      body: INVALID,
+      body: { ...INVALID, reason: 'redeemed' },
     });
   });
 
@@ -182,7 +182,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     clock.advance(HOUR);
     expect(await pub('/auth/invitations/preview', { secret: short.secret })).toMatchObject({
       status: 410,
-      body: INVALID,
+      body: { ...INVALID, reason: 'expired' },
     });
     expect((await pub('/auth/invitations/preview', { secret: long.secret })).status).toBe(200);
     const listed = (await t.request('GET', '/admin/invitations')).body.invitations;
@@ -201,7 +201,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
     );
     expect(await pub('/auth/invitations/redeem', { secret: revoked.secret })).toMatchObject({
       status: 410,
-      body: INVALID,
+      body: { ...INVALID, reason: 'revoked' },
     });
     expect(await t.request('DELETE', `/admin/invitations/${revoked.invitation.id}`)).toMatchObject({
       status: 404,

@@ -146,6 +146,10 @@ describe('GET /openapi.json', () => {
           error: expect.objectContaining({ type: 'string' }),
           code: expect.objectContaining({ type: 'string', enum: [...ERROR_CODES] }),
           current: expect.objectContaining({ type: 'object' }),
+          reason: expect.objectContaining({
+            type: 'string',
+            enum: ['redeemed', 'expired', 'revoked'],
+          }),
         },
       }),
     );
