@@ -1,0 +1,117 @@
+/**
+ * What README.md and docs/deploy.md show, read from the Markdown itself, so a block or command
+ * added to the docs is covered by the docs suites (or fails them until it is): YAML blocks, and
+ * commands — every line of a ```sh block (a here-document together with the line that opens it)
+ * and every inline code span that starts like one (`workspace-hub …`, `npx …`, `sudo …`, `npm …`,
+ * `curl …`, `kill …`, `systemctl …`). Also how to run such a command as printed: through `sh`, in
+ * a directory that stands for the checkout or the service's directory.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliResult } from './cli.ts';
+
+export type DocFile = 'README.md' | 'docs/deploy.md';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The CLI's entry, as `npm install` links it into node_modules/.bin. */
+export const BIN = join(ROOT, 'cli/bin.mjs');
+
+export const readDoc = (file: DocFile) => readFile(join(ROOT, file), 'utf8');
+
+/** A fenced block, also one indented under a list item (its indent is removed from its lines). */
+const FENCE = /^( *)```(\w*)\n([\s\S]*?)^\1```$/gm;
+
+/** The fenced blocks of a Markdown text: language and content. */
+function blocks(text: string): { lang: string; body: string }[] {
+  return [...text.matchAll(FENCE)].map((m) => ({
+    lang: m[2]!,
+    body: m[3]!.replace(new RegExp(`^${m[1]}`, 'gm'), ''),
+  }));
+}
+
+/** Every ```yaml block of the text. */
+export function yamlBlocks(text: string): string[] {
+  return blocks(text)
+    .filter((block) => block.lang === 'yaml')
+    .map((block) => block.body);
+}
+
+/** The lines of a ```sh block as commands: comments dropped, a here-document kept whole. */
+function shellCommands(body: string): string[] {
+  const commands: string[] = [];
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\s+#\s.*$/, '').trimEnd();
+    if (!line.trim() || line.trimStart().startsWith('#')) continue;
+    const heredoc = /<<'?(\w+)'?/.exec(line);
+    if (!heredoc) {
+      commands.push(line.trim());
+      continue;
+    }
+    const end = lines.indexOf(heredoc[1]!, i + 1);
+    commands.push(lines.slice(i, end + 1).join('\n'));
+    i = end;
+  }
+  return commands;
+}
+
+const COMMAND_SPAN =
+  /^(?:(?:sudo |npx )?workspace-hub (?:--config|start|reload|migrate|user|tenant|audit|backup|export|import)\b|(?:npx|sudo|npm|curl|kill|systemctl) )/;
+
+/** Every command the text shows, in order, each once. */
+export function shownCommands(text: string): string[] {
+  const found: string[] = [];
+  for (const block of blocks(text))
+    if (block.lang === 'sh') found.push(...shellCommands(block.body));
+  // Inline spans, which may wrap across lines of the Markdown source.
+  const prose = text.replace(FENCE, '');
+  for (const match of prose.matchAll(/`([^`]+)`/g)) {
+    const span = match[1]!.replace(/\s*\n\s*/g, ' ').trim();
+    if (COMMAND_SPAN.test(span)) found.push(span);
+  }
+  return [...new Set(found)];
+}
+
+/**
+ * Runs a command line with `sh -c`, as a terminal would: in `cwd`, with `env` on top of this
+ * process's environment, and `path` in front of PATH.
+ */
+export function runShell(
+  command: string,
+  options: { cwd: string; env?: Record<string, string>; path?: readonly string[] },
+): Promise<CliResult> {
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    ...options.env,
+    PATH: [...(options.path ?? []), process.env.PATH].join(':'),
+  };
+  return new Promise((resolve) =>
+    execFile(
+      '/bin/sh',
+      ['-c', command],
+      { cwd: options.cwd, env, timeout: 90_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+/**
+ * Makes `dir` look like the checkout after `npm install` to `npx workspace-hub`: the package's
+ * command in node_modules/.bin. Returns that directory (for PATH, where the command is installed).
+ */
+export async function linkCommand(dir: string): Promise<string> {
+  const bin = join(dir, 'node_modules', '.bin');
+  await mkdir(bin, { recursive: true });
+  await symlink(BIN, join(bin, 'workspace-hub'));
+  return bin;
+}
+
+/** The line of `output` after `label` (the secret under "Store this token now…", say). */
+export function lineAfter(output: string, label: string): string | undefined {
+  const lines = output.split('\n');
+  const at = lines.findIndex((line) => line.startsWith(label));
+  return at === -1 ? undefined : lines[at + 1]?.trim();
+}
