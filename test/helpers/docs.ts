@@ -6,7 +6,7 @@
  * `curl …`, `kill …`, `systemctl …`). Also how to run such a command as printed: through `sh`, in
  * a directory that stands for the checkout or the service's directory.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,40 @@ function blocks(text: string): { lang: string; body: string }[] {
     lang: m[2]!,
     body: m[3]!.replace(new RegExp(`^${m[1]}`, 'gm'), ''),
   }));
+}
+
+/**
+ * The command-line synopsis (the plain block whose lines start with `workspace-hub `): each
+ * command it names, with the options it gives that command. `a | b` alternates commands of one
+ * group (`user list | show <user>`), or options when what follows the bar is one (`--name N |
+ * --user <user>`).
+ */
+export function synopsis(text: string): { path: string[]; options: string[] }[] {
+  const block = blocks(text).find((b) => b.lang === '' && b.body.startsWith('workspace-hub '));
+  if (!block) return [];
+  const lines = block.body
+    .replace(/\n\s+(?=\S)/g, ' ')
+    .split('\n')
+    .filter(Boolean);
+  const found: { path: string[]; options: string[] }[] = [];
+  for (const line of lines) {
+    let path: string[] = [];
+    for (const [index, segment] of line
+      .replace(/^workspace-hub /, '')
+      .split(' | ')
+      .entries()) {
+      const words = segment.trim().split(/\s+/);
+      const command = words.findIndex((word) => !/^[a-z]+$/.test(word));
+      const lead = command === -1 ? words : words.slice(0, command);
+      const options = [...segment.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]);
+      if (lead.length === 0) found.at(-1)!.options.push(...options);
+      else {
+        path = index === 0 ? lead : [...path.slice(0, -1), ...lead];
+        found.push({ path, options });
+      }
+    }
+  }
+  return found;
 }
 
 /** Every ```yaml block of the text. */
@@ -96,6 +130,56 @@ export function runShell(
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),
   );
+}
+
+/** A server a doc command started (`… workspace-hub start`), found by the PID it prints. */
+export interface ShellServer {
+  url: string;
+  /** The hub's own process (the shell and npx sit above it). */
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM to the hub; resolves with the shell's exit code once it has exited. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs a command line that starts the hub, as {@link runShell} does, until it is listening. */
+export function startShell(
+  command: string,
+  options: { cwd: string; env?: Record<string, string>; path?: readonly string[] },
+): Promise<ShellServer> {
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    ...options.env,
+    PATH: [...(options.path ?? []), process.env.PATH].join(':'),
+  };
+  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((done) => child.once('exit', done));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+) .*, pid (\d+)/.exec(stdout);
+      if (!match) return;
+      child.stdout.removeAllListeners('data');
+      child.stdout.on('data', (more) => (stdout += more));
+      const pid = Number(match[2]);
+      resolve({
+        url: match[1]!,
+        pid,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        stop: () => {
+          if (child.exitCode === null) process.kill(pid, 'SIGTERM');
+          return exited;
+        },
+      });
+    });
+    exited.then((code) => reject(new Error(`"${command}" exited ${code}: ${stderr}`)));
+  });
 }
 
 /**
