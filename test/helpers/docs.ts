@@ -107,20 +107,23 @@ export function shownCommands(text: string): string[] {
   return [...new Set(found)];
 }
 
-/**
- * Runs a command line with `sh -c`, as a terminal would: in `cwd`, with `env` on top of this
- * process's environment, and `path` in front of PATH.
- */
-export function runShell(
-  command: string,
-  options: { cwd: string; env?: Record<string, string>; path?: readonly string[] },
-): Promise<CliResult> {
-  const env = {
-    ...process.env,
-    NO_COLOR: '1',
-    ...options.env,
-    PATH: [...(options.path ?? []), process.env.PATH].join(':'),
-  };
+/** Where and with what a doc command runs: `env` on top of this process's, `path` before PATH. */
+export interface ShellOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  path?: readonly string[];
+}
+
+const shellEnv = (options: ShellOptions) => ({
+  ...process.env,
+  NO_COLOR: '1',
+  ...options.env,
+  PATH: [...(options.path ?? []), process.env.PATH].join(':'),
+});
+
+/** Runs a command line with `sh -c`, as a terminal would. */
+export function runShell(command: string, options: ShellOptions): Promise<CliResult> {
+  const env = shellEnv(options);
   return new Promise((resolve) =>
     execFile(
       '/bin/sh',
@@ -144,16 +147,8 @@ export interface ShellServer {
 }
 
 /** Runs a command line that starts the hub, as {@link runShell} does, until it is listening. */
-export function startShell(
-  command: string,
-  options: { cwd: string; env?: Record<string, string>; path?: readonly string[] },
-): Promise<ShellServer> {
-  const env = {
-    ...process.env,
-    NO_COLOR: '1',
-    ...options.env,
-    PATH: [...(options.path ?? []), process.env.PATH].join(':'),
-  };
+export function startShell(command: string, options: ShellOptions): Promise<ShellServer> {
+  const env = shellEnv(options);
   const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env });
   let stdout = '';
   let stderr = '';
