@@ -17,6 +17,7 @@ import { documentsKind } from './documents.ts';
 import { environmentsKind } from './environments.ts';
 import { folderRoutes } from './folders.ts';
 import { historySubjects } from './history-subjects.ts';
+import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
 import { startPruning } from './prune.ts';
 import { revisionRoutes } from './revisions.ts';
 import { itemRoutes } from './items.ts';
@@ -61,6 +62,8 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
       events: ctx.events,
       cache: ctx.cache,
       audit: ctx.audit,
+      history: () => ctx.hubConfig().history,
+      usage: createUsageLedger((tenantId) => ctx.storage(tenantId)),
     };
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
@@ -69,12 +72,21 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     runResultRoutes(routes, deps, () => ctx.config());
     revisionRoutes(routes, deps, historySubjects(topLevelKinds, itemKinds));
     const pruner = startPruning(ctx);
+    const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);
+    flushUsage.unref?.();
     // A deleted account's runs stay (their collection's members may still read them); its usage
     // row goes, as nobody can store more under that account.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(runResultUsageTable).delete(user.id);
     });
-    return { routes, close: async () => pruner.stop() };
+    return {
+      routes,
+      async close() {
+        pruner.stop();
+        clearInterval(flushUsage);
+        await deps.usage.flush();
+      },
+    };
   },
 });
 

@@ -96,7 +96,7 @@ export async function restoreRevision(
       const version = live.version + 1;
       const patch = { ...contentOf(revision.snapshot), ...touched, version };
       const row = ((await table.update(id, patch)) ?? { ...live, ...patch }) as Row;
-      await recordChanges(tx, [change(subject.kind, row)]);
+      await recordChanges(tx, deps, [change(subject.kind, row)]);
       return row;
     }
 
@@ -139,7 +139,7 @@ export async function restoreRevision(
       back.push(...rows.map((child) => child.id));
     }
     await tx.table(trashTable).deleteWhere({ id: { in: back } });
-    await recordChanges(tx, [
+    await recordChanges(tx, deps, [
       change(subject.kind, row),
       ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
     ]);
