@@ -20,6 +20,7 @@ import { historySubjects } from './history-subjects.ts';
 import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
 import { startPruning } from './prune.ts';
 import { revisionRoutes } from './revisions.ts';
+import { trashRoutes } from './trash.ts';
 import { itemRoutes } from './items.ts';
 import { livePagesKind, liveServersKind } from './live.ts';
 import { requestsKind } from './requests.ts';
@@ -71,6 +72,7 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     for (const kind of itemKinds) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
     revisionRoutes(routes, deps, historySubjects(topLevelKinds, itemKinds));
+    trashRoutes(routes);
     const pruner = startPruning(ctx);
     const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);
     flushUsage.unref?.();
