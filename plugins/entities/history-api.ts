@@ -49,6 +49,17 @@ export function historyDocs(subjects: readonly HistorySubject[]): RouteDocs {
       errors: [403, 409],
       responses: { 200: record },
     };
+    docs[`DELETE /admin/${prefix}/:id/revisions`] = {
+      summary: `Purge a ${noun}'s history`,
+      description:
+        `Removes every revision of the ${noun} (their audit events stay, without the content), ` +
+        'for the day a secret leaks into it; a deleted one leaves the trash for good' +
+        `${subject.kind === 'folder' || subject.kind === 'collection' ? ', with what its deletion removed' : ''}. ` +
+        'The live record is left as it is. Audited as `history.purged`.',
+      responses: {
+        200: z.object({ purged: z.number().int().describe('Revisions removed') }),
+      },
+    };
   }
   docs['GET /collections/:id/trash'] = {
     summary:

@@ -9,6 +9,7 @@
  */
 import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import type { EntityDeps } from './access.ts';
 import { entitiesApi } from './api.ts';
@@ -18,6 +19,7 @@ import { environmentsKind } from './environments.ts';
 import { folderRoutes } from './folders.ts';
 import { historySubjects } from './history-subjects.ts';
 import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
+import { purgeHistory, type PurgeDeps } from './history-purge.ts';
 import { startPruning } from './prune.ts';
 import { revisionRoutes } from './revisions.ts';
 import { trashRoutes } from './trash.ts';
@@ -27,7 +29,7 @@ import { requestsKind } from './requests.ts';
 import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
 import { runResultRoutes } from './run-results.ts';
 import { snippetsKind } from './snippets.ts';
-import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
+import { entityMigrations, entityTables, runResultUsageTable, type HistoryKind } from './tables.ts';
 import type { TopLevelKind } from './top-level-kind.ts';
 import { mountTopLevelKind } from './top-level.ts';
 
@@ -40,6 +42,22 @@ const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
 ];
 
 const itemKinds = [requestsKind, documentsKind];
+const subjects = historySubjects(topLevelKinds, itemKinds);
+
+/**
+ * Purges the history of a record of `kind` (history-purge.ts), for `workspace-hub history purge`;
+ * the admin route is mounted with the other history routes.
+ */
+export function purgeRecordHistory(
+  store: Store,
+  deps: PurgeDeps,
+  kind: HistoryKind,
+  id: string,
+): Promise<{ purged: number }> {
+  const subject = subjects.find((candidate) => candidate.kind === kind);
+  if (!subject) throw new Error(`No history kind ${kind}`);
+  return purgeHistory(store, deps, subject, id);
+}
 
 export const entitiesPlugin = definePlugin<RunResultsConfig>({
   name: 'entities',
@@ -71,7 +89,7 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     folderRoutes(routes, deps);
     for (const kind of itemKinds) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
-    revisionRoutes(routes, deps, historySubjects(topLevelKinds, itemKinds));
+    revisionRoutes(routes, deps, subjects);
     trashRoutes(routes);
     const pruner = startPruning(ctx);
     const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);

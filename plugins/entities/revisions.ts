@@ -1,7 +1,7 @@
 /**
  * The history routes of every kind that keeps revisions: list a record's revisions (newest first,
- * paged by version), read one with the record as it was (audited), and restore one (restore.ts).
- * Everything is access-checked like
+ * paged by version), read one with the record as it was (audited), restore one (restore.ts), and
+ * the admin's purge of a record's history (history-purge.ts). Everything is access-checked like
  * the record itself (see history-subjects.ts), and each revision of a folder, saved request or
  * document also by the collection it was written in: one moved in from another collection shows
  * only what was written where the reader may go.
@@ -19,6 +19,7 @@ import type { Store } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
 import type { VersionedRow } from './history.ts';
 import { assertSubjectAccess, mayReadRevision, type HistorySubject } from './history-subjects.ts';
+import { purgeHistory } from './history-purge.ts';
 import { restoreRevision } from './restore.ts';
 import { revisionsTable, type RevisionRow } from './tables.ts';
 
@@ -167,6 +168,15 @@ export function revisionRoutes(
       const row = await restoreRevision(store, deps, subject, revision, user);
       c.header('ETag', `"${row.version}"`);
       return c.json(subject.toRecord(row));
+    });
+
+    app.delete(`/admin/${subject.prefix}/:id/revisions`, async (c) => {
+      const id = pathId(c, 'id', subject.notFound);
+      const store = c.get('store');
+      const purged = await purgeHistory(store, deps, subject, id);
+      // The bytes are off the counters: the next check reads them again.
+      deps.usage.forget(store.tenantId);
+      return c.json(purged);
     });
   }
 }
