@@ -93,7 +93,7 @@ export const collaborationSchema = z
   })
   .default({ e2ee: false });
 
-const DEFAULT_HISTORY_BYTES_PER_USER = 256 * 1024 * 1024;
+const DEFAULT_HISTORY_BYTES_PER_USER = 64 * 1024 * 1024;
 const DEFAULT_HISTORY_BYTES_PER_TENANT = 4 * 1024 * 1024 * 1024;
 
 export const historySchema = z
@@ -107,7 +107,7 @@ export const historySchema = z
     maxRevisionsPerRecord: z.number().int().min(1).default(100),
     /**
      * Bytes of revisions one user's changes may keep (per tenant: the snapshots as JSON); a change
-     * that would start over it is refused (409). 0 means no limit. @default 256 MiB
+     * that would start over it is refused (409). 0 means no limit. @default 64 MiB
      */
     maxBytesPerUser: z
       .number()
