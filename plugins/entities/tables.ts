@@ -199,10 +199,8 @@ export const runResultUsageTable = defineTable({
 
 export {
   REVISION_ACTIONS,
-  historyUsageTable,
   revisionsTable,
   trashTable,
-  USAGE_SHARDS,
   type HistoryKind,
   type RevisionAction,
   type RevisionRow,
