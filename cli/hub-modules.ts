@@ -16,6 +16,7 @@ export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
 export { linkedUsers } from '../plugins/sso/index.ts';
 export {
+  purgeRecordHistory,
   runResultUsage,
   type RunResultsConfig,
   type RunResultUsage,

@@ -93,12 +93,35 @@ export const collaborationSchema = z
   })
   .default({ e2ee: false });
 
+const DEFAULT_HISTORY_BYTES_PER_USER = 64 * 1024 * 1024;
+const DEFAULT_HISTORY_BYTES_PER_TENANT = 4 * 1024 * 1024 * 1024;
+
 export const historySchema = z
   .strictObject({
     /** Days a revision of a workspace record is kept; 0 keeps them forever. @default 90 */
     keepDays: z.number().int().min(0).default(90),
-    /** Revisions kept per record, newest first (older ones are pruned). @default 100 */
+    /**
+     * Revisions kept per record, newest first: a change beyond it removes the oldest in its own
+     * transaction. @default 100
+     */
     maxRevisionsPerRecord: z.number().int().min(1).default(100),
+    /**
+     * Bytes of revisions one user's changes may keep (per tenant: the snapshots as JSON); a change
+     * that would start over it is refused (409). 0 means no limit. @default 64 MiB
+     */
+    maxBytesPerUser: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(DEFAULT_HISTORY_BYTES_PER_USER),
+    /** The same for everyone's changes in one tenant together. 0 means no limit. @default 4 GiB */
+    maxBytesPerTenant: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(DEFAULT_HISTORY_BYTES_PER_TENANT),
     /** Days an audit event is kept; 0 keeps them forever. @default 365 */
     auditKeepDays: z.number().int().min(0).default(365),
     /** Seconds between two background prunings. @default 600 */
@@ -107,6 +130,8 @@ export const historySchema = z
   .default({
     keepDays: 90,
     maxRevisionsPerRecord: 100,
+    maxBytesPerUser: DEFAULT_HISTORY_BYTES_PER_USER,
+    maxBytesPerTenant: DEFAULT_HISTORY_BYTES_PER_TENANT,
     auditKeepDays: 365,
     pruneIntervalSeconds: 600,
   });

@@ -44,10 +44,20 @@ export interface CopyOfUpdate {
   recordColumn: string;
   versionColumn: string;
   snapshotColumn: string;
+  /** A column of `into` that gets the snapshot's size: the bytes of its JSON as stored. */
+  sizeColumn?: string;
+  /**
+   * Told that size once the copy is written (inside the write's transaction when it runs in
+   * one: act on it only once that has committed).
+   */
+  sized?: (bytes: number) => void;
 }
 
-/** The row's columns that must hold these values (equality only) for the update to happen. */
-export type VersionedMatch = Record<string, string | number | boolean | null>;
+/**
+ * The row's columns that must hold these values for the update to happen: equality, or for a
+ * number `{ lt }` (below it).
+ */
+export type VersionedMatch = Record<string, string | number | boolean | null | { lt: number }>;
 
 export interface TableApi<Row> {
   get(id: string): Promise<Row | null>;

@@ -6,12 +6,14 @@
 import { notFound } from '../../kernel/errors.ts';
 import type { AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
+import type { HistoryConfig } from '../../kernel/config/sections.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { ReadCache } from '../../kernel/cache.ts';
 import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
+import type { UsageLedger } from './history-usage.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
 
 /** What the route builders need from the plugin context. */
@@ -21,6 +23,10 @@ export interface EntityDeps {
   cache: ReadCache;
   /** The audit log (admin lock changes are recorded in their transaction). */
   audit: AuditSink;
+  /** The `history` section as it is now (read per change, so a reload applies at once). */
+  history: () => HistoryConfig;
+  /** This process's view of the history usage (history-usage.ts). */
+  usage: UsageLedger;
 }
 
 /** Event topic published after entities are removed, with every removed id by kind. */

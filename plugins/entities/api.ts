@@ -17,6 +17,10 @@ const IF_MATCH =
   'a record that has changed since is left alone: 412 with `current`, the record as it is now. ' +
   'An `If-Match` that is neither `*` nor entity tags gets 400.';
 
+const BUDGET =
+  '409 when the history of the caller (`history.maxBytesPerUser`) or of the tenant ' +
+  '(`history.maxBytesPerTenant`) has used its budget.';
+
 function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   const { record, noun } = kind;
   const list = (item: z.ZodType) => z.object({ [kind.listKey]: z.array(item) });
@@ -28,13 +32,14 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
     },
     [`POST ${kind.path}`]: {
       summary: `Create a ${noun} (needs \`*\` in the access list)`,
-      errors: [403],
+      description: BUDGET,
+      errors: [403, 409],
       responses: { 200: record },
     },
     [`PUT ${kind.path}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
-      description: IF_MATCH,
-      errors: [400, 403, 412],
+      description: `${IF_MATCH} ${BUDGET}`,
+      errors: [400, 403, 409, 412],
       responses: { 200: record },
     },
     [`DELETE ${kind.path}/:id`]: {
@@ -51,6 +56,8 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
       summary: kind.admin
         ? `Edit a ${noun} or toggle its deletion lock`
         : `Toggle a ${noun}'s deletion lock`,
+      description: BUDGET,
+      errors: [409],
       responses: { 200: adminItem },
     },
     [`DELETE /admin${kind.path}/:id`]: {
@@ -59,7 +66,12 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
     },
   };
   if (kind.admin?.create)
-    docs[`POST /admin${kind.path}`] = { summary: `Create a ${noun}`, responses: { 201: record } };
+    docs[`POST /admin${kind.path}`] = {
+      summary: `Create a ${noun}`,
+      description: BUDGET,
+      errors: [409],
+      responses: { 201: record },
+    };
   return docs;
 }
 
@@ -74,7 +86,8 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
     },
     [`POST /collections/:collectionId/${segment}`]: {
       summary: `Create a ${noun} (last in its folder)`,
-      errors: access,
+      description: BUDGET,
+      errors: [403, 409],
       responses: { 200: record },
     },
     [`GET /${segment}/:id`]: {
@@ -84,8 +97,8 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
     },
     [`PUT /${segment}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
-      description: IF_MATCH,
-      errors: [400, 403, 412],
+      description: `${IF_MATCH} ${BUDGET}`,
+      errors: [400, 403, 409, 412],
       responses: { 200: record },
     },
     [`DELETE /${segment}/:id`]: {
@@ -101,7 +114,8 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
     },
     [`PUT /${segment}/:id/move`]: {
       summary: `Move a ${noun} to a folder at an index`,
-      errors: access,
+      description: BUDGET,
+      errors: [403, 409],
       responses: { 204: null },
     },
     [`GET /admin/collections/:collectionId/${segment}`]: {
@@ -126,13 +140,14 @@ export function entitiesApi(
     },
     'POST /collections/:collectionId/folders': {
       summary: 'Create a folder (last among its siblings)',
-      errors: [403],
+      description: BUDGET,
+      errors: [403, 409],
       responses: { 200: folderRecord },
     },
     'PATCH /folders/:id': {
       summary: 'Rename a folder or change its marker',
-      description: IF_MATCH,
-      errors: [400, 403, 412],
+      description: `${IF_MATCH} ${BUDGET}`,
+      errors: [400, 403, 409, 412],
       responses: { 200: folderRecord },
     },
     'DELETE /folders/:id': {
@@ -148,7 +163,8 @@ export function entitiesApi(
     },
     'PUT /folders/:id/move': {
       summary: 'Move a folder under another parent at an index (never into itself)',
-      errors: [403],
+      description: BUDGET,
+      errors: [403, 409],
       responses: { 200: folderRecord },
     },
     'GET /admin/collections/:collectionId/folders': {

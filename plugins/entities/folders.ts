@@ -130,7 +130,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         marker: input.marker ?? null,
         ...created(user, now),
       });
-      await recordChange(tx, {
+      await recordChange(tx, deps, {
         kind: 'folder',
         row,
         action: 'created',
@@ -154,7 +154,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       const now = deps.clock.iso();
       const patch = { ...definedOnly(input), ...touched(user, now), version: current.version + 1 };
       const row = (await tx.table(foldersTable).update(id, patch))!;
-      await recordChange(tx, {
+      await recordChange(tx, deps, {
         kind: 'folder',
         row,
         action: 'updated',
@@ -194,7 +194,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         at,
         cause,
       });
-      await recordChanges(tx, [
+      await recordChanges(tx, deps, [
         gone('folder', folder, null),
         ...all
           .filter((f) => f.id !== id && folderIds.includes(f.id))
@@ -280,7 +280,7 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       await writeChanges(tx.table(foldersTable), patches);
       const row = { ...folder, ...patches.get(id) };
       if (changed)
-        await recordChange(tx, {
+        await recordChange(tx, deps, {
           kind: 'folder',
           row,
           action: 'moved',

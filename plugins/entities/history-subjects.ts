@@ -12,7 +12,7 @@ import { assertCollectionAccess } from './access.ts';
 import type { VersionedRow } from './history.ts';
 import type { ItemKind } from './item-kind.ts';
 import { toFolderRecord } from './records.ts';
-import { foldersTable, type HistoryKind } from './tables.ts';
+import { foldersTable, type HistoryKind, type RevisionRow } from './tables.ts';
 import { historyKindOf, type AnyTopLevelKind } from './top-level-kind.ts';
 
 /** How a record sits in its container: what a restore keeps, and re-checks on undelete. */
@@ -29,6 +29,8 @@ export interface HistorySubject {
   placement: Placement;
   /** The access-list field of a top-level kind. */
   field?: EntityAccessField;
+  /** Only the creator may delete one through the data API (collections). */
+  creatorOnlyDelete?: boolean;
 }
 
 export function historySubjects(
@@ -63,8 +65,24 @@ export function historySubjects(
       toRecord: kind.toRecord,
       placement: 'top-level',
       field: kind.field,
+      creatorOnlyDelete: kind.creatorOnlyDelete ?? false,
     })),
   ];
+}
+
+/**
+ * Whether the user may see this revision: a revision of a folder, saved request or document is
+ * judged by the collection it was written in (a record moved from another collection keeps the
+ * revisions written there out of reach of who cannot use that one); a top-level record's by the
+ * record, checked already.
+ */
+export function mayReadRevision(
+  user: UserRow,
+  subject: HistorySubject,
+  revision: Pick<RevisionRow, 'snapshot'>,
+): boolean {
+  if (subject.field) return true;
+  return hasAccess(user, 'collectionAccess', String(revision.snapshot['collectionId'] ?? ''));
 }
 
 /** 403 unless the user may use the record (`row`: live, or as last recorded). */

@@ -1,4 +1,7 @@
-/** The tables of history: revisions of workspace records, and the trash of deleted ones. */
+/**
+ * The tables of history: revisions of workspace records, the trash of deleted ones, and the bytes
+ * the revisions take per author and tenant.
+ */
 import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
 import { col, defineTable, equalitiesThenId, type RowOfTable } from '../../kernel/storage/table.ts';
 import { NAME_MAX } from './schemas.ts';
@@ -39,6 +42,8 @@ export const revisionsTable = defineTable({
     /** `cli` for a change made by a command on the server's machine. */
     via: col.stringNullable(16),
     snapshot: col.json<Record<string, unknown>>(),
+    /** The snapshot's bytes as stored, counted in its author's and tenant's history usage. */
+    size: col.int(),
   },
   indexes: [['recordId', 'version']],
   // The audit log's view (newest first, by any mix of actor, kind and action, and record) and
@@ -64,9 +69,26 @@ export const trashTable = defineTable({
     at: col.timestamp(),
     actorId: col.idNullable(),
     cause: col.idNullable(),
+    /** Deleted by an admin (or the command line): only an admin may bring it back. */
+    byAdmin: col.bool(),
   },
   indexes: [['collectionId', 'cause', 'at'], ['cause'], ['at']],
 });
+
+/**
+ * History usage counters: the bytes of the revisions kept, per author (`u:<user id>:<shard>`) and
+ * per tenant (`t:<tenant id>:<shard>`), changed in the transaction that writes or removes the
+ * revisions. Each scope has {@link USAGE_SHARDS} rows and a write adds to one picked at random, so
+ * concurrent writers seldom wait on one row; the usage is their sum.
+ */
+export const historyUsageTable = defineTable({
+  name: 'history_usage',
+  columns: { id: col.id(), bytes: col.int() },
+  // Read by id only, and changed by almost every write: never cached.
+  changeFeed: false,
+});
+
+export const USAGE_SHARDS = 16;
 
 export type RevisionRow = RowOfTable<typeof revisionsTable>;
 export type TrashRow = RowOfTable<typeof trashTable>;

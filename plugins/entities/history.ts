@@ -8,12 +8,18 @@
  */
 import type { Context } from 'hono';
 import { auditScopeOf, originOf, type AuditScope } from '../../kernel/audit.ts';
+import type { HistoryConfig } from '../../kernel/config/sections.ts';
 import { preconditionFailed } from '../../kernel/errors.ts';
+import type { EventBus } from '../../kernel/events.ts';
 import { parseIfMatch } from '../../kernel/http/if-match.ts';
+import { usersTable } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { timeOrderedId } from '../../kernel/time-id.ts';
 import type { CopyOfUpdate, Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
+import { jsonBytes } from '../../kernel/storage/versioned.ts';
+import { capRevisions } from './history-removal.ts';
+import { assertHistoryBudget, tallyRevisions, type UsageLedger } from './history-usage.ts';
 import {
   revisionsTable,
   trashTable,
@@ -46,7 +52,7 @@ export interface Change {
   scope?: AuditScope | null;
 }
 
-type RevisionHead = Omit<RevisionRow, 'recordId' | 'version' | 'snapshot'>;
+type RevisionHead = Omit<RevisionRow, 'recordId' | 'version' | 'snapshot' | 'size'>;
 
 /** A revision's own columns: its id, the change and who asked for it (through `store`). */
 function revisionHead(store: Store, change: Omit<Change, 'row'>): RevisionHead {
@@ -69,26 +75,68 @@ const revisionRow = (store: Store, change: Change): RevisionRow => ({
   recordId: change.row.id,
   version: change.row.version,
   snapshot: { ...change.row },
+  size: jsonBytes(change.row),
 });
+
+/** What recording history needs of the plugin: its events, the `history` section, the usage. */
+export interface HistoryDeps {
+  events: EventBus;
+  history: () => HistoryConfig;
+  usage: UsageLedger;
+}
 
 /**
  * The revision of an update made with `updateVersioned` (kernel/storage/versioned.ts): the
- * storage writes the changed row and this revision of it together, through `store`.
+ * storage writes the changed row and this revision of it together, through `store`, and tells
+ * `sized` the revision's size (for the history usage, once the write has committed).
  */
-export const revisionOfUpdate = (store: Store, change: Omit<Change, 'row'>): CopyOfUpdate => ({
+export const revisionOfUpdate = (
+  store: Store,
+  change: Omit<Change, 'row'>,
+  sized: (bytes: number) => void,
+): CopyOfUpdate => ({
   into: revisionsTable,
   row: revisionHead(store, change),
   recordColumn: 'recordId',
   versionColumn: 'version',
   snapshotColumn: 'snapshot',
+  sizeColumn: 'size',
+  sized,
 });
 
-/** Writes the revisions of `changes` (one statement), and the trash entries of deletes, in `tx`. */
-export async function recordChanges(tx: Store, changes: readonly Change[]): Promise<void> {
+/** Whether each deleting actor is an admin (or, without one, the command line). */
+async function adminActors(tx: Store, changes: readonly Change[]): Promise<Map<string, boolean>> {
+  const ids = [...new Set(changes.flatMap((change) => (change.actorId ? [change.actorId] : [])))];
+  const admins = new Map(ids.map((id) => [id, false]));
+  if (ids.length > 0)
+    for (const user of await tx.table(usersTable).getMany(ids))
+      admins.set(user.id, user.role === 'admin');
+  return admins;
+}
+
+/**
+ * Writes the revisions of `changes` (one statement) in `tx`, with their sizes in the history
+ * usage, and the trash entries of deletes; then keeps each record within
+ * `history.maxRevisionsPerRecord`. A change other than a deletion is refused (409) when its
+ * author's or the tenant's history has reached its budget.
+ */
+export async function recordChanges(
+  tx: Store,
+  deps: HistoryDeps,
+  changes: readonly Change[],
+): Promise<void> {
   if (changes.length === 0) return;
-  await tx.table(revisionsTable).insertMany(changes.map((change) => revisionRow(tx, change)));
+  const history = deps.history();
+  for (const actorId of new Set(
+    changes.filter((change) => change.action !== 'deleted').map((change) => change.actorId),
+  ))
+    await assertHistoryBudget(tx, deps.usage, history, actorId);
+  const revisions = changes.map((change) => revisionRow(tx, change));
+  await tx.table(revisionsTable).insertMany(revisions);
+  await tallyRevisions(tx, revisions, 1);
   const deleted = changes.filter((change) => change.action === 'deleted');
-  if (deleted.length > 0)
+  if (deleted.length > 0) {
+    const admins = await adminActors(tx, deleted);
     await tx.table(trashTable).insertMany(
       deleted.map((change) => ({
         id: change.row.id,
@@ -99,13 +147,24 @@ export async function recordChanges(tx: Store, changes: readonly Change[]): Prom
         at: change.at,
         actorId: change.actorId,
         cause: change.cause ?? null,
+        byAdmin: change.actorId === null || admins.get(change.actorId) === true,
       })),
     );
+  }
+  const removed = await capRevisions(
+    tx,
+    deps.events,
+    history.maxRevisionsPerRecord,
+    changes.map((change) => ({ recordId: change.row.id, version: change.row.version })),
+  );
+  await tallyRevisions(tx, removed, -1);
 }
 
 /**
  * Inserts new rows into `table` with the `created` revisions of `changes` (one per row), all or
- * none: one statement on PostgreSQL (`Store.insertAll`).
+ * none: one statement on PostgreSQL (`Store.insertAll`). The caller checks the budget before
+ * ({@link assertHistoryBudget}) and counts the revisions' sizes ({@link createdSize}) in the
+ * history usage.
  */
 export function insertCreated(
   tx: Store,
@@ -119,9 +178,12 @@ export function insertCreated(
   ]);
 }
 
+/** The size of the `created` revision of `row` (as {@link insertCreated} records it). */
+export const createdSize = (row: VersionedRow): number => jsonBytes(row);
+
 /** One change, see {@link recordChanges}. */
-export function recordChange(tx: Store, change: Change): Promise<void> {
-  return recordChanges(tx, [change]);
+export function recordChange(tx: Store, deps: HistoryDeps, change: Change): Promise<void> {
+  return recordChanges(tx, deps, [change]);
 }
 
 /** The versions an `If-Match` header asks for (see kernel/http/if-match.ts); 400 when malformed. */

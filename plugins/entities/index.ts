@@ -9,6 +9,7 @@
  */
 import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import type { EntityDeps } from './access.ts';
 import { entitiesApi } from './api.ts';
@@ -17,15 +18,18 @@ import { documentsKind } from './documents.ts';
 import { environmentsKind } from './environments.ts';
 import { folderRoutes } from './folders.ts';
 import { historySubjects } from './history-subjects.ts';
+import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
+import { purgeHistory, type PurgeDeps } from './history-purge.ts';
 import { startPruning } from './prune.ts';
 import { revisionRoutes } from './revisions.ts';
+import { trashRoutes } from './trash.ts';
 import { itemRoutes } from './items.ts';
 import { livePagesKind, liveServersKind } from './live.ts';
 import { requestsKind } from './requests.ts';
 import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
 import { runResultRoutes } from './run-results.ts';
 import { snippetsKind } from './snippets.ts';
-import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
+import { entityMigrations, entityTables, runResultUsageTable, type HistoryKind } from './tables.ts';
 import type { TopLevelKind } from './top-level-kind.ts';
 import { mountTopLevelKind } from './top-level.ts';
 
@@ -38,6 +42,22 @@ const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
 ];
 
 const itemKinds = [requestsKind, documentsKind];
+const subjects = historySubjects(topLevelKinds, itemKinds);
+
+/**
+ * Purges the history of a record of `kind` (history-purge.ts), for `workspace-hub history purge`;
+ * the admin route is mounted with the other history routes.
+ */
+export function purgeRecordHistory(
+  store: Store,
+  deps: PurgeDeps,
+  kind: HistoryKind,
+  id: string,
+): Promise<{ purged: number }> {
+  const subject = subjects.find((candidate) => candidate.kind === kind);
+  if (!subject) throw new Error(`No history kind ${kind}`);
+  return purgeHistory(store, deps, subject, id);
+}
 
 export const entitiesPlugin = definePlugin<RunResultsConfig>({
   name: 'entities',
@@ -61,20 +81,32 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
       events: ctx.events,
       cache: ctx.cache,
       audit: ctx.audit,
+      history: () => ctx.hubConfig().history,
+      usage: createUsageLedger((tenantId) => ctx.storage(tenantId)),
     };
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);
     for (const kind of itemKinds) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
-    revisionRoutes(routes, deps, historySubjects(topLevelKinds, itemKinds));
+    revisionRoutes(routes, deps, subjects);
+    trashRoutes(routes);
     const pruner = startPruning(ctx);
+    const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);
+    flushUsage.unref?.();
     // A deleted account's runs stay (their collection's members may still read them); its usage
     // row goes, as nobody can store more under that account.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(runResultUsageTable).delete(user.id);
     });
-    return { routes, close: async () => pruner.stop() };
+    return {
+      routes,
+      async close() {
+        pruner.stop();
+        clearInterval(flushUsage);
+        await deps.usage.flush();
+      },
+    };
   },
 });
 

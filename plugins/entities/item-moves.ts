@@ -115,7 +115,7 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Ite
       await writeChanges(rows(tx), patches);
       if (changed) {
         const row = { ...item, ...patches.get(id) };
-        await recordChange(tx, {
+        await recordChange(tx, deps, {
           kind: kind.deletedKind,
           row,
           action: 'moved',

@@ -4,9 +4,12 @@
  * delete that keeps the row in its `deleted` revision).
  */
 import { notFound } from '../../kernel/errors.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
+import type { Store, VersionedMatch } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
-import { recordChange } from './history.ts';
+import { recordChange, revisionOfUpdate, type Change } from './history.ts';
+import { capRevisions } from './history-removal.ts';
+import type { RevisionRow } from './history-tables.ts';
+import { assertHistoryBudget } from './history-usage.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
 import { nextSortOrder } from './ordering.ts';
 
@@ -45,6 +48,56 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
     load: async (store: Store, id: string) => found(await rows(store).get(id)),
     /** The row, locked to the end of the transaction (a change or delete records its version). */
     loadForUpdate: async (tx: Store, id: string) => found(await rows(tx).getForUpdate(id)),
+    /**
+     * An edit that keeps the item where it is (`match` pins its collection, maybe its folder and
+     * version): the row and its revision in one versioned update (one statement on PostgreSQL)
+     * while the record is below `history.maxRevisionsPerRecord`; at the limit, the same update
+     * and the removal of the oldest revision in one transaction. Null when the row does not match
+     * (the caller's full path tells why: moved, 404, 412). 409 when the history budget is spent.
+     */
+    async editInPlace(
+      store: Store,
+      id: string,
+      patch: Partial<ItemRow>,
+      match: VersionedMatch,
+      change: Omit<Change, 'row'>,
+    ): Promise<ItemRow | null> {
+      const history = deps.history();
+      await assertHistoryBudget(store, deps.usage, history, change.actorId);
+      const max = history.maxRevisionsPerRecord;
+      const expected = match['version'];
+      let size = 0;
+      const sized = (bytes: number) => (size = bytes);
+      let removed: RevisionRow[] = [];
+      let edited: ItemRow | null = null;
+      if (typeof expected !== 'number' || expected < max) {
+        const below = { ...match, version: expected ?? { lt: max } };
+        edited = await rows(store).updateVersioned(
+          id,
+          patch,
+          below,
+          revisionOfUpdate(store, change, sized),
+        );
+      }
+      edited ??= await store.transaction(async (tx) => {
+        removed = [];
+        const row = await rows(tx).updateVersioned(
+          id,
+          patch,
+          match,
+          revisionOfUpdate(tx, change, sized),
+        );
+        if (row)
+          removed = await capRevisions(tx, deps.events, max, [
+            { recordId: id, version: row.version },
+          ]);
+        return row;
+      });
+      // Committed: its revision counts in the history usage, and what it removed no longer does.
+      if (edited) deps.usage.add(store, change.actorId, size);
+      for (const revision of removed) deps.usage.add(store, revision.actorId, -revision.size);
+      return edited;
+    },
     /** Writes `patch` with the row's next version, and records the revision. */
     async saveChange(
       tx: Store,
@@ -58,7 +111,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       // without reading it back (one statement less on SQLite and MySQL).
       const row = { ...current, ...patch, version: current.version + 1 };
       await rows(tx).updateWhere({ id: current.id }, { ...patch, version: row.version });
-      await recordChange(tx, { kind: kind.deletedKind, row, action, actorId, at });
+      await recordChange(tx, deps, { kind: kind.deletedKind, row, action, actorId, at });
       return row;
     },
     /** Deletes the row and records it, as it was, in a `deleted` revision (what undelete needs). */
@@ -66,7 +119,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       await rows(tx).delete(current.id);
       const row = { ...current, version: current.version + 1 };
       const at = deps.clock.iso();
-      await recordChange(tx, { kind: kind.deletedKind, row, action: 'deleted', actorId, at });
+      await recordChange(tx, deps, { kind: kind.deletedKind, row, action: 'deleted', actorId, at });
     },
   };
 }

@@ -26,15 +26,16 @@ import {
   type ItemMovedEvent,
 } from './access.ts';
 import { createAppender } from './append.ts';
+import { assertHistoryBudget } from './history-usage.ts';
 import { itemMoveRoutes } from './item-moves.ts';
 import { itemRows } from './item-rows.ts';
 import {
   checkVersion,
+  createdSize,
   etagOf,
   expectedVersion,
-  recordChange,
   insertCreated,
-  revisionOfUpdate,
+  recordChange,
 } from './history.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
 import {
@@ -52,7 +53,10 @@ import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
 
 export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind): void {
-  const { rows, nextIn, load, loadForUpdate, saveChange, remove } = itemRows(deps, kind);
+  const { rows, nextIn, load, loadForUpdate, saveChange, remove, editInPlace } = itemRows(
+    deps,
+    kind,
+  );
   /** Appends into one container: lock the collection, check the folder, then the next position. */
   const appender = createAppender<{ collectionId: string; folderId: string | null }, ItemRow>({
     key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
@@ -119,6 +123,8 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     const { name, folderId = null, marker = null, ...content } = c.req.valid('json');
     assertCollectionAccess(user, collectionId);
     const store = c.get('store');
+    // The budget before the create joins a batch, so it refuses this create alone.
+    await assertHistoryBudget(store, deps.usage, deps.history(), user.id);
     // Last in its folder; concurrent creates into one folder are written together (append.ts).
     const row = await appender.append(
       { collectionId, folderId },
@@ -135,6 +141,8 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       }),
       Number(c.req.header('content-length') ?? 0) || 0,
     );
+    // Committed with its batch: its revision counts in the history usage.
+    deps.usage.add(store, user.id, createdSize(row));
     return c.json(kind.toRecord(row), 200);
   });
 
@@ -145,10 +153,11 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     assertCollectionAccess(user, collectionId);
     const expected = expectedVersion(c.req.header('if-match'));
     // An edit that stays in its collection and folder (the common case) is one versioned update
-    // of the row alone (one statement on PostgreSQL), with its revision: the collection lock only
-    // orders writers that plan positions, and the item keeps its position. It changes the row only
-    // where the edit says it is (and at the version If-Match names); otherwise the full path below
-    // answers (a move, 404, 412, and an If-Match naming several versions or none of ours).
+    // of the row alone (one statement on PostgreSQL below the revision limit; item-rows.ts), with
+    // its revision: the collection lock only orders writers that plan positions, and the item
+    // keeps its position. It changes the row only where the edit says it is (and at the version
+    // If-Match names); otherwise the full path below answers (a move, 404, 412, and an If-Match
+    // naming several versions or none of ours).
     const version = Array.isArray(expected)
       ? expected.length === 1
         ? expected[0]
@@ -156,7 +165,8 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       : undefined;
     if (version !== null) {
       const now = deps.clock.iso();
-      const edited = await rows(c.get('store')).updateVersioned(
+      const edited = await editInPlace(
+        c.get('store'),
         id,
         { ...definedOnly(fields), marker, ...touched(user, now) },
         {
@@ -164,12 +174,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
           ...(folderId !== undefined ? { folderId } : {}),
           ...(version !== undefined ? { version } : {}),
         },
-        revisionOfUpdate(c.get('store'), {
-          kind: kind.deletedKind,
-          action: 'updated',
-          actorId: user.id,
-          at: now,
-        }),
+        { kind: kind.deletedKind, action: 'updated', actorId: user.id, at: now },
       );
       if (edited) return answer(c, edited);
     }

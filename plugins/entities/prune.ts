@@ -6,22 +6,25 @@
  * run costs what was written meanwhile. One run at a time, every `pruneIntervalSeconds`.
  *
  * A revision is also its change's audit event, which the audit log may keep longer: every page
- * of revisions is handed to `entities.revisions-pruned` in the transaction that deletes it.
+ * of revisions is handed to `entities.revisions-pruned` in the transaction that deletes it, which
+ * also takes its bytes off the history usage (history-removal.ts).
  */
 import type { HistoryConfig } from '../../kernel/config/sections.ts';
 import type { EventBus } from '../../kernel/events.ts';
 import type { PluginContext } from '../../kernel/plugin.ts';
 import type { Store, Where } from '../../kernel/storage/contract.ts';
 import { timeIdPrefix } from '../../kernel/time-id.ts';
-import { REVISIONS_PRUNED, type RevisionsPrunedEvent } from './change-log.ts';
+import { dropRevisions } from './history-removal.ts';
+import { tallyRevisions } from './history-usage.ts';
 import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 500;
 
 /**
- * Deletes the revisions `where` selects, a page at a time, each page announced first. Every page
- * is deleted, so the order only has to be one an index serves with `where` (also on Firestore).
+ * Deletes the revisions `where` selects, a page at a time, each page read and removed in one
+ * transaction, with its audit hand-over and its bytes taken off the history usage. Every page is deleted, so the
+ * order only has to be one an index serves with `where` (also on Firestore).
  */
 async function prune(
   store: Store,
@@ -31,20 +34,16 @@ async function prune(
 ): Promise<number> {
   let removed = 0;
   for (;;) {
-    const page = await store
-      .table(revisionsTable)
-      .find({ where, orderBy: [[order, 'asc']], limit: PAGE });
-    if (page.length === 0) return removed;
-    // The delete first: Firestore reads nothing in a transaction after its first write.
-    await store.transaction(async (tx) => {
-      await tx.table(revisionsTable).deleteWhere({ id: { in: page.map((row) => row.id) } });
-      await events.publishInTransaction<RevisionsPrunedEvent>(REVISIONS_PRUNED, {
-        store: tx,
-        revisions: page,
-      });
+    const count = await store.transaction(async (tx) => {
+      const page = await tx
+        .table(revisionsTable)
+        .find({ where, orderBy: [[order, 'asc']], limit: PAGE });
+      await dropRevisions(tx, events, page);
+      await tallyRevisions(tx, page, -1);
+      return page.length;
     });
-    removed += page.length;
-    if (page.length < PAGE) return removed;
+    removed += count;
+    if (count < PAGE) return removed;
   }
 }
 

@@ -1,13 +1,15 @@
 /**
  * Restoring a revision. A record that exists gets the revision's content back (its name, fields,
  * marker) and keeps where it is now (collection, folder, position), its deletion lock and, for an
- * environment, its parent. A deleted record comes back with the same id where it was when deleted:
+ * environment, its parent. A deleted record comes back, for whoever may undo its deletion (see
+ * assertMayUndelete), with the same id and its deletion lock, where it was when deleted:
  * into its folder if that still exists, else the collection root; at its old position unless a
  * sibling holds it now, else last; a 409 when its collection is gone. A folder or collection comes
  * back with the folders, saved requests and documents its deletion removed. Every restored record
  * gets a `restored` revision.
  */
-import { conflict } from '../../kernel/errors.ts';
+import { conflict, forbidden } from '../../kernel/errors.ts';
+import { canCreate } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
@@ -25,6 +27,7 @@ import {
   trashTable,
   type HistoryKind,
   type RevisionRow,
+  type TrashRow,
 } from './tables.ts';
 
 type Row = VersionedRow & Record<string, unknown>;
@@ -59,6 +62,32 @@ function parentOf(kind: HistoryKind): { column: 'folderId' | 'parentFolderId'; t
   return kind === 'folder'
     ? { column: 'parentFolderId', table: foldersTable }
     : { column: 'folderId', table: CHILD_TABLES[kind]! };
+}
+
+/**
+ * 403 unless `user` may undo this deletion: an admin's (or the command line's) only an admin may;
+ * a top-level record also takes the right to create one of its kind (`*` in the access list) or
+ * to delete this one as it was when deleted (not locked; its creator, where only the creator may).
+ * A record inside a collection takes the collection, checked already.
+ */
+function assertMayUndelete(
+  user: UserRow,
+  subject: HistorySubject,
+  deleted: Record<string, unknown>,
+  trash: TrashRow | null,
+): void {
+  // No trash entry (never the case for a deletion still in the history): treated as an admin's.
+  if ((trash?.byAdmin ?? true) && user.role !== 'admin')
+    throw forbidden(`An admin deleted this ${subject.noun}; only an admin can restore it.`);
+  if (!subject.field || canCreate(user, subject.field)) return;
+  if (deleted['deletionLocked'] === true)
+    throw forbidden(
+      `This ${subject.noun} was deletion-locked; restoring it takes the right to create one.`,
+    );
+  if (subject.creatorOnlyDelete && deleted['createdByUserId'] !== user.id)
+    throw forbidden(
+      `Only its creator, or someone who may create a ${subject.noun}, can restore this one.`,
+    );
 }
 
 export async function restoreRevision(
@@ -96,14 +125,22 @@ export async function restoreRevision(
       const version = live.version + 1;
       const patch = { ...contentOf(revision.snapshot), ...touched, version };
       const row = ((await table.update(id, patch)) ?? { ...live, ...patch }) as Row;
-      await recordChanges(tx, [change(subject.kind, row)]);
+      await recordChanges(tx, deps, [change(subject.kind, row)]);
       return row;
     }
 
-    // Undelete: every read first (Firestore), then the writes.
+    // Undelete: every read first (Firestore), then the writes. What a restore keeps (placement,
+    // the deletion lock, who created it) is as it was when deleted, whichever revision is restored.
     const at = latest!.snapshot;
+    assertMayUndelete(user, subject, at, await tx.table(trashTable).get(id));
     const version = latest!.version + 1;
-    const row: Row = { ...(revision.snapshot as Row), ...touched, id, version };
+    const row: Row = {
+      ...(at as Row),
+      ...contentOf(revision.snapshot),
+      ...touched,
+      id,
+      version,
+    };
     if (subject.placement !== 'top-level') {
       if (!collection)
         throw conflict(
@@ -139,7 +176,7 @@ export async function restoreRevision(
       back.push(...rows.map((child) => child.id));
     }
     await tx.table(trashTable).deleteWhere({ id: { in: back } });
-    await recordChanges(tx, [
+    await recordChanges(tx, deps, [
       change(subject.kind, row),
       ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
     ]);

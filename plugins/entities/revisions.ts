@@ -1,26 +1,29 @@
 /**
  * The history routes of every kind that keeps revisions: list a record's revisions (newest first,
- * paged by version), read one with the record as it was, restore one (restore.ts), and a
- * collection's trash — the folders, saved requests and documents deleted from it that can still
- * be restored. Everything is access-checked like the record itself (see history-subjects.ts).
+ * paged by version), read one with the record as it was (audited), restore one (restore.ts), and
+ * the admin's purge of a record's history (history-purge.ts). Everything is access-checked like
+ * the record itself (see history-subjects.ts), and each revision of a folder, saved request or
+ * document also by the collection it was written in: one moved in from another collection shows
+ * only what was written where the reader may go.
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';
-import { notFound } from '../../kernel/errors.ts';
+import { forbidden, notFound } from '../../kernel/errors.ts';
 import { limitQuery } from '../../kernel/http/paging.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { validate } from '../../kernel/http/validate.ts';
 import { usersById } from '../../kernel/identity/users.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { assertCollectionAccess, existingCollection, type EntityDeps } from './access.ts';
+import type { EntityDeps } from './access.ts';
 import type { VersionedRow } from './history.ts';
-import { assertSubjectAccess, type HistorySubject } from './history-subjects.ts';
+import { assertSubjectAccess, mayReadRevision, type HistorySubject } from './history-subjects.ts';
+import { purgeHistory } from './history-purge.ts';
 import { restoreRevision } from './restore.ts';
-import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
+import { revisionsTable, type RevisionRow } from './tables.ts';
 
 const REVISION_NOT_FOUND = 'Revision not found';
-const TRASH_KINDS = new Set(['request', 'document', 'folder']);
 const CURSOR_MESSAGE = 'must be a cursor from a previous page';
 
 export const revisionsQuery = z.object({
@@ -31,7 +34,7 @@ export const revisionsQuery = z.object({
   limit: limitQuery(50),
 });
 
-const actorSchema = z
+export const actorSchema = z
   .object({ id: z.string(), name: z.string().nullable().describe('Null once the account is gone') })
   .nullable()
   .describe('Null for a change not made by a user (the command line)');
@@ -45,16 +48,6 @@ export const revisionRecord = z
     actor: actorSchema,
   })
   .meta({ id: 'Revision' });
-
-export const trashItem = z
-  .object({
-    kind: z.enum(['request', 'document', 'folder']),
-    id: z.string(),
-    name: z.string(),
-    deletedAt: z.string(),
-    deletedBy: actorSchema,
-  })
-  .meta({ id: 'TrashItem' });
 
 /** Revisions as the API shows them, with their actors' current names. */
 async function presentRevisions(store: Store, rows: readonly RevisionRow[]) {
@@ -72,10 +65,6 @@ async function presentRevisions(store: Store, rows: readonly RevisionRow[]) {
   }));
 }
 
-/**
- * The record now (null once deleted) and its newest revision; 404 when neither exists. Access is
- * checked before anything about the record is told (403).
- */
 /** The newest revision of a record of this kind, or null. */
 export async function latestRevision(
   store: Store,
@@ -90,6 +79,10 @@ export async function latestRevision(
   return latest && latest.kind === subject.kind ? latest : null;
 }
 
+/**
+ * The record now (null once deleted) and its newest revision; 404 when neither exists. Access is
+ * checked before anything about the record is told (403).
+ */
 export async function loadSubject(
   store: Store,
   subject: HistorySubject,
@@ -116,24 +109,38 @@ export function revisionRoutes(
       const id = pathId(c, 'id', subject.notFound);
       const { cursor, limit } = c.req.valid('query');
       const store = c.get('store');
-      await loadSubject(store, subject, c.get('auth').user, id);
-      const rows = await store.table(revisionsTable).find({
-        where: { recordId: id, ...(cursor ? { version: { lt: Number(cursor) } } : {}) },
-        orderBy: [['version', 'desc']],
-        limit: limit + 1,
-      });
-      const page = rows.slice(0, limit);
-      const more = rows.length > limit;
+      const user = c.get('auth').user;
+      await loadSubject(store, subject, user, id);
+      // Only revisions the reader may see count towards a page, so a page may take more reads.
+      const visible: RevisionRow[] = [];
+      let below = cursor ? Number(cursor) : undefined;
+      for (;;) {
+        const rows = await store.table(revisionsTable).find({
+          where: { recordId: id, ...(below !== undefined ? { version: { lt: below } } : {}) },
+          orderBy: [['version', 'desc']],
+          limit: limit + 1,
+        });
+        visible.push(...rows.filter((row) => mayReadRevision(user, subject, row)));
+        if (rows.length <= limit || visible.length > limit) break;
+        below = rows[rows.length - 1]!.version;
+      }
+      const page = visible.slice(0, limit);
+      const more = visible.length > limit;
       return c.json({
         revisions: await presentRevisions(store, page),
         ...(more ? { nextCursor: String(page[page.length - 1]!.version) } : {}),
       });
     });
 
-    const loadRevision = async (store: Store, id: string, revisionId: string) => {
+    /** The revision, after the record's access check: 403 when written where the user may not go. */
+    const loadRevision = async (store: Store, user: UserRow, id: string, revisionId: string) => {
       const row = await store.table(revisionsTable).get(revisionId);
       if (!row || row.recordId !== id || row.kind !== subject.kind)
         throw notFound(REVISION_NOT_FOUND);
+      if (!mayReadRevision(user, subject, row))
+        throw forbidden(
+          `This revision was written in a collection that is not in your collectionAccess list.`,
+        );
       return row;
     };
 
@@ -141,8 +148,15 @@ export function revisionRoutes(
       const id = pathId(c, 'id', subject.notFound);
       const revisionId = pathId(c, 'revisionId', REVISION_NOT_FOUND);
       const store = c.get('store');
-      await loadSubject(store, subject, c.get('auth').user, id);
-      const row = await loadRevision(store, id, revisionId);
+      const user = c.get('auth').user;
+      await loadSubject(store, subject, user, id);
+      const row = await loadRevision(store, user, id, revisionId);
+      // Who read which old content (it may hold what has since been scrubbed): one insert.
+      await deps.audit.record(store, {
+        action: 'revision.read',
+        target: { kind: subject.kind, id, name: String(row.snapshot['name'] ?? '') },
+        details: { revisionId: row.id, version: row.version },
+      });
       const [revision] = await presentRevisions(store, [row]);
       return c.json({ revision, record: subject.toRecord(row.snapshot) });
     });
@@ -153,39 +167,19 @@ export function revisionRoutes(
       const store = c.get('store');
       const user = c.get('auth').user;
       await loadSubject(store, subject, user, id);
-      const revision = await loadRevision(store, id, revisionId);
+      const revision = await loadRevision(store, user, id, revisionId);
       const row = await restoreRevision(store, deps, subject, revision, user);
       c.header('ETag', `"${row.version}"`);
       return c.json(subject.toRecord(row));
     });
-  }
 
-  app.get('/collections/:id/trash', async (c) => {
-    const collectionId = pathId(c, 'id', 'Collection not found');
-    const store = c.get('store');
-    assertCollectionAccess(c.get('auth').user, collectionId);
-    await existingCollection(store, collectionId);
-    // Records deleted on their own (not with a folder: they come back with it), newest first.
-    const rows = (
-      await store.table(trashTable).find({
-        where: { collectionId, cause: null },
-        orderBy: [['at', 'desc']],
-      })
-    ).filter((row) => TRASH_KINDS.has(row.kind));
-    const users = await usersById(
-      store,
-      rows.map((row) => row.actorId),
-    );
-    return c.json({
-      items: rows.map((row) => ({
-        kind: row.kind,
-        id: row.id,
-        name: row.name,
-        deletedAt: row.at,
-        deletedBy: row.actorId
-          ? { id: row.actorId, name: users.get(row.actorId)?.name ?? null }
-          : null,
-      })),
+    app.delete(`/admin/${subject.prefix}/:id/revisions`, async (c) => {
+      const id = pathId(c, 'id', subject.notFound);
+      const store = c.get('store');
+      const purged = await purgeHistory(store, deps, subject, id);
+      // The bytes are off the counters: the next check reads them again.
+      deps.usage.forget(store.tenantId);
+      return c.json(purged);
     });
-  });
+  }
 }

@@ -5,7 +5,8 @@
  */
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-import { revisionsTable, trashTable } from './history-tables.ts';
+import { usersTable } from '../../kernel/identity/tables.ts';
+import { historyUsageTable, revisionsTable, trashTable } from './history-tables.ts';
 import {
   NAME_MAX,
   type AuthConfig,
@@ -229,6 +230,7 @@ export const entityTables = [
   runResultUsageTable,
   revisionsTable,
   trashTable,
+  historyUsageTable,
 ];
 
 /** The tables whose rows carry a version and have revisions. */
@@ -266,6 +268,25 @@ export const entityMigrations: Migration[] = [
     async run(store) {
       for (const table of versionedTables)
         await store.table(table).updateWhere({ version: 0 }, { version: 1 });
+    },
+  },
+  // History budget and undelete rules: each revision's size (0 for those written before: they
+  // were never counted, so they never count), the usage counters, and who deleted what is in the
+  // trash — an admin (or the command line) where the deleter is one now.
+  {
+    id: 'entities/0006-history-budget',
+    addColumns: [
+      { table: revisionsTable, columns: ['size'] },
+      { table: trashTable, columns: ['byAdmin'] },
+    ],
+    createTables: [historyUsageTable],
+    async run(store) {
+      await store.table(trashTable).updateWhere({ actorId: null }, { byAdmin: true });
+      const admins = await store.table(usersTable).find({ where: { role: 'admin' } });
+      for (let i = 0; i < admins.length; i += 500) {
+        const ids = admins.slice(i, i + 500).map((user) => user.id);
+        await store.table(trashTable).updateWhere({ actorId: { in: ids } }, { byAdmin: true });
+      }
     },
   },
 ];

@@ -4,7 +4,8 @@
  */
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { EntityDeps } from './access.ts';
-import { insertCreated, recordChange, recordChanges } from './history.ts';
+import { createdSize, insertCreated, recordChange, recordChanges } from './history.ts';
+import { assertHistoryBudget, tallyRevisions } from './history-usage.ts';
 import {
   historyKindOf,
   rowsOf,
@@ -29,6 +30,7 @@ export async function removeRow(
   const deleted: DeletedRecorder = (childKind, rows) =>
     recordChanges(
       tx,
+      deps,
       rows.map((child) => ({
         kind: childKind,
         row: { ...child, version: child.version + 1 },
@@ -42,7 +44,7 @@ export async function removeRow(
   await rowsOf(tx, kind).delete(row.id);
   const version = row.version + 1;
   const change = { row: { ...row, version }, action: 'deleted' as const, actorId, at };
-  await recordChange(tx, { kind: historyKindOf(kind), ...change });
+  await recordChange(tx, deps, { kind: historyKindOf(kind), ...change });
   return { ...removed, [kind.deletedKind]: [row.id] };
 }
 
@@ -59,7 +61,9 @@ export async function insertRow(
     actorId: built.createdByUserId,
     at: built.createdAt,
   };
+  await assertHistoryBudget(tx, deps.usage, deps.history(), change.actorId);
   await insertCreated(tx, kind.table, [built], [{ kind: historyKindOf(kind), ...change }]);
+  await tallyRevisions(tx, [{ actorId: change.actorId, size: createdSize(built) }], 1);
   return built;
 }
 
@@ -75,6 +79,6 @@ export async function updateRow(
   const version = current.version + 1;
   const row = (await rowsOf(tx, kind).update(current.id, { ...patch, version }))!;
   const at = deps.clock.iso();
-  await recordChange(tx, { kind: historyKindOf(kind), row, action: 'updated', actorId, at });
+  await recordChange(tx, deps, { kind: historyKindOf(kind), row, action: 'updated', actorId, at });
   return row;
 }

@@ -9,6 +9,7 @@ import { EVERY_ENTITY, fixtures } from '../helpers/fixtures.ts';
 import { CLI_AUDIT_SCOPE, withAuditScope } from '../../kernel/audit.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { recordChange } from '../../plugins/entities/history.ts';
+import { createUsageLedger } from '../../plugins/entities/history-usage.ts';
 
 describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) => {
   const t = useTestHub(kind);
@@ -22,13 +23,21 @@ describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) =
   /** A change recorded by hand in `tx`, as the CLI would make it. */
   const cliChange = (tx: Store, id: string) =>
     withAuditScope(CLI_AUDIT_SCOPE, () =>
-      recordChange(tx, {
-        kind: 'live-page',
-        row: { id, name: 'Docs', version: 2 },
-        action: 'restored',
-        actorId: null,
-        at: new Date().toISOString(),
-      }),
+      recordChange(
+        tx,
+        {
+          events: t.hub.events,
+          history: () => t.hub.config().history,
+          usage: createUsageLedger((id) => t.hub.driver().forTenant(id)),
+        },
+        {
+          kind: 'live-page',
+          row: { id, name: 'Docs', version: 2 },
+          action: 'restored',
+          actorId: null,
+          at: new Date().toISOString(),
+        },
+      ),
     );
 
   it('reads each event from its revision: action, actor, request id, target and version', async () => {

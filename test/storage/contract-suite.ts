@@ -3,6 +3,7 @@
  * `defineStorageContract` is called once per driver (test/storage/contract.test.ts); a new driver
  * (Firestore) passes by running the same function unchanged.
  */
+import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, type Store, type StorageDriver } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
@@ -57,6 +58,13 @@ const draftCopies = defineTable({
   indexes: [['recordId', 'version']],
 });
 
+/** Copies that also record their snapshot's size. */
+const sizedCopies = defineTable({
+  name: 'contract_sized_copies',
+  columns: { ...draftCopies.columns, size: col.int() },
+  indexes: [['recordId', 'version']],
+});
+
 type Thing = RowOfTable<typeof things>;
 
 let sequence = 0;
@@ -98,7 +106,7 @@ export function defineStorageContract(
       opened = await open();
       await opened.driver.applyMigration({
         id: 'contract/0001',
-        createTables: [things, counters, drafts, draftCopies],
+        createTables: [things, counters, drafts, draftCopies, sizedCopies],
       });
       a = opened.driver.forTenant(tenantA);
       b = opened.driver.forTenant(tenantB);
@@ -482,6 +490,41 @@ export function defineStorageContract(
         expect(await a.table(drafts).get(row.id)).toEqual(row);
         expect(await a.table(draftCopies).count({ recordId: row.id })).toBe(0);
         expect(await b.table(draftCopies).count({ recordId: row.id })).toBe(0);
+      });
+
+      it('matches a number below a bound, and records and tells the size of each copy', async () => {
+        const row = await a.table(drafts).insert(draft());
+        const told = new Map<string, number>();
+        const sized = (id: string) => ({
+          ...copy(id),
+          into: sizedCopies,
+          sizeColumn: 'size',
+          sized: (bytes: number) => told.set(id, bytes),
+        });
+        const edit = (match: Record<string, string | number | { lt: number }>, id: string) =>
+          a.table(drafts).updateVersioned(row.id, { name: id }, match, sized(id));
+        expect(await edit({ version: { lt: 1 } }, `s0-${row.id}`)).toBeNull();
+        expect(await edit({ version: { lt: 2 } }, `s1-${row.id}`)).toMatchObject({ version: 2 });
+        // Inside a transaction too (SQLite writes the copy itself there).
+        await a.transaction(async (tx) => {
+          await tx
+            .table(drafts)
+            .updateVersioned(
+              row.id,
+              { note: 'é€😀' },
+              { name: `s1-${row.id}` },
+              sized(`s2-${row.id}`),
+            );
+        });
+        const copies = await a.table(sizedCopies).find({ where: { recordId: row.id } });
+        expect(copies.map((c) => c.version).sort()).toEqual([2, 3]);
+        expect([...told.keys()].sort()).toEqual([`s1-${row.id}`, `s2-${row.id}`]);
+        for (const c of copies) {
+          expect(told.get(c.id)).toBe(c.size);
+          // The bytes of the snapshot's JSON as the database keeps it: at least the compact form.
+          expect(c.size).toBeGreaterThanOrEqual(Buffer.byteLength(JSON.stringify(c.snapshot)));
+          expect(c.size).toBeLessThan(2 * Buffer.byteLength(JSON.stringify(c.snapshot)));
+        }
       });
 
       it('rolls back with the transaction it runs in', async () => {

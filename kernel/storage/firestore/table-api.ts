@@ -12,7 +12,7 @@ import type { FirestoreContext } from './gate.ts';
 import { buildQueries, compareRows, isAfterCursor, matchesWhere } from './query.ts';
 import { createReader, uniqueError, type TxState } from './session.ts';
 import { GET_CHUNK, tableWriter } from './staging.ts';
-import { copyRow, matchesAll } from '../versioned.ts';
+import { insertCopy, matchesAll } from '../versioned.ts';
 
 type Row = Record<string, unknown>;
 
@@ -199,9 +199,11 @@ export function firestoreTableApi(scope: TableScope, table: Table): TableApi<Row
       if (!before || !own(before) || !matchesAll(out(before), match)) return null;
       const next = { ...patched(before, patch as Row), version: Number(before.version) + 1 };
       const row = out(await stageReplace(state, before, next));
-      await scope.store
-        .table(copy.into)
-        .insert(copyRow(copy, row as Row & { id: string; version: number }));
+      await insertCopy(
+        (t) => scope.store.table(t) as TableApi<Row>,
+        copy,
+        row as Row & { id: string; version: number },
+      );
       return row;
     },
     async updateWhere(where, patch) {

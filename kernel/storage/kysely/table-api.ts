@@ -18,12 +18,14 @@ import type { SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 import { mapError } from './errors.ts';
 import { retryStatement } from './retry.ts';
-import { copyRow, updateVersionedIn } from '../versioned.ts';
+import { insertCopy, updateVersionedIn } from '../versioned.ts';
 import { pgCast, snapshotSql } from './snapshot-sql.ts';
 
 export type Executor = Kysely<any> | Transaction<any>;
 export type Row = Record<string, unknown>;
 const CHUNK = 500;
+/** The alias of a versioned update's copy size in its answer (no column is named so). */
+const COPY_SIZE = '__copy_size';
 /** Rows per multi-row INSERT: well under every database's limit on bound parameters. */
 const INSERT_CHUNK = 100;
 
@@ -271,14 +273,14 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
         );
         if (!updated) return null;
         const row = decode(updated as Row) as Row & { id: string; version: number };
-        await tableApi(scope, copy.into).insert(copyRow(copy, row));
+        await insertCopy((t) => tableApi(scope, t), copy, row);
         return row;
       }
       if (dialect.flavor !== 'postgres')
         return scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy));
       // One statement: the UPDATE in a WITH, the copy's INSERT reading its RETURNING, no
-      // transaction to begin and commit. The copy of the row is built by the database as the
-      // JSON the codec would write (snapshotSql).
+      // transaction to begin and commit. The copy of the row is built once by the database as the
+      // JSON the codec would write (snapshotSql); its size comes back with the row.
       const values = { ...setValues(patch), version: sql`version + 1` };
       const into = codecFor(copy.into);
       const own = Object.entries(copy.row).filter(
@@ -286,12 +288,14 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       );
       // The copy belongs to the updated row's tenant (also through the unscoped store).
       const tenant = copy.into.tenantScoped ? [TENANT_COLUMN] : [];
+      const sized = copy.sizeColumn ? [into.column(copy.sizeColumn)] : [];
       const columns = [
         ...tenant,
         ...own.map(([column]) => into.column(column)),
         into.column(copy.recordColumn),
         into.column(copy.versionColumn),
         into.column(copy.snapshotColumn),
+        ...sized,
       ];
       const selected = [
         ...tenant.map((column) => sql.ref(`u.${column}`)),
@@ -301,9 +305,10 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
         ),
         sql.ref('u.id'),
         sql.ref('u.version'),
-        sql.raw(`${snapshotSql(table)}::text`),
+        sql.ref('s.snapshot'),
+        ...sized.map(() => sql`octet_length(s.snapshot)`),
       ];
-      const row = await write(() =>
+      const found = await write(() =>
         (db as Kysely<any>)
           .with('u', (qb) =>
             qb
@@ -312,17 +317,22 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
               .where(where({ ...match, id }))
               .returningAll(),
           )
+          .with('s', () => sql`(SELECT ${sql.raw(snapshotSql(table))}::text AS snapshot FROM u)`)
           .with('copy', (qb) =>
             qb
               .insertInto(copy.into.name)
               .columns(columns)
-              .expression(sql`SELECT ${sql.join(selected)} FROM u`),
+              .expression(sql`SELECT ${sql.join(selected)} FROM u, s`),
           )
-          .selectFrom('u')
-          .selectAll()
+          .selectFrom(['u', 's'])
+          .selectAll('u')
+          .select(sql<number>`octet_length(s.snapshot)`.as(COPY_SIZE))
           .executeTakeFirst(),
       );
-      return row ? decode(row as Row) : null;
+      if (!found) return null;
+      const { [COPY_SIZE]: size, ...row } = found as Row;
+      if (copy.sizeColumn) copy.sized?.(Number(size));
+      return decode(row);
     },
     async updateWhere(w, patch) {
       const values = setValues(patch);
