@@ -14,7 +14,7 @@ const tenantQuery = z.object({
     .string()
     .optional()
     .describe(
-      'With multitenancy: the tenant to sign in to (it must exist); default tenant without it',
+      'With multitenancy: the tenant to sign in to (one the `sso` section admits); default tenant without it',
     ),
 });
 
@@ -24,7 +24,9 @@ export const ssoApi: RouteDocs = {
     responses: {
       200: html('The login page'),
       400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
-      404: html('Single sign-on is off, or no such tenant'),
+      404: html(
+        'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
+      ),
       503: html('The database cannot answer'),
     },
     query: tenantQuery,
@@ -32,11 +34,13 @@ export const ssoApi: RouteDocs = {
   'GET /auth/sso/start': {
     summary: "Start a sign-in: redirect to the identity provider's authorization endpoint",
     description:
-      'PKCE (S256), `state` and `nonce`, bound to this browser by a 10-minute HttpOnly, SameSite=Lax cookie on `/auth/sso`.',
+      'PKCE (S256), `state` and `nonce`, kept by this browser alone in a 10-minute HttpOnly, SameSite=Lax cookie on `/auth/sso`, signed by the hub (nothing is stored).',
     responses: {
       302: { description: 'To the identity provider', contentType: 'text/plain' },
       400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
-      404: html('Single sign-on is off, or no such tenant'),
+      404: html(
+        'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
+      ),
       503: html('The identity provider or the database cannot answer'),
     },
     query: tenantQuery,
@@ -45,14 +49,14 @@ export const ssoApi: RouteDocs = {
     summary:
       'Finish a sign-in (HTML): a page with a one-time `harborclient://team-hub/join` deep link',
     description:
-      "Checks the state against this browser's sign-in (single use), exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user, applies role and access from the groups claim and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy (429 when blocked).",
+      "Checks the state against this browser's signed sign-in (single use, on every instance), that the sign-in's tenant still admits single sign-on, exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user in that tenant, applies role and access from the tenant's groups rules and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy; a blocked address gets 429, except for a callback that carries this browser's own sign-in.",
     responses: {
       200: html('Signed in: the deep link, the join link and the hub address'),
       400: html(
         'No sign-in in progress, a forged or replayed state, a provider error or a failed check',
       ),
       403: html('Not in `sso.oidc.allowedGroups`'),
-      404: html('Single sign-on is off, or the tenant is gone'),
+      404: html("Single sign-on is off, or the sign-in's tenant no longer admits it"),
       429: html('Too many failed sign-ins from this address'),
       503: html('The identity provider or the database cannot answer'),
     },

@@ -9,7 +9,13 @@ import { ssoApi } from './api.ts';
 import { ssoSchema, type SsoConfig } from './config.ts';
 import { createRelyingParty } from './oidc.ts';
 import { publicSsoRoutes } from './routes.ts';
-import { ssoLinksTable, ssoLoginsTable } from './tables.ts';
+import {
+  retiredSsoLoginsTable,
+  ssoBlocksTable,
+  ssoKeysTable,
+  ssoLinksTable,
+  ssoUsedStatesTable,
+} from './tables.ts';
 import { adminSsoRoutes, linkedUsers } from './admin.ts';
 import { extendUserList } from '../accounts/index.ts';
 
@@ -19,8 +25,17 @@ export const ssoPlugin = definePlugin<SsoConfig>({
   dependencies: ['accounts', 'invites'],
   api: ssoApi,
   config: { section: 'sso', schema: ssoSchema, reloadable: true },
-  tables: [ssoLinksTable, ssoLoginsTable],
-  migrations: [{ id: 'sso/0001-links', createTables: [ssoLinksTable, ssoLoginsTable] }],
+  tables: [ssoLinksTable, ssoBlocksTable, ssoKeysTable, ssoUsedStatesTable],
+  migrations: [
+    { id: 'sso/0001-links', createTables: [ssoLinksTable, retiredSsoLoginsTable] },
+    // Sign-ins in progress live in a signed cookie, and single use in a small swept table: an
+    // anonymous start no longer writes a row.
+    {
+      id: 'sso/0002-signed-sign-ins',
+      dropTables: [retiredSsoLoginsTable],
+      createTables: [ssoKeysTable, ssoUsedStatesTable, ssoBlocksTable],
+    },
+  ],
   setup(ctx) {
     const rp = createRelyingParty(() => {
       const config = ctx.config();

@@ -35,18 +35,23 @@ function page(title: string, body: string): Page {
   return { html, headers: htmlPageHeaders([`style-src 'nonce-${nonce}'`, 'img-src data:']) };
 }
 
-/** `GET /login`: one link to start the sign-in. */
-export function loginPage(hubName: string, provider: string, startHref: string): Page {
+/**
+ * `GET /login`: one link to start the sign-in. It names the tenant by the id the person came with
+ * (null: the default tenant), never by its display name, which only a signed-in person sees.
+ */
+export function loginPage(tenantId: string | null, provider: string, startHref: string): Page {
   return page(
-    `Sign in to ${hubName}`,
-    `<h1>Sign in to ${escapeHtml(hubName)}</h1>
-<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>
+    'Sign in',
+    `<h1>Sign in</h1>
+${tenantId ? `<p id="tenant">Tenant <b>${escapeHtml(tenantId)}</b> of this hub.</p>\n` : ''}<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>
 <a id="start" class="button" href="${escapeHtml(startHref)}">Sign in with ${escapeHtml(provider)}</a>`,
   );
 }
 
 export interface SignedInView {
   hubName: string;
+  /** The tenant when it is not the default one: the desktop app must be set to it. */
+  tenantId: string | null;
   userName: string;
   role: string;
   access: string;
@@ -75,7 +80,11 @@ export function signedInPage(view: SignedInView): Page {
     `<h1 id="title">You're signed in to ${escapeHtml(view.hubName)}</h1>
 <dl>${facts}</dl>
 <a id="open" class="button" href="${escapeHtml(view.deepLink)}">Open in HarborClient</a>
-<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
+${
+  view.tenantId
+    ? `<p class="note" id="tenant">This sign-in is for the tenant <b>${escapeHtml(view.tenantId)}</b> of this hub: set HarborClient's tenant for this hub to it before you open the link (the app redeems the code in the tenant it is set to).</p>\n`
+    : ''
+}<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
 <p class="note">Nothing happens? In HarborClient use File → Accept Team Hub Invite and paste this link:</p>
 <code class="address" id="join-link">${escapeHtml(view.joinLink)}</code>
 <p class="note">Or add a Team Hub with this address: <code id="hub-address">${escapeHtml(view.hubAddress)}</code></p>`,

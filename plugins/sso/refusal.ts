@@ -17,6 +17,15 @@ export class Refusal extends Error {
   }
 }
 
+/** The refusal of a tenant that does not admit single sign-on, whether it exists or not. */
+export const notAdmitted = (id: string) =>
+  new Refusal(
+    404,
+    'Sign-in not available',
+    `tenant: single sign-on is not available for "${id}" on this hub.`,
+    false,
+  );
+
 /** Any failure as a page: refusals as they are, HTTP errors by status, the rest as 503. */
 export function asRefusal(error: unknown): Refusal {
   if (error instanceof Refusal) return error;

@@ -3,10 +3,29 @@
  * would: the hub's `/login` and `/auth/sso/start`, the provider's login and consent forms, and
  * the hub's callback. `hub` sends a request to the hub (in process or over a socket).
  */
+import type { TestHub } from '../helpers/hub.ts';
+
 export type HubFetch = (
   pathAndQuery: string,
   init: { headers: Record<string, string> },
 ) => Promise<Response>;
+
+/**
+ * A test hub in process as a {@link HubFetch} (every answer checked against /openapi.json), each
+ * request with `headers` added (say, the `X-Forwarded-For` a proxy appends).
+ */
+export function inProcess(t: TestHub, headers: Record<string, string> = {}): HubFetch {
+  return async (path, init) => {
+    const answer = await t.request('GET', path, {
+      token: null,
+      headers: { ...headers, ...init.headers },
+    });
+    return new Response(answer.status === 302 ? null : answer.text, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  };
+}
 
 class Jar {
   private cookies = new Map<string, string>();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { parseConfig } from '../../kernel/config/load.ts';
-import { ssoSchema, type OidcConfig } from '../../plugins/sso/config.ts';
+import { ssoSchema, type OidcConfig, type SsoConfig } from '../../plugins/sso/config.ts';
 import { createRelyingParty } from '../../plugins/sso/oidc.ts';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 
@@ -75,6 +75,52 @@ describe('the sso section', () => {
       'sso.oidc.tenant',
       'sso.tokenTtlDays',
     ]);
+  });
+});
+
+describe('the tenants of the sso section', () => {
+  it('admits the default tenant alone by default, and names each bad tenant entry by its path', () => {
+    const config = parseConfig(yaml(BASE), sections, {});
+    expect(config.sso).toMatchObject({ defaultTenant: true, tenants: {} });
+    const found = problems(
+      yaml(
+        BASE,
+        [
+          '  tenants:',
+          '    acme: { allowedGroups: [acme-users], adminGroups: [""], tenant: x }',
+          '    "not an id": {}',
+          '    __default__: {}',
+          '    beta: { access: { collectionAccess: [c1], vaults: [] } }',
+          '  defaultTenant: maybe',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect(found.map((p) => p.path).sort()).toEqual([
+      'sso.defaultTenant',
+      'sso.tenants.__default__',
+      'sso.tenants.acme.adminGroups.0',
+      'sso.tenants.acme.tenant',
+      'sso.tenants.beta.access.vaults',
+      'sso.tenants.not an id',
+    ]);
+    expect(found.find((p) => p.path === 'sso.tenants.__default__')!.message).toContain(
+      'sso.defaultTenant: false',
+    );
+  });
+
+  it("gives a named tenant its own rules and defaults, never the default tenant's", () => {
+    const config = parseConfig(
+      yaml(`${BASE}    adminGroups: [hub-admins]\n`, '  tenants:\n    acme: {}\n'),
+      sections,
+      {},
+    );
+    expect((config.sso as SsoConfig)!.tenants.acme).toEqual({
+      allowedGroups: [],
+      adminGroups: [],
+      access: expect.objectContaining({ collectionAccess: [] }),
+      groupAccess: {},
+    });
   });
 });
 

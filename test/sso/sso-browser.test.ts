@@ -66,7 +66,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     page.on('pageerror', (error) => problems.push(String(error)));
 
     await page.goto(`http://127.0.0.1:${port}/login`);
-    expect(await page.locator('h1').textContent()).toBe('Sign in to Workspace Hub');
+    expect(await page.locator('h1').textContent()).toBe('Sign in');
     expect(await page.locator('#start').textContent()).toBe('Sign in with Corp ID');
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-login.png') });
 
