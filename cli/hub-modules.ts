@@ -13,7 +13,14 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
-export { linkedUsers } from '../plugins/sso/index.ts';
+export { systemClock } from '../kernel/clock.ts';
+export {
+  configuredIssuer,
+  createBlocksService,
+  linkedUsers,
+  ssoLinks,
+  toBlockRecord,
+} from '../plugins/sso/index.ts';
 export {
   runResultUsage,
   type RunResultsConfig,

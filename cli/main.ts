@@ -20,6 +20,7 @@ export const rootCommand = defineCommand({
     user: () => import('./commands/user.ts').then((m) => m.userCommand),
     tenant: () => import('./commands/tenant.ts').then((m) => m.tenantCommand),
     audit: () => import('./commands/audit.ts').then((m) => m.auditCommand),
+    sso: () => import('./commands/sso.ts').then((m) => m.ssoCommand),
     backup: () => import('./commands/backup.ts').then((m) => m.backupCommand),
     export: () => import('./commands/transfer.ts').then((m) => m.exportCommand),
     import: () => import('./commands/transfer.ts').then((m) => m.importCommand),

@@ -109,6 +109,7 @@ export function tokenBlock(token: TokenRecord): string[] {
       ['created', token.createdAt],
       ['last used', orDash(token.lastUsedAt)],
       ['revoked', orDash(token.revokedAt)],
+      ['expires', token.expiresAt ?? 'never'],
     ]),
   ];
 }

@@ -37,13 +37,27 @@ export function groupsOf(claims: Record<string, unknown>, claim: string): string
   return [];
 }
 
+/** The person's issuer and subject: what links and blocks are keyed by. */
+export function identityOf(
+  claims: Record<string, unknown>,
+  oidc: OidcConfig,
+): { issuer: string; subject: string } {
+  return {
+    issuer: typeof claims.iss === 'string' ? claims.iss : oidc.issuer,
+    subject: typeof claims.sub === 'string' ? claims.sub : '',
+  };
+}
+
 /** Whether the person may sign in to the tenant of these rules at all. */
 export function allowed(rules: TenantRules, groups: readonly string[]): boolean {
   return rules.allowedGroups.length === 0 || rules.allowedGroups.some((g) => groups.includes(g));
 }
 
 /** Role and access for these groups: `access` plus every matching `groupAccess` entry. */
-export function grantsFor(rules: TenantRules, groups: readonly string[]): UserInput & { role: Role } {
+export function grantsFor(
+  rules: TenantRules,
+  groups: readonly string[],
+): UserInput & { role: Role } {
   const role: Role = rules.adminGroups.some((g) => groups.includes(g)) ? 'admin' : 'user';
   const sources: SsoAccess[] = [
     rules.access,
@@ -109,8 +123,7 @@ export async function userForSignIn(
   claims: Record<string, unknown>,
   now: string,
 ): Promise<{ user: UserRow; created: boolean }> {
-  const subject = typeof claims.sub === 'string' ? claims.sub : '';
-  const issuer = typeof claims.iss === 'string' ? claims.iss : oidc.issuer;
+  const { issuer, subject } = identityOf(claims, oidc);
   const grants = grantsFor(rules, groupsOf(claims, oidc.groupsClaim));
   const links = tx.table(ssoLinksTable);
   const link = await links.findOne({ issuer, subject });

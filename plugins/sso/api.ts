@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 import { ssoLinkSchema } from './admin.ts';
+import { ssoBlockSchema } from './blocks.ts';
 
 const html = (description: string) => ({
   contentType: 'text/html',
@@ -77,6 +78,23 @@ ssoApi['GET /admin/sso/links'] = {
 ssoApi['DELETE /admin/sso/links/:userId'] = {
   summary:
     'Unlink a user from the identity provider (the account stays; the next sign-in creates a new one)',
+  errors: [404],
+  responses: { 204: null },
+};
+ssoApi['GET /admin/sso/blocks'] = {
+  summary: 'People kept out of this tenant although the identity provider admits them',
+  responses: { 200: z.object({ blocks: z.array(ssoBlockSchema) }) },
+};
+ssoApi['POST /admin/sso/blocks'] = {
+  summary:
+    "Block a person: their sign-ins are refused (and audited); a linked user's tokens are revoked",
+  description:
+    "By `userId` (a linked user) or by the provider's `subject` (see `GET /admin/sso/links` or the `sso.refused` and `sso.signed_in` audit events). The block outlives the user's deletion; the account itself stays.",
+  errors: [404, 409],
+  responses: { 201: ssoBlockSchema },
+};
+ssoApi['DELETE /admin/sso/blocks/:id'] = {
+  summary: 'Lift a block: the person may sign in again',
   errors: [404],
   responses: { 204: null },
 };

@@ -4,7 +4,7 @@
  * an address block, since a block exists to stop guessing, and everyone behind one proxy shares
  * the address); its state is recorded as used, on every instance; the tenant must still admit
  * single sign-on (a reload may have removed it since the start); then the code exchange and the
- * ID token's checks, the block list, the groups, and the user, audit event and invitation in one
+ * ID token's checks, the blocked people, the groups, and the user, audit event and invitation in one
  * transaction. Failed checks count against the client address; a success counts nothing.
  */
 import type { Context } from 'hono';
@@ -15,8 +15,9 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import type { KernelEnv, PluginContext } from '../../kernel/plugin.ts';
 import { joinLink, joinQuery, publicBaseUrl, type InvitesService } from '../invites/index.ts';
-import { allowed, groupsOf, userForSignIn } from './accounts.ts';
+import { allowed, groupsOf, identityOf, userForSignIn } from './accounts.ts';
 import { ssoAuditEvent } from './audit-events.ts';
+import { isBlocked } from './blocks.ts';
 import { providerName, tenantRules, type SsoConfig } from './config.ts';
 import { SignInRefused, type RelyingParty } from './oidc.ts';
 import { signedInPage, type Page } from './pages.ts';
@@ -119,6 +120,16 @@ export async function finishSignIn(
     }
     throw error;
   }
+  const person = identityOf(claims, config.oidc);
+  if (await isBlocked(store, person.issuer, person.subject)) {
+    await refusedEvent('blocked by an administrator', claims);
+    throw new Refusal(
+      403,
+      'Not allowed on this hub',
+      'An administrator of this hub has blocked your account from signing in. Ask the hub administrator.',
+      false,
+    );
+  }
   const groups = groupsOf(claims, config.oidc.groupsClaim);
   if (!allowed(rules, groups)) {
     await refusedEvent('not in an allowed group', claims);
@@ -140,11 +151,12 @@ export async function finishSignIn(
     );
     await ctx.audit.record(
       tx,
-      ssoAuditEvent('sso.signed_in', {
-        id: user.id,
-        name: user.name,
-        provider: config.oidc.issuer,
-      }),
+      // With the subject, so an admin can block or link this person by it.
+      ssoAuditEvent(
+        'sso.signed_in',
+        { id: user.id, name: user.name, provider: config.oidc.issuer },
+        { subject: person.subject },
+      ),
     );
     return deps.invites.issue(tx, user, 1, {
       lifetimeMs: config.codeMinutes * 60_000,

@@ -137,7 +137,10 @@ export const ssoSchema = z
 export type SsoConfig = z.output<typeof ssoSchema>;
 export type OidcConfig = NonNullable<SsoConfig>['oidc'];
 /** Who may sign in to one tenant, and as what. */
-export type TenantRules = Pick<OidcConfig, 'allowedGroups' | 'adminGroups' | 'access' | 'groupAccess'>;
+export type TenantRules = Pick<
+  OidcConfig,
+  'allowedGroups' | 'adminGroups' | 'access' | 'groupAccess'
+>;
 
 /**
  * The rules of a tenant that admits single sign-on, or null: the default tenant unless
@@ -147,6 +150,10 @@ export function tenantRules(config: NonNullable<SsoConfig>, tenantId: string): T
   if (tenantId === DEFAULT_TENANT_ID) return config.defaultTenant ? config.oidc : null;
   return Object.hasOwn(config.tenants, tenantId) ? config.tenants[tenantId]! : null;
 }
+
+/** The issuer of the `sso` section in a whole config (the CLI's), or null without one. */
+export const configuredIssuer = (config: object): string | null =>
+  (config as { sso?: SsoConfig }).sso?.oidc.issuer ?? null;
 
 /** The provider's name shown to people. */
 export const providerName = (oidc: OidcConfig): string =>

@@ -17,6 +17,7 @@ import {
   ssoUsedStatesTable,
 } from './tables.ts';
 import { adminSsoRoutes, linkedUsers } from './admin.ts';
+import { createBlocksService } from './blocks.ts';
 import { extendUserList } from '../accounts/index.ts';
 
 export const ssoPlugin = definePlugin<SsoConfig>({
@@ -42,6 +43,11 @@ export const ssoPlugin = definePlugin<SsoConfig>({
       if (!config) throw new Error('single sign-on is off');
       return config.oidc;
     });
+    const blocks = createBlocksService({
+      identity: ctx.identity,
+      audit: ctx.audit,
+      clock: ctx.clock,
+    });
     // `GET /admin/users` shows which users are linked.
     extendUserList(ctx.identity, {
       tables: [ssoLinksTable],
@@ -51,13 +57,21 @@ export const ssoPlugin = definePlugin<SsoConfig>({
           users.map((u) => u.id),
         ),
     });
+    // An admin's token for a linked account expires like a sign-in's, unless the admin names a
+    // lifetime: otherwise a token handed out by hand would outlast the provider's say.
+    ctx.identity.tokens.setDefaultDays(async (store, user) => {
+      const config = ctx.config();
+      if (!config) return null;
+      const link = await store.table(ssoLinksTable).findOne({ userId: user.id });
+      return link ? config.tokenTtlDays : null;
+    });
     // A deleted user's link goes with the user: the next sign-in creates a new account.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(ssoLinksTable).deleteWhere({ userId: user.id });
     });
     return {
       publicRoutes: publicSsoRoutes(ctx, rp),
-      routes: adminSsoRoutes(),
+      routes: adminSsoRoutes(blocks, () => ctx.config()?.oidc.issuer ?? null),
       // The provider is discovered again with the new settings on the next sign-in.
       async reload() {
         rp.reset();
@@ -67,6 +81,9 @@ export const ssoPlugin = definePlugin<SsoConfig>({
   },
 });
 
-// The plugin's public face (the CLI's `user list` uses it): the only names others may import.
-export { linkedUsers } from './admin.ts';
+// The plugin's public face (the CLI's `user list` and `sso` commands use it): the only names
+// others may import.
+export { linkedUsers, ssoLinks } from './admin.ts';
+export { configuredIssuer } from './config.ts';
+export { createBlocksService, toBlockRecord, type SsoBlockRecord } from './blocks.ts';
 export { ssoAuditEvent } from './audit-events.ts';

@@ -3,6 +3,7 @@
  * defaults, `http://` issuers only on loopback, and the relying party discovering the provider
  * again when the section changes.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { parseConfig } from '../../kernel/config/load.ts';
@@ -121,6 +122,16 @@ describe('the tenants of the sso section', () => {
       access: expect.objectContaining({ collectionAccess: [] }),
       groupAccess: {},
     });
+  });
+});
+
+describe('the sso blocks of docs/deploy.md', () => {
+  it('load as printed, with the secret from the environment', async () => {
+    const doc = await readFile(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const blocks = [...doc.matchAll(/```yaml\n(sso:[\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const text of blocks)
+      expect(parseConfig(text, sections, { HUB_OIDC_SECRET: 's3cret' }).sso).toBeDefined();
   });
 });
 

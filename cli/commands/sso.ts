@@ -1,0 +1,173 @@
+/**
+ * `workspace-hub sso …`: the people single sign-on knows, on the server's machine — which users
+ * are linked to the identity provider, and blocking a person the provider still admits (the same
+ * rules as `GET/POST/DELETE /admin/sso/blocks`).
+ */
+import { defineCommand } from 'citty';
+import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { CliError, UsageError, withUser } from '../errors.ts';
+import { print, printJson, printTable } from '../output.ts';
+
+const hubModules = () => import('../hub-modules.ts');
+type Modules = Awaited<ReturnType<typeof hubModules>>;
+
+/** The blocks of the hub a command opened (the CLI runs on the system clock). */
+const blocksOf = (modules: Modules, hub: Parameters<Parameters<Modules['withHub']>[2]>[0]) =>
+  modules.createBlocksService({
+    identity: hub.identity,
+    audit: hub.audit,
+    clock: modules.systemClock,
+  });
+
+const linksCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso links',
+    description: 'List the users linked to the identity provider, with their subject',
+  },
+  args: { ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    const { withTenant, ssoLinks } = await hubModules();
+    await withTenant(args, async ({ hub, store }) => {
+      const links = await ssoLinks(store);
+      const users = new Map(
+        (await hub.identity.users.list(store)).map((user) => [user.id, user.name]),
+      );
+      if (args.json) return printJson({ links });
+      if (links.length === 0) return print('No users are linked to the identity provider.');
+      printTable(
+        ['USER', 'SUBJECT', 'ISSUER', 'LAST SIGN-IN'],
+        links.map((link) => [
+          users.get(link.userId) ?? link.userId,
+          link.subject,
+          link.issuer,
+          link.lastSignInAt,
+        ]),
+      );
+    });
+  },
+});
+
+const blockCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso block',
+    description:
+      "Keep a person out although the identity provider admits them: their sign-ins are refused, a linked user's tokens revoked",
+  },
+  args: {
+    user: {
+      type: 'positional',
+      required: false,
+      description: 'Id or name of a user linked to the identity provider',
+    },
+    subject: {
+      type: 'string',
+      description: "Instead of a user: the provider's subject (see sso links or the audit log)",
+    },
+    issuer: {
+      type: 'string',
+      valueHint: 'url',
+      description: 'With --subject: the issuer (default: sso.oidc.issuer)',
+    },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const subject = args.subject?.trim() || undefined;
+    if ((args.user === undefined) === (subject === undefined))
+      throw new UsageError('Name a linked user, or a person with --subject (not both).');
+    if (args.issuer !== undefined && subject === undefined)
+      throw new UsageError('--issuer goes with --subject.');
+    const modules = await hubModules();
+    await modules.withTenant(args, async ({ hub, store }) => {
+      const issuer = args.issuer?.trim() || modules.configuredIssuer(hub.config());
+      if (subject !== undefined && !issuer)
+        throw new UsageError('--issuer is needed while server.yaml has no sso section.');
+      const target =
+        subject !== undefined
+          ? { subject, issuer: issuer! }
+          : { userId: await withUser(hub.identity.users, store, args.user!, async (id) => id) };
+      const record = modules.toBlockRecord(await blocksOf(modules, hub).block(store, target));
+      if (args.json) return printJson({ block: record });
+      print(
+        `Blocked ${record.name ? `"${record.name}" ` : ''}(subject ${record.subject}) from signing in (block ${record.id}).`,
+        ...(record.name
+          ? ['Their tokens are revoked; the account stays (user delete removes it).']
+          : []),
+      );
+    });
+  },
+});
+
+const blocksCommand = defineCommand({
+  meta: { name: 'workspace-hub sso blocks', description: 'List the blocked people' },
+  args: { ...tenantArg, ...jsonArg, ...commonArgs },
+  async run({ args }) {
+    const modules = await hubModules();
+    await modules.withTenant(args, async ({ hub, store }) => {
+      const records = (await blocksOf(modules, hub).list(store)).map(modules.toBlockRecord);
+      if (args.json) return printJson({ blocks: records });
+      if (records.length === 0) return print('Nobody is blocked.');
+      printTable(
+        ['ID', 'NAME', 'SUBJECT', 'ISSUER', 'SINCE'],
+        records.map((b) => [b.id, b.name || '-', b.subject, b.issuer, b.createdAt]),
+      );
+    });
+  },
+});
+
+const unblockCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso unblock',
+    description: 'Lift a block: the person may sign in again',
+  },
+  args: {
+    block: {
+      type: 'positional',
+      required: true,
+      description: 'The block: its id, the subject, or the name it shows (see sso blocks)',
+    },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const modules = await hubModules();
+    await modules.withTenant(args, async ({ hub, store }) => {
+      const blocks = blocksOf(modules, hub);
+      const all = await blocks.list(store);
+      const key = args.block.trim();
+      const found = [
+        all.filter((b) => b.id === key),
+        all.filter((b) => b.subject === key),
+        all.filter((b) => b.name !== '' && b.name === key),
+      ].find((matches) => matches.length > 0);
+      if (!found) throw new CliError(`No block found for ${key} (see sso blocks).`);
+      if (found.length > 1)
+        throw new CliError(
+          `${found.length} blocks match ${key}; name one by its id: ${found.map((b) => b.id).join(', ')}.`,
+        );
+      const block = found[0]!;
+      if (!(await blocks.unblock(store, block.id)))
+        throw new CliError(`No block found for ${key} (see sso blocks).`);
+      if (args.json) return printJson({ unblocked: modules.toBlockRecord(block) });
+      print(
+        `Lifted the block of ${block.name ? `"${block.name}" ` : ''}(subject ${block.subject}).`,
+      );
+    });
+  },
+});
+
+/** The `sso` command group. */
+export const ssoCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso',
+    description: 'Single sign-on: linked users and blocked people',
+  },
+  subCommands: {
+    links: linksCommand,
+    block: blockCommand,
+    blocks: blocksCommand,
+    unblock: unblockCommand,
+  },
+});
