@@ -12,6 +12,7 @@ import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
 import type { Role, UserInput } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { OidcConfig, SsoAccess, TenantRules } from './config.ts';
+import { groupsOf } from './groups.ts';
 import { SignInRefused } from './oidc.ts';
 import { ssoLinksTable } from './tables.ts';
 
@@ -29,14 +30,6 @@ const LIST_FIELDS = [
   'llmModels',
 ] as const;
 
-/** The groups claim as a list of names (a single string counts as one group). */
-export function groupsOf(claims: Record<string, unknown>, claim: string): string[] {
-  const value = claims[claim];
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.filter((g): g is string => typeof g === 'string');
-  return [];
-}
-
 /** The person's issuer and subject: what links and blocks are keyed by. */
 export function identityOf(
   claims: Record<string, unknown>,
@@ -46,11 +39,6 @@ export function identityOf(
     issuer: typeof claims.iss === 'string' ? claims.iss : oidc.issuer,
     subject: typeof claims.sub === 'string' ? claims.sub : '',
   };
-}
-
-/** Whether the person may sign in to the tenant of these rules at all. */
-export function allowed(rules: TenantRules, groups: readonly string[]): boolean {
-  return rules.allowedGroups.length === 0 || rules.allowedGroups.some((g) => groups.includes(g));
 }
 
 /** Role and access for these groups: `access` plus every matching `groupAccess` entry. */
@@ -124,7 +112,7 @@ export async function userForSignIn(
   now: string,
 ): Promise<{ user: UserRow; created: boolean }> {
   const { issuer, subject } = identityOf(claims, oidc);
-  const grants = grantsFor(rules, groupsOf(claims, oidc.groupsClaim));
+  const grants = grantsFor(rules, groupsOf(claims, oidc.groupsClaim) ?? []);
   const links = tx.table(ssoLinksTable);
   const link = await links.findOne({ issuer, subject });
   if (link) {

@@ -15,9 +15,10 @@ import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import type { KernelEnv, PluginContext } from '../../kernel/plugin.ts';
 import { joinLink, joinQuery, publicBaseUrl, type InvitesService } from '../invites/index.ts';
-import { allowed, groupsOf, identityOf, userForSignIn } from './accounts.ts';
+import { identityOf, userForSignIn } from './accounts.ts';
 import { ssoAuditEvent } from './audit-events.ts';
 import { isBlocked } from './blocks.ts';
+import { allowed, groupsOf, NO_GROUPS_CLAIM, noGroupsWarning, usesGroups } from './groups.ts';
 import { providerName, tenantRules, type SsoConfig } from './config.ts';
 import { SignInRefused, type RelyingParty } from './oidc.ts';
 import { signedInPage, type Page } from './pages.ts';
@@ -131,12 +132,17 @@ export async function finishSignIn(
     );
   }
   const groups = groupsOf(claims, config.oidc.groupsClaim);
-  if (!allowed(rules, groups)) {
-    await refusedEvent('not in an allowed group', claims);
+  // No claim at all is the configuration's fault, not the person's: the operator must hear of it.
+  if (groups === null && usesGroups(rules))
+    ctx.log.warn(noGroupsWarning(config.oidc), { tenant: pending.tenant });
+  if (!allowed(rules, groups ?? [])) {
+    await refusedEvent(groups === null ? NO_GROUPS_CLAIM : 'not in an allowed group', claims);
     throw new Refusal(
       403,
       'Not allowed on this hub',
-      `Your account is not in a group allowed on this hub (${rules.allowedGroups.join(', ')}). Ask the hub administrator.`,
+      groups === null
+        ? "The identity provider did not say which groups your account is in, so this hub cannot tell whether you may sign in. Ask the hub administrator: the hub's log says what to change."
+        : `Your account is not in a group allowed on this hub (${rules.allowedGroups.join(', ')}). Ask the hub administrator.`,
       false,
     );
   }

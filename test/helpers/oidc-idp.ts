@@ -34,6 +34,11 @@ export async function startTestIdp(options: {
   redirectUri: string;
   people: IdpPerson[];
   clientId?: string;
+  /**
+   * Sends `groups` only to a client that asks for the `groups` scope, as many providers do;
+   * otherwise with `profile`. @default false
+   */
+  groupsScope?: boolean;
 }): Promise<TestIdp> {
   const keys = await crypto.subtle.generateKey(
     {
@@ -70,7 +75,9 @@ export async function startTestIdp(options: {
     jwks: { keys: [jwk] },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
-    claims: { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
+    claims: options.groupsScope
+      ? { openid: ['sub'], profile: ['preferred_username'], email: ['email'], groups: ['groups'] }
+      : { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
     async findAccount(_ctx: unknown, id: string) {
       const person: IdpPerson = people.get(id) ?? { login: id };
       return {
