@@ -17,9 +17,13 @@ export { systemClock } from '../kernel/clock.ts';
 export {
   configuredIssuer,
   createBlocksService,
+  createLinkingService,
+  linkCodeUrl,
   linkedUsers,
   ssoLinks,
   toBlockRecord,
+  toLinkRecord,
+  unlinkUser,
 } from '../plugins/sso/index.ts';
 export {
   runResultUsage,

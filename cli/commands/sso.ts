@@ -1,7 +1,8 @@
 /**
  * `workspace-hub sso …`: the people single sign-on knows, on the server's machine — which users
- * are linked to the identity provider, and blocking a person the provider still admits (the same
- * rules as `GET/POST/DELETE /admin/sso/blocks`).
+ * are linked to the identity provider, linking an existing user (a one-time link, or the person's
+ * subject) and unlinking one, and blocking a person the provider still admits (the same rules as
+ * `/admin/sso/links`, `/admin/sso/link-codes` and `/admin/sso/blocks`).
  */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
@@ -10,6 +11,15 @@ import { print, printJson, printTable } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 type Modules = Awaited<ReturnType<typeof hubModules>>;
+
+/** `--expires-in-hours` of a one-time link. */
+function parseHours(raw: string | undefined): number {
+  if (raw === undefined) return 24;
+  const hours = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(hours) || hours < 1 || hours > 168)
+    throw new UsageError(`--expires-in-hours must be a whole number from 1 to 168, got "${raw}".`);
+  return hours;
+}
 
 /** The blocks of the hub a command opened (the CLI runs on the system clock). */
 const blocksOf = (modules: Modules, hub: Parameters<Parameters<Modules['withHub']>[2]>[0]) =>
@@ -43,6 +53,91 @@ const linksCommand = defineCommand({
           link.lastSignInAt,
         ]),
       );
+    });
+  },
+});
+
+const linkCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso link',
+    description:
+      "Link an existing user to the person's identity at the provider: a one-time link to sign in with, or --subject",
+  },
+  args: {
+    user: { type: 'positional', required: true, description: 'Id or name of the user' },
+    subject: {
+      type: 'string',
+      description: "Link now to the provider's subject (see sso links or the audit log)",
+    },
+    issuer: {
+      type: 'string',
+      valueHint: 'url',
+      description: 'With --subject: the issuer (default: sso.oidc.issuer)',
+    },
+    'expires-in-hours': {
+      type: 'string',
+      valueHint: 'hours',
+      description: 'Without --subject: lifetime of the one-time link (default 24, at most 168)',
+    },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const subject = args.subject?.trim() || undefined;
+    if (args.issuer !== undefined && subject === undefined)
+      throw new UsageError('--issuer goes with --subject.');
+    if (args['expires-in-hours'] !== undefined && subject !== undefined)
+      throw new UsageError('--expires-in-hours goes with a one-time link, not with --subject.');
+    const hours = parseHours(args['expires-in-hours']);
+    const modules = await hubModules();
+    await modules.withTenant(args, async ({ hub, store, tenantId }) => {
+      const linking = modules.createLinkingService({
+        identity: hub.identity,
+        audit: hub.audit,
+        clock: modules.systemClock,
+      });
+      const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
+      if (subject !== undefined) {
+        const issuer = args.issuer?.trim() || modules.configuredIssuer(hub.config());
+        if (!issuer)
+          throw new UsageError('--issuer is needed while server.yaml has no sso section.');
+        const link = modules.toLinkRecord(await linking.link(store, userId, { issuer, subject }));
+        if (args.json) return printJson({ link });
+        return print(`Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`);
+      }
+      const issued = await linking.issueCode(store, userId, hours);
+      const url = modules.linkCodeUrl(hub.config().server, tenantId, issued.code);
+      if (args.json) return printJson({ userId, url, expiresAt: issued.expiresAt });
+      print(
+        `One-time link for "${issued.user.name}", valid until ${issued.expiresAt}:`,
+        `  ${url}`,
+        'Give it to the person: once they sign in with it, their company sign-in opens this account.',
+      );
+    });
+  },
+});
+
+const unlinkCommand = defineCommand({
+  meta: {
+    name: 'workspace-hub sso unlink',
+    description:
+      'Unlink a user from the identity provider (the account stays; the next sign-in makes a new one)',
+  },
+  args: {
+    user: { type: 'positional', required: true, description: 'Id or name of the user' },
+    ...tenantArg,
+    ...jsonArg,
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const modules = await hubModules();
+    await modules.withTenant(args, async ({ hub, store }) => {
+      const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
+      if (!(await modules.unlinkUser(store, userId)))
+        throw new CliError(`User "${args.user}" is not linked to the identity provider.`);
+      if (args.json) return printJson({ unlinked: userId });
+      print(`Unlinked "${args.user}" from the identity provider.`);
     });
   },
 });
@@ -162,10 +257,12 @@ const unblockCommand = defineCommand({
 export const ssoCommand = defineCommand({
   meta: {
     name: 'workspace-hub sso',
-    description: 'Single sign-on: linked users and blocked people',
+    description: 'Single sign-on: linked users, linking an existing user, blocked people',
   },
   subCommands: {
     links: linksCommand,
+    link: linkCommand,
+    unlink: unlinkCommand,
     block: blockCommand,
     blocks: blocksCommand,
     unblock: unblockCommand,

@@ -1,15 +1,21 @@
 /**
- * Admin routes of single sign-on: which users are linked to the identity provider, unlinking one
- * (the account stays; the person's next sign-in creates a new account, and deleting the user is
- * `DELETE /admin/users/:id`), and blocking a person the provider still admits (blocks.ts).
+ * Admin routes of single sign-on's links: which users are linked to the identity provider,
+ * linking an existing user (by the person's subject, or with a one-time link its next sign-in
+ * uses; linking.ts), unlinking one (the account stays; the person's next sign-in creates a new
+ * account), and the blocked people (admin-blocks.ts).
  */
 import { z } from 'zod';
+import type { HubConfig } from '../../kernel/config/load.ts';
 import { badRequest, notFound } from '../../kernel/errors.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { toBlockRecord, type BlocksService } from './blocks.ts';
+import { publicBaseUrl } from '../invites/index.ts';
+import { adminBlockRoutes, optionalText } from './admin-blocks.ts';
+import type { BlocksService } from './blocks.ts';
+import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS, type LinkingService } from './linking.ts';
 import { ssoLinksTable, type SsoLinkRow } from './tables.ts';
 
 export const ssoLinkSchema = z
@@ -22,7 +28,7 @@ export const ssoLinkSchema = z
   })
   .meta({ id: 'SsoLink' });
 
-const toLinkRecord = (row: SsoLinkRow): z.output<typeof ssoLinkSchema> => ({
+export const toLinkRecord = (row: SsoLinkRow): z.output<typeof ssoLinkSchema> => ({
   userId: row.userId,
   issuer: row.issuer,
   subject: row.subject,
@@ -58,60 +64,85 @@ export async function ssoLinks(store: Store): Promise<z.output<typeof ssoLinkSch
 }
 
 const NO_LINK = 'User not found or not linked to the identity provider.';
-const NO_BLOCK = 'Block not found.';
 
-const text = (max: number) =>
-  z
+/** Removes the user's link (the account stays); false when there was none. */
+export async function unlinkUser(store: Store, userId: string): Promise<boolean> {
+  return (await store.table(ssoLinksTable).deleteWhere({ userId })) > 0;
+}
+
+const linkBody = z.object({
+  userId: z.string().trim().min(1, 'must not be empty').max(128),
+  subject: z
     .string()
     .trim()
     .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .optional();
+    .max(255)
+    .describe("The provider's subject (`sub`) of the person"),
+  issuer: optionalText(255).describe('The issuer; default: `sso.oidc.issuer`'),
+});
 
-/** Whom to block: `userId` (a linked user), or `subject` with an optional `issuer`. */
-export const blockBody = z
+const linkCodeBody = z.object({
+  userId: z.string().trim().min(1, 'must not be empty').max(128),
+  expiresInHours: z
+    .number()
+    .int('must be a whole number of hours')
+    .min(1, 'must be at least 1 hour')
+    .max(MAX_LINK_HOURS, `must be at most ${MAX_LINK_HOURS} hours`)
+    .optional()
+    .describe(`Lifetime of the link; default ${DEFAULT_LINK_HOURS}`),
+});
+
+export const linkCodeSchema = z
   .object({
-    userId: text(128).describe('A user linked to the identity provider'),
-    subject: text(255).describe("The provider's subject (`sub`) of the person"),
-    issuer: text(255).describe('With `subject`: the issuer; default: `sso.oidc.issuer`'),
+    userId: z.string(),
+    url: z.string().describe('`/login?link=hbl_…`: shown once; its next sign-in links the user'),
+    expiresAt: z.string(),
   })
-  .refine((body) => (body.userId === undefined) !== (body.subject === undefined), {
-    message: 'give userId or subject (exactly one)',
-  })
-  .refine((body) => body.issuer === undefined || body.subject !== undefined, {
-    path: ['issuer'],
-    message: 'only with subject',
-  });
+  .meta({ id: 'SsoLinkCode' });
 
-/** `issuer()`: the configured provider's issuer, or null while single sign-on is off. */
-export function adminSsoRoutes(blocks: BlocksService, issuer: () => string | null) {
-  return createPluginApp()
+/** The one-time link's address: the login page of the user's tenant, with the code. */
+export function linkCodeUrl(server: HubConfig['server'], tenantId: string, code: string): string {
+  const tenant = tenantId === DEFAULT_TENANT_ID ? '' : `&tenant=${encodeURIComponent(tenantId)}`;
+  return `${publicBaseUrl(server)}/login?link=${code}${tenant}`;
+}
+
+export function adminSsoRoutes(deps: {
+  blocks: BlocksService;
+  linking: LinkingService;
+  /** The configured provider's issuer, or null while single sign-on is off. */
+  issuer: () => string | null;
+  server: () => HubConfig['server'];
+}) {
+  const app = createPluginApp()
     .get('/admin/sso/links', async (c) => c.json({ links: await ssoLinks(c.get('store')) }))
+    .post('/admin/sso/links', jsonBody(linkBody), async (c) => {
+      const { userId, subject, issuer } = c.req.valid('json');
+      const from = issuer ?? deps.issuer();
+      if (!from) throw badRequest('issuer: required while single sign-on is off');
+      const link = await deps.linking.link(c.get('store'), userId, { issuer: from, subject });
+      return c.json(toLinkRecord(link), 201);
+    })
+    .post('/admin/sso/link-codes', jsonBody(linkCodeBody), async (c) => {
+      const { userId, expiresInHours } = c.req.valid('json');
+      const issued = await deps.linking.issueCode(
+        c.get('store'),
+        userId,
+        expiresInHours ?? DEFAULT_LINK_HOURS,
+      );
+      return c.json(
+        {
+          userId: issued.user.id,
+          url: linkCodeUrl(deps.server(), c.get('tenant').id, issued.code),
+          expiresAt: issued.expiresAt,
+        },
+        201,
+      );
+    })
     .delete('/admin/sso/links/:userId', async (c) => {
-      const userId = pathId(c, 'userId', NO_LINK);
-      const removed = await c.get('store').table(ssoLinksTable).deleteWhere({ userId });
-      if (removed === 0) throw notFound(NO_LINK);
-      return c.body(null, 204);
-    })
-    .get('/admin/sso/blocks', async (c) => {
-      const rows = await blocks.list(c.get('store'));
-      return c.json({ blocks: rows.map(toBlockRecord) });
-    })
-    .post('/admin/sso/blocks', jsonBody(blockBody), async (c) => {
-      const body = c.req.valid('json');
-      let target: Parameters<BlocksService['block']>[1];
-      if (body.userId !== undefined) target = { userId: body.userId };
-      else {
-        const from = body.issuer ?? issuer();
-        if (!from) throw badRequest('issuer: required while single sign-on is off');
-        target = { subject: body.subject!, issuer: from };
-      }
-      const row = await blocks.block(c.get('store'), target);
-      return c.json(toBlockRecord(row), 201);
-    })
-    .delete('/admin/sso/blocks/:id', async (c) => {
-      const removed = await blocks.unblock(c.get('store'), pathId(c, 'id', NO_BLOCK));
-      if (!removed) throw notFound(NO_BLOCK);
+      if (!(await unlinkUser(c.get('store'), pathId(c, 'userId', NO_LINK))))
+        throw notFound(NO_LINK);
       return c.body(null, 204);
     });
+  app.route('/', adminBlockRoutes(deps.blocks, deps.issuer));
+  return app;
 }

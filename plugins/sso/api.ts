@@ -1,7 +1,7 @@
 /** API docs of the single sign-on routes: HTML pages and a redirect, never a JSON body. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
-import { ssoLinkSchema } from './admin.ts';
+import { linkCodeSchema, ssoLinkSchema } from './admin.ts';
 import { ssoBlockSchema } from './blocks.ts';
 
 const html = (description: string) => ({
@@ -17,6 +17,12 @@ const tenantQuery = z.object({
     .describe(
       'With multitenancy: the tenant to sign in to (one the `sso` section admits); default tenant without it',
     ),
+  link: z
+    .string()
+    .optional()
+    .describe(
+      "An administrator's one-time link code (`hbl_…`, `POST /admin/sso/link-codes`): the sign-in links the code's user",
+    ),
 });
 
 export const ssoApi: RouteDocs = {
@@ -24,7 +30,10 @@ export const ssoApi: RouteDocs = {
     summary: 'Single sign-on login page (HTML): a link to sign in with the identity provider',
     responses: {
       200: html('The login page'),
-      400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
+      400: html(
+        'A malformed `tenant`, another tenant while multitenancy is off, or a `link` that does not work',
+      ),
+      429: html('Too many failed sign-ins or link codes from this address'),
       404: html(
         'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
       ),
@@ -38,7 +47,10 @@ export const ssoApi: RouteDocs = {
       'PKCE (S256), `state` and `nonce`, kept by this browser alone in a 10-minute HttpOnly, SameSite=Lax cookie on `/auth/sso`, signed by the hub (nothing is stored).',
     responses: {
       302: { description: 'To the identity provider', contentType: 'text/plain' },
-      400: html('A malformed `tenant`, or another tenant while multitenancy is off'),
+      400: html(
+        'A malformed `tenant`, another tenant while multitenancy is off, or a `link` that does not work',
+      ),
+      429: html('Too many failed sign-ins or link codes from this address'),
       404: html(
         'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
       ),
@@ -54,7 +66,7 @@ export const ssoApi: RouteDocs = {
     responses: {
       200: html('Signed in: the deep link, the join link and the hub address'),
       400: html(
-        'No sign-in in progress, a forged or replayed state, a provider error or a failed check',
+        'No sign-in in progress, a forged or replayed state, a provider error, a failed check, or a link code that no longer works or would link a second account',
       ),
       403: html('Not in `sso.oidc.allowedGroups`'),
       404: html("Single sign-on is off, or the sign-in's tenant no longer admits it"),
@@ -80,6 +92,20 @@ ssoApi['DELETE /admin/sso/links/:userId'] = {
     'Unlink a user from the identity provider (the account stays; the next sign-in creates a new one)',
   errors: [404],
   responses: { 204: null },
+};
+ssoApi['POST /admin/sso/links'] = {
+  summary: 'Link an existing user to the person with this subject at the identity provider',
+  description:
+    "The subject is in `GET /admin/sso/links` (for an account a sign-in made), in the `sso.signed_in` and `sso.refused` audit events, or in the provider's own console. Never by name. 409 when the user is linked already or the subject is linked to another user (unlink first).",
+  errors: [404, 409],
+  responses: { 201: ssoLinkSchema },
+};
+ssoApi['POST /admin/sso/link-codes'] = {
+  summary: "A one-time link whose next sign-in links the user to the signing person's identity",
+  description:
+    'Hand the `url` to the person: they open it, sign in with the identity provider, and from then on their sign-in opens this account. A newer code replaces an older one of the user. 409 when the user is linked already.',
+  errors: [404, 409],
+  responses: { 201: linkCodeSchema },
 };
 ssoApi['GET /admin/sso/blocks'] = {
   summary: 'People kept out of this tenant although the identity provider admits them',

@@ -10,6 +10,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { scopedStore } from '../../kernel/audit.ts';
+import { HttpError } from '../../kernel/errors.ts';
 import { timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
@@ -20,6 +21,7 @@ import { ssoAuditEvent } from './audit-events.ts';
 import { isBlocked } from './blocks.ts';
 import { allowed, groupsOf, NO_GROUPS_CLAIM, noGroupsWarning, usesGroups } from './groups.ts';
 import { providerName, tenantRules, type SsoConfig } from './config.ts';
+import { LINK_NOT_VALID, type LinkingService } from './linking.ts';
 import { SignInRefused, type RelyingParty } from './oidc.ts';
 import { signedInPage, type Page } from './pages.ts';
 import { COOKIE, decode } from './pending.ts';
@@ -31,6 +33,7 @@ export interface CallbackDeps {
   rp: RelyingParty;
   invites: InvitesService;
   keys: { key(): Promise<CryptoKey> };
+  linking: LinkingService;
   /** The sign-in cookie's path and `Secure` flag, to delete it. */
   cookie: { path: string; secure: boolean };
   redirectUri: string;
@@ -145,6 +148,15 @@ export async function finishSignIn(
         : `Your account is not in a group allowed on this hub (${rules.allowedGroups.join(', ')}). Ask the hub administrator.`,
       false,
     );
+  }
+  // A sign-in started from an administrator's one-time link links its user first.
+  if (pending.link) {
+    const linked = await deps.linking.redeemCode(store, pending.link, person).catch((error) => {
+      if (error instanceof HttpError && error.status === 409)
+        throw new Refusal(400, 'Account not linked', error.message, false);
+      throw error;
+    });
+    if (!linked) throw new Refusal(400, 'Link not valid', LINK_NOT_VALID, false);
   }
   const issued = await store.transaction(async (tx) => {
     const { user } = await userForSignIn(

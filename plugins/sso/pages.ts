@@ -37,13 +37,25 @@ function page(title: string, body: string): Page {
 
 /**
  * `GET /login`: one link to start the sign-in. It names the tenant by the id the person came with
- * (null: the default tenant), never by its display name, which only a signed-in person sees.
+ * (null: the default tenant), never by its display name, which only a signed-in person sees. With
+ * a one-time link code, it names the hub user the sign-in will be linked to.
  */
-export function loginPage(tenantId: string | null, provider: string, startHref: string): Page {
+export function loginPage(
+  tenantId: string | null,
+  provider: string,
+  startHref: string,
+  linkTo: string | null = null,
+): Page {
+  const tenant = tenantId
+    ? `<p id="tenant">Tenant <b>${escapeHtml(tenantId)}</b> of this hub.</p>\n`
+    : '';
+  const note = linkTo
+    ? `<p class="note" id="link">Sign in with your company account to link it to the hub user <b>${escapeHtml(linkTo)}</b>: from then on your company sign-in opens that account. The link works once.</p>`
+    : '<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>';
   return page(
-    'Sign in',
-    `<h1>Sign in</h1>
-${tenantId ? `<p id="tenant">Tenant <b>${escapeHtml(tenantId)}</b> of this hub.</p>\n` : ''}<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>
+    linkTo ? 'Link your account' : 'Sign in',
+    `<h1>${linkTo ? 'Link your account' : 'Sign in'}</h1>
+${tenant}${note}
 <a id="start" class="button" href="${escapeHtml(startHref)}">Sign in with ${escapeHtml(provider)}</a>`,
   );
 }

@@ -19,6 +19,8 @@ export interface Pending {
   nonce: string;
   /** Epoch milliseconds after which the sign-in is void. */
   expiresAt: number;
+  /** The sha256 of the one-time link code the sign-in started with (linking.ts), if any. */
+  link?: string;
 }
 
 const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -73,6 +75,7 @@ export async function decode(
     const texts = [value.state, value.verifier, value.nonce];
     if (!texts.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 200)) return null;
     if (typeof value.tenant !== 'string' || !TENANT_ID.test(value.tenant)) return null;
+    if (value.link !== undefined && !/^[0-9a-f]{64}$/.test(String(value.link))) return null;
     if (!Number.isFinite(value.expiresAt) || value.expiresAt <= now) return null;
     return value;
   } catch {

@@ -12,13 +12,15 @@ import type { Context } from 'hono';
 import { setCookie } from 'hono/cookie';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { HttpError } from '../../kernel/errors.ts';
-import type { TenantRow } from '../../kernel/identity/tables.ts';
+import { sha256Hex } from '../../kernel/identity/secrets.ts';
+import type { TenantRow, UserRow } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId } from '../../kernel/identity/tenants.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
 import { createInvitesService, publicBaseUrl } from '../invites/index.ts';
 import { finishSignIn } from './callback.ts';
 import { providerName, tenantRules, type SsoConfig, type TenantRules } from './config.ts';
 import { createCookieKeys } from './cookie-key.ts';
+import { isLinkCode, LINK_NOT_VALID, type LinkingService } from './linking.ts';
 import { SignInRefused, type RelyingParty } from './oidc.ts';
 import { loginPage, refusalPage, type Page } from './pages.ts';
 import { COOKIE, encode, SIGN_IN_MS } from './pending.ts';
@@ -31,6 +33,7 @@ export function redirectUri(server: HubConfig['server']): string {
 export function publicSsoRoutes(
   ctx: PluginContext<SsoConfig>,
   rp: RelyingParty,
+  linking: LinkingService,
 ): ReturnType<typeof createPluginApp> {
   const invites = createInvitesService({ identity: ctx.identity, clock: ctx.clock });
   const keys = createCookieKeys(ctx);
@@ -64,6 +67,28 @@ export function publicSsoRoutes(
     const tenant = rules ? await ctx.identity.tenants.get(id) : null;
     if (!rules || !tenant) throw notAdmitted(id);
     return { tenant, rules };
+  }
+
+  /**
+   * The one-time link code `?link=` names, with the user it links, or null without one. A code
+   * that does not work is counted like a failed callback (the same address block applies).
+   */
+  async function linkOf(
+    c: Context<KernelEnv>,
+    tenant: TenantRow,
+  ): Promise<{ code: string; user: UserRow } | null> {
+    const code = c.req.query('link');
+    if (code === undefined) return null;
+    const key = `${ctx.clientIp(c)}:sso`;
+    await ctx.throttle.assertNotBlocked(key);
+    const user = isLinkCode(code)
+      ? await linking.userOfCode(ctx.storage(tenant.id), sha256Hex(code))
+      : null;
+    if (!user) {
+      await ctx.throttle.recordFailure(key);
+      throw new Refusal(400, 'Link not valid', LINK_NOT_VALID, false);
+    }
+    return { code, user };
   }
 
   /** The path the hub is served under (`server.publicUrl`'s, e.g. `/team`), or ''. */
@@ -114,22 +139,25 @@ export function publicSsoRoutes(
       answer(c, async () => {
         const config = section();
         const { tenant } = await admitted(c, config);
-        const start =
-          tenant.id === DEFAULT_TENANT_ID
-            ? `${prefix()}/auth/sso/start`
-            : `${prefix()}/auth/sso/start?tenant=${encodeURIComponent(tenant.id)}`;
+        const link = await linkOf(c, tenant);
+        const query = new URLSearchParams();
+        if (tenant.id !== DEFAULT_TENANT_ID) query.set('tenant', tenant.id);
+        if (link) query.set('link', link.code);
+        const start = `${prefix()}/auth/sso/start${query.size > 0 ? `?${query.toString()}` : ''}`;
         // Never the tenant's name: anyone could learn which tenants a hub serves by trying ids.
         // The name is shown once the person has signed in.
         return loginPage(
           tenant.id === DEFAULT_TENANT_ID ? null : tenant.id,
           providerName(config.oidc),
           start,
+          link?.user.name ?? null,
         );
       }),
     )
     .get('/auth/sso/start', (c) =>
       answer(c, async () => {
         const { tenant } = await admitted(c, section());
+        const link = await linkOf(c, tenant);
         const started = await rp.start(redirectUri(ctx.hubConfig().server));
         const expiresAt = ctx.clock.now().getTime() + SIGN_IN_MS;
         const value = await encode(
@@ -139,6 +167,7 @@ export function publicSsoRoutes(
             verifier: started.verifier,
             nonce: started.nonce,
             expiresAt,
+            ...(link ? { link: sha256Hex(link.code) } : {}),
           },
           await keys.key(),
         );
@@ -163,6 +192,7 @@ export function publicSsoRoutes(
             rp,
             invites,
             keys,
+            linking,
             cookie: cookie(),
             redirectUri: redirectUri(ctx.hubConfig().server),
             onTenant: (id) => (tenant = id),

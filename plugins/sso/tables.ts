@@ -1,6 +1,6 @@
 /**
  * The single sign-on plugin's tables: which hub user an identity provider's person is (per
- * tenant), whom an administrator blocked, and what keeps a sign-in between `/auth/sso/start` and
+ * tenant), the one-time codes that link an existing user, whom an administrator blocked, and what keeps a sign-in between `/auth/sso/start` and
  * the callback honest without a row per start: the key that signs the browser's cookie and the
  * states already used (both kept in the default tenant, since a cookie names its tenant only
  * once its signature is checked).
@@ -37,6 +37,26 @@ export const ssoBlocksTable = defineTable({
     createdAt: col.timestamp(),
   },
   unique: [['issuer', 'subject']],
+});
+
+/**
+ * A one-time link an administrator made so that an existing hub user's next sign-in links their
+ * account to the provider's identity (instead of making a new account). Only the sha256 of the
+ * code is kept; the row goes when the code is used, when a newer one is made for the user, or with
+ * the user.
+ */
+export const ssoLinkCodesTable = defineTable({
+  name: 'sso_link_codes',
+  columns: {
+    id: col.id(),
+    /** sha256 of the `hbl_` code. */
+    codeHash: col.string(64),
+    userId: col.id(),
+    expiresAt: col.timestamp(),
+    createdAt: col.timestamp(),
+  },
+  unique: [['codeHash']],
+  indexes: [['userId'], ['expiresAt']],
 });
 
 /**
@@ -89,3 +109,4 @@ export const retiredSsoLoginsTable = defineTable({
 
 export type SsoLinkRow = RowOfTable<typeof ssoLinksTable>;
 export type SsoBlockRow = RowOfTable<typeof ssoBlocksTable>;
+export type SsoLinkCodeRow = RowOfTable<typeof ssoLinkCodesTable>;

@@ -84,9 +84,14 @@ export async function walkToCallback(options: {
   hubBase: string;
   login: string;
   tenant?: string;
+  /** An administrator's one-time link code (`/login?link=`). */
+  link?: string;
 }): Promise<Walk> {
   const hubJar = new Jar();
-  const query = options.tenant ? `?tenant=${encodeURIComponent(options.tenant)}` : '';
+  const params = new URLSearchParams();
+  if (options.tenant) params.set('tenant', options.tenant);
+  if (options.link) params.set('link', options.link);
+  const query = params.size > 0 ? `?${params.toString()}` : '';
   const loginPage = await options.hub(`/login${query}`, { headers: {} });
   if (loginPage.status !== 200) throw new Error(`/login answered ${loginPage.status}`);
   const start = /id="start"[^>]*href="([^"]+)"/.exec(await loginPage.text())?.[1];

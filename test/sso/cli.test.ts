@@ -210,4 +210,44 @@ describe('workspace-hub user list with single sign-on', () => {
     }
     expect((await project.json('sso', 'blocks')).blocks).toEqual([]);
   });
+
+  it('links an existing user with a one-time link or a subject, and unlinks one', async () => {
+    const { user } = await project.json('user', 'create', '--name', 'mo');
+    const printed = await project.run('sso', 'link', 'mo');
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toMatch(/^One-time link for "mo", valid until \S+:$/m);
+    expect(printed.stdout).toMatch(/^ {2}http:\/\/127\.0\.0\.1:\d+\/login\?link=hbl_[\w-]{43}$/m);
+    const again = await project.json('sso', 'link', 'mo', '--expires-in-hours', '2');
+    expect(Date.parse(again.expiresAt) - Date.now()).toBeLessThan(2 * 3_600_000 + 60_000);
+    expect((await project.run('sso', 'link', 'mo', '--expires-in-hours', '169')).code).toBe(2);
+
+    const linked = await project.json('sso', 'link', 'mo', '--subject', 'mo-subject');
+    expect(linked.link).toMatchObject({ userId: user.id, subject: 'mo-subject', issuer: ISSUER });
+    const twice = await project.run('sso', 'link', 'mo', '--subject', 'other');
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('is linked to the identity provider already');
+    expect((await project.run('sso', 'unlink', 'mo')).stdout).toContain(
+      'Unlinked "mo" from the identity provider.',
+    );
+    expect((await project.run('sso', 'unlink', 'mo')).code).toBe(1);
+  });
+
+  it('runs the linking commands of docs/deploy.md as printed', async () => {
+    const doc = await readFile(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const block = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((text) => text.includes('workspace-hub sso link alice'))!;
+    // (The offboarding commands above deleted their alice.)
+    await project.json('user', 'create', '--name', 'alice');
+    await project.json('user', 'create', '--name', 'bob');
+    for (const line of block
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter(Boolean)) {
+      const [bin, ...args] = line.split(/\s+/);
+      expect(bin).toBe('workspace-hub');
+      const result = await project.run(...args);
+      expect(result.code, `${line}: ${result.stderr}`).toBe(0);
+    }
+  });
 });
