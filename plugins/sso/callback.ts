@@ -26,7 +26,7 @@ import { SignInRefused, type RelyingParty } from './oidc.ts';
 import { signedInPage, type Page } from './pages.ts';
 import { COOKIE, decode } from './pending.ts';
 import { notAdmitted, Refusal } from './refusal.ts';
-import { claimState } from './single-use.ts';
+import { claimState, usedStateTenant } from './single-use.ts';
 
 export interface CallbackDeps {
   ctx: PluginContext<SsoConfig>;
@@ -58,18 +58,33 @@ export async function finishSignIn(
     await ctx.throttle.recordFailure(throttleKey);
     return new Refusal(status, title, reason);
   };
-  if (!pending)
+  if (!pending) {
+    // The result page reloaded (or opened again): its sign-in finished, and the code it showed is
+    // not shown twice. Said as it is, and not counted as a failure.
+    const finished = state
+      ? await usedStateTenant(ctx.storage(DEFAULT_TENANT_ID), state, now.toISOString())
+      : null;
+    if (finished !== null) {
+      deps.onTenant(finished);
+      throw new Refusal(
+        400,
+        'Sign-in already finished',
+        'This page belongs to a sign-in that has finished: its one-time button is shown only once. If HarborClient did not connect, sign in again for a new one.',
+        true,
+        'Sign in again',
+      );
+    }
     throw await failed(
       400,
       'Sign-in expired',
       'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
     );
+  }
   deps.onTenant(pending.tenant);
   const used = own
     ? await claimState(
         ctx.storage(DEFAULT_TENANT_ID),
-        state,
-        new Date(pending.expiresAt).toISOString(),
+        { state, tenant: pending.tenant, expiresAt: new Date(pending.expiresAt).toISOString() },
         now.toISOString(),
       )
     : false;

@@ -8,12 +8,21 @@ export class Refusal extends Error {
   readonly title: string;
   readonly reason: string;
   readonly retry: boolean;
-  constructor(status: Refusal['status'], title: string, reason: string, retry = true) {
+  /** The retry button's words, when starting again is the expected next step. */
+  readonly retryLabel: string | undefined;
+  constructor(
+    status: Refusal['status'],
+    title: string,
+    reason: string,
+    retry = true,
+    retryLabel?: string,
+  ) {
     super(reason);
     this.status = status;
     this.title = title;
     this.reason = reason;
     this.retry = retry;
+    this.retryLabel = retryLabel;
   }
 }
 

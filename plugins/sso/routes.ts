@@ -123,11 +123,13 @@ export function publicSsoRoutes(
         c.get('log').error('Single sign-on could not complete', {
           error: error instanceof Error ? error.message : String(error),
         });
-      const page = refusalPage(
-        refusal.title,
-        refusal.reason,
-        refusal.retry ? loginHref(tenant()) : null,
-      );
+      const page = refusalPage({
+        title: refusal.title,
+        reason: refusal.reason,
+        retry: refusal.retry ? loginHref(tenant()) : null,
+        ...(refusal.retryLabel ? { retryLabel: refusal.retryLabel } : {}),
+        home: `${prefix()}/`,
+      });
       const headers: Record<string, string> = { ...page.headers };
       if (error instanceof HttpError) Object.assign(headers, error.headers);
       return c.body(page.html, refusal.status, headers);
@@ -146,12 +148,13 @@ export function publicSsoRoutes(
         const start = `${prefix()}/auth/sso/start${query.size > 0 ? `?${query.toString()}` : ''}`;
         // Never the tenant's name: anyone could learn which tenants a hub serves by trying ids.
         // The name is shown once the person has signed in.
-        return loginPage(
-          tenant.id === DEFAULT_TENANT_ID ? null : tenant.id,
-          providerName(config.oidc),
-          start,
-          link?.user.name ?? null,
-        );
+        return loginPage({
+          tenantId: tenant.id === DEFAULT_TENANT_ID ? null : tenant.id,
+          provider: providerName(config.oidc),
+          startHref: start,
+          home: `${prefix()}/`,
+          linkTo: link?.user.name ?? null,
+        });
       }),
     )
     .get('/auth/sso/start', (c) =>

@@ -14,8 +14,7 @@ const SWEEP = 100;
 /** Records the state as used; false when a callback (on any instance) already did. */
 export async function claimState(
   store: Store,
-  state: string,
-  expiresAt: string,
+  sign: { state: string; tenant: string; expiresAt: string },
   now: string,
 ): Promise<boolean> {
   const used = store.table(ssoUsedStatesTable);
@@ -23,10 +22,24 @@ export async function claimState(
   const expired = await used.find({ where: { expiresAt: { lte: now } }, limit: SWEEP });
   if (expired.length > 0) await used.deleteWhere({ id: { in: expired.map((row) => row.id) } });
   try {
-    await used.insert({ id: sha256Hex(state), expiresAt });
+    await used.insert({
+      id: sha256Hex(sign.state),
+      tenant: sign.tenant,
+      expiresAt: sign.expiresAt,
+    });
     return true;
   } catch (error) {
     if (isUniqueViolation(error)) return false;
     throw error;
   }
+}
+
+/** The tenant of the sign-in a callback already used this state for, or null. */
+export async function usedStateTenant(
+  store: Store,
+  state: string,
+  now: string,
+): Promise<string | null> {
+  const row = await store.table(ssoUsedStatesTable).get(sha256Hex(state));
+  return row !== null && row.expiresAt > now ? row.tenant : null;
 }

@@ -84,6 +84,8 @@ export const ssoUsedStatesTable = defineTable({
   name: 'sso_used_states',
   columns: {
     id: col.id(),
+    /** The sign-in's tenant, so a reloaded result page can point back to its login. */
+    tenant: col.string(64),
     expiresAt: col.timestamp(),
   },
   indexes: [['expiresAt']],

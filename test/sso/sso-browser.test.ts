@@ -84,6 +84,14 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     expect(await page.locator('#f-name').textContent()).toBe('alice');
     expect(await page.locator('#f-role').textContent()).toBe('user');
     expect(await page.locator('#hub-address').textContent()).toBe(`http://127.0.0.1:${port}`);
+    // The expiry in the reader's own zone and format, by the same expression as /join's.
+    const iso = (await page.locator('#f-exp').getAttribute('datetime'))!;
+    expect(await page.locator('#f-exp').textContent()).toBe(
+      await page.evaluate(
+        (at) => new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' }),
+        iso,
+      ),
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-signed-in.png'), fullPage: true });
     const deep = new URL((await page.locator('#open').getAttribute('href'))!);
     expect(deep.protocol).toBe('harborclient:');
@@ -102,13 +110,15 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     const session = await t.request('GET', '/auth/session', { token: redeemed.body.secret });
     expect(session.body.user).toMatchObject({ name: 'alice', role: 'user' });
 
-    // Reloading the callback replays its state: a refusal page, no code.
+    // Reloading the result page: its sign-in has finished, said so, with a way to a new one.
     const again = await page.reload();
     expect(again?.status()).toBe(400);
-    // The first callback spent this browser's sign-in (its cookie is gone).
-    expect(await page.locator('#title').textContent()).toBe('Sign-in expired');
+    expect(await page.locator('#title').textContent()).toBe('Sign-in already finished');
+    expect(await page.locator('#retry').textContent()).toBe('Sign in again');
     expect(await page.locator('#open').count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-refused.png') });
+    await page.click('#home');
+    await page.waitForURL(`http://127.0.0.1:${port}/`);
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
