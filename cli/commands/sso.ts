@@ -12,7 +12,7 @@ import { print, printJson, printTable } from '../output.ts';
 const hubModules = () => import('../hub-modules.ts');
 type Modules = Awaited<ReturnType<typeof hubModules>>;
 
-/** `--expires-in-hours` of a one-time link. */
+/** `--expires-in-hours` of a one-time link (the defaults of linking.ts: 24, at most 168). */
 function parseHours(raw: string | undefined): number {
   if (raw === undefined) return 24;
   const hours = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
@@ -21,13 +21,34 @@ function parseHours(raw: string | undefined): number {
   return hours;
 }
 
-/** The blocks of the hub a command opened (the CLI runs on the system clock). */
-const blocksOf = (modules: Modules, hub: Parameters<Parameters<Modules['withHub']>[2]>[0]) =>
-  modules.createBlocksService({
-    identity: hub.identity,
-    audit: hub.audit,
-    clock: modules.systemClock,
-  });
+type Hub = Parameters<Parameters<Modules['withHub']>[2]>[0];
+
+/** What the sso services need of the hub a command opened (the CLI runs on the system clock). */
+const servicesOf = (modules: Modules, hub: Hub) => ({
+  identity: hub.identity,
+  audit: hub.audit,
+  clock: modules.systemClock,
+});
+
+/** `--subject` and `--issuer`, as `sso link` and `sso block` take them. */
+const subjectArgs = {
+  subject: {
+    type: 'string',
+    description: "The provider's subject of the person (see sso links or the audit log)",
+  },
+  issuer: {
+    type: 'string',
+    valueHint: 'url',
+    description: 'With --subject: the issuer (default: sso.oidc.issuer)',
+  },
+} as const;
+
+/** `--issuer`, else the configured provider's; a usage error when neither exists. */
+function issuerOf(modules: Modules, hub: Hub, raw: string | undefined): string {
+  const issuer = raw?.trim() || modules.configuredIssuer(hub.config());
+  if (!issuer) throw new UsageError('--issuer is needed while server.yaml has no sso section.');
+  return issuer;
+}
 
 const linksCommand = defineCommand({
   meta: {
@@ -65,15 +86,7 @@ const linkCommand = defineCommand({
   },
   args: {
     user: { type: 'positional', required: true, description: 'Id or name of the user' },
-    subject: {
-      type: 'string',
-      description: "Link now to the provider's subject (see sso links or the audit log)",
-    },
-    issuer: {
-      type: 'string',
-      valueHint: 'url',
-      description: 'With --subject: the issuer (default: sso.oidc.issuer)',
-    },
+    ...subjectArgs,
     'expires-in-hours': {
       type: 'string',
       valueHint: 'hours',
@@ -92,16 +105,10 @@ const linkCommand = defineCommand({
     const hours = parseHours(args['expires-in-hours']);
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store, tenantId }) => {
-      const linking = modules.createLinkingService({
-        identity: hub.identity,
-        audit: hub.audit,
-        clock: modules.systemClock,
-      });
+      const linking = modules.createLinkingService(servicesOf(modules, hub));
       const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
       if (subject !== undefined) {
-        const issuer = args.issuer?.trim() || modules.configuredIssuer(hub.config());
-        if (!issuer)
-          throw new UsageError('--issuer is needed while server.yaml has no sso section.');
+        const issuer = issuerOf(modules, hub, args.issuer);
         const link = modules.toLinkRecord(await linking.link(store, userId, { issuer, subject }));
         if (args.json) return printJson({ link });
         return print(`Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`);
@@ -154,15 +161,7 @@ const blockCommand = defineCommand({
       required: false,
       description: 'Id or name of a user linked to the identity provider',
     },
-    subject: {
-      type: 'string',
-      description: "Instead of a user: the provider's subject (see sso links or the audit log)",
-    },
-    issuer: {
-      type: 'string',
-      valueHint: 'url',
-      description: 'With --subject: the issuer (default: sso.oidc.issuer)',
-    },
+    ...subjectArgs,
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
@@ -175,14 +174,12 @@ const blockCommand = defineCommand({
       throw new UsageError('--issuer goes with --subject.');
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store }) => {
-      const issuer = args.issuer?.trim() || modules.configuredIssuer(hub.config());
-      if (subject !== undefined && !issuer)
-        throw new UsageError('--issuer is needed while server.yaml has no sso section.');
       const target =
         subject !== undefined
-          ? { subject, issuer: issuer! }
+          ? { subject, issuer: issuerOf(modules, hub, args.issuer) }
           : { userId: await withUser(hub.identity.users, store, args.user!, async (id) => id) };
-      const record = modules.toBlockRecord(await blocksOf(modules, hub).block(store, target));
+      const blocks = modules.createBlocksService(servicesOf(modules, hub));
+      const record = modules.toBlockRecord(await blocks.block(store, target));
       if (args.json) return printJson({ block: record });
       print(
         `Blocked ${record.name ? `"${record.name}" ` : ''}(subject ${record.subject}) from signing in (block ${record.id}).`,
@@ -200,7 +197,9 @@ const blocksCommand = defineCommand({
   async run({ args }) {
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store }) => {
-      const records = (await blocksOf(modules, hub).list(store)).map(modules.toBlockRecord);
+      const records = (await modules.createBlocksService(servicesOf(modules, hub)).list(store)).map(
+        modules.toBlockRecord,
+      );
       if (args.json) return printJson({ blocks: records });
       if (records.length === 0) return print('Nobody is blocked.');
       printTable(
@@ -229,7 +228,7 @@ const unblockCommand = defineCommand({
   async run({ args }) {
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store }) => {
-      const blocks = blocksOf(modules, hub);
+      const blocks = modules.createBlocksService(servicesOf(modules, hub));
       const all = await blocks.list(store);
       const key = args.block.trim();
       const found = [

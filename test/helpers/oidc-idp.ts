@@ -27,6 +27,13 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
+/** The hub's `sso.oidc` client settings for this provider. */
+export const oidcClient = (idp: TestIdp) => ({
+  issuer: idp.issuer,
+  clientId: idp.clientId,
+  clientSecret: idp.clientSecret,
+});
+
 const b64url = (bytes: Uint8Array | string) =>
   Buffer.from(bytes).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 

@@ -15,7 +15,7 @@ import { timeOrderedId } from '../../kernel/time-id.ts';
 import { auditEventsTable } from '../../plugins/audit/tables.ts';
 import { quietLogging, useCliProject } from '../helpers/cli.ts';
 import { startTestHub, type TestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -42,9 +42,7 @@ describe('provider-supplied names in the audit log', () => {
         server: { publicUrl: HUB_BASE },
         sso: {
           oidc: {
-            issuer: idp.issuer,
-            clientId: idp.clientId,
-            clientSecret: idp.clientSecret,
+            ...oidcClient(idp),
             allowedGroups: ['hub-users'],
           },
         },

@@ -72,54 +72,18 @@ describe('workspace-hub user list with single sign-on', () => {
     const { user } = await project.json('user', 'create', '--name', 'kit');
     await link(user.id, 'kit-subject');
     const before = Date.now();
-    const created = await project.run(
-      'user',
-      'token',
-      'create',
-      '--user',
-      'kit',
-      '--name',
-      'laptop',
-    );
+    const token = (name: string, ...extra: string[]) =>
+      ['user', 'token', 'create', '--user', 'kit', '--name', name, ...extra] as const;
+    const created = await project.run(...token('laptop'));
     expect(created.code, created.stderr).toBe(0);
     const expires = /^Expires: (\S+)$/m.exec(created.stdout)![1]!;
     expect(Date.parse(expires) - before).toBeGreaterThanOrEqual(30 * 86_400_000 - 1000);
     expect(Date.parse(expires) - before).toBeLessThan(30 * 86_400_000 + 60_000);
-    const forever = await project.json(
-      'user',
-      'token',
-      'create',
-      '--user',
-      'kit',
-      '--name',
-      'server',
-      '--expires-in-days',
-      'never',
-    );
+    const forever = await project.json(...token('server', '--expires-in-days', 'never'));
     expect(forever.token.expiresAt).toBeNull();
-    const week = await project.json(
-      'user',
-      'token',
-      'create',
-      '--user',
-      'kit',
-      '--name',
-      'phone',
-      '--expires-in-days',
-      '7',
-    );
+    const week = await project.json(...token('phone', '--expires-in-days', '7'));
     expect(Date.parse(week.token.expiresAt) - before).toBeLessThan(7 * 86_400_000 + 60_000);
-    const bad = await project.run(
-      'user',
-      'token',
-      'create',
-      '--user',
-      'kit',
-      '--name',
-      'x',
-      '--expires-in-days',
-      '0',
-    );
+    const bad = await project.run(...token('x', '--expires-in-days', '0'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
       '--expires-in-days must be a whole number from 1 to 3650, or "never"',

@@ -9,7 +9,7 @@ import { ConfigError } from '../../kernel/config/errors.ts';
 import { parseConfig } from '../../kernel/config/load.ts';
 import { ssoSchema, type OidcConfig, type SsoConfig } from '../../plugins/sso/config.ts';
 import { createRelyingParty } from '../../plugins/sso/oidc.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 
 const sections = { sso: ssoSchema };
 
@@ -151,7 +151,7 @@ describe('the relying party', () => {
   it('discovers the provider again when the section names another one', async () => {
     const oidcOf = (idp: TestIdp): OidcConfig =>
       ssoSchema.parse({
-        oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+        oidc: oidcClient(idp),
       })!.oidc;
     let current = oidcOf(first);
     const rp = createRelyingParty(() => current);

@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { createLogger } from '../../kernel/log.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -27,9 +27,7 @@ describe('single sign-on when the provider sends no groups claim', () => {
     server: { publicUrl: HUB_BASE },
     sso: {
       oidc: {
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecret: idp.clientSecret,
+        ...oidcClient(idp),
         allowedGroups: ['hub-users'],
         ...(scopes ? { scopes } : {}),
       },

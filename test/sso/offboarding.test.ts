@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -33,7 +33,7 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
       server: { publicUrl: HUB_BASE },
       multitenancy: { enabled: true },
       sso: {
-        oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+        oidc: oidcClient(idp),
         tenants: { acme: {} },
         tokenTtlDays: 30,
       },

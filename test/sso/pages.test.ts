@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback, type HubFetch } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test/team';
@@ -30,7 +30,7 @@ describe('the sign-in pages', () => {
       server: { publicUrl: HUB_BASE },
       multitenancy: { enabled: true },
       sso: {
-        oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+        oidc: oidcClient(idp),
         tenants: { acme: {} },
       },
     },

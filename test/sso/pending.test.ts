@@ -18,7 +18,7 @@ import {
 import { driverAvailable } from '../helpers/databases.ts';
 import { openTestDriver } from '../helpers/drivers.ts';
 import { startTestHub, useTestDriver, type TestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -42,7 +42,7 @@ describe.each(DRIVERS)('the sign-in cookie (%s)', (kind) => {
       config: {
         server: { publicUrl: HUB_BASE },
         sso: {
-          oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+          oidc: oidcClient(idp),
         },
       },
     };

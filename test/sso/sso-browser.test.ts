@@ -13,7 +13,7 @@ import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/br
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { mkdir } from 'node:fs/promises';
 
 describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
@@ -33,9 +33,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
       server: { host: '127.0.0.1', port },
       sso: {
         oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
+          ...oidcClient(idp),
           allowedGroups: ['hub-users'],
           displayName: 'Corp ID',
         },

@@ -10,7 +10,7 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub, type UsedTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -43,9 +43,7 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
       server: { publicUrl: HUB_BASE },
       sso: {
         oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
+          ...oidcClient(idp),
           allowedGroups: ['hub-users'],
           adminGroups: ['hub-admins'],
           access: { llmAccess: false },

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -41,9 +41,7 @@ describe.each(DRIVERS)('single sign-on per tenant (%s)', (kind) => {
     multitenancy: { enabled: true },
     sso: {
       oidc: {
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecret: idp.clientSecret,
+        ...oidcClient(idp),
         adminGroups: ['hub-admins'],
       },
       tenants: { acme: { allowedGroups: ['acme-users'], adminGroups: ['acme-admins'] } },

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -27,7 +27,7 @@ describe('the callback behind a shared address (trustProxy, X-Forwarded-For)', (
     ip: '10.0.0.2',
     config: {
       server: { publicUrl: HUB_BASE, trustProxy: true },
-      sso: { oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret } },
+      sso: { oidc: oidcClient(idp) },
     },
   }));
   /** Everyone behind one NAT: the proxy appends the same address for each. */
@@ -78,9 +78,7 @@ describe('single sign-on when the provider sends no name or cannot be reached', 
       server: { publicUrl: HUB_BASE },
       sso: {
         oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
+          ...oidcClient(idp),
           usernameClaim: 'email',
         },
       },
