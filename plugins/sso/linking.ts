@@ -106,7 +106,6 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
         const now = deps.clock.now();
         const codes = tx.table(ssoLinkCodesTable);
         await codes.deleteWhere({ userId: user.id });
-        await codes.deleteWhere({ expiresAt: { lte: now.toISOString() } });
         const code = `hbl_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
         const row: SsoLinkCodeRow = {
           id: newId(),

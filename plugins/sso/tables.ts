@@ -56,7 +56,8 @@ export const ssoLinkCodesTable = defineTable({
     createdAt: col.timestamp(),
   },
   unique: [['codeHash']],
-  indexes: [['userId'], ['expiresAt']],
+  // At most one per user (a newer code replaces it), so expired ones need no sweep.
+  indexes: [['userId']],
 });
 
 /**
