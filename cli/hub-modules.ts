@@ -14,7 +14,18 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
-export { linkedUsers } from '../plugins/sso/index.ts';
+export { systemClock } from '../kernel/clock.ts';
+export {
+  configuredIssuer,
+  createBlocksService,
+  createLinkingService,
+  linkCodeUrl,
+  linkedUsers,
+  ssoLinks,
+  toBlockRecord,
+  toLinkRecord,
+  unlinkUser,
+} from '../plugins/sso/index.ts';
 export {
   purgeRecordHistory,
   runResultUsage,

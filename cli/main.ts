@@ -21,6 +21,7 @@ export const rootCommand = defineCommand({
     tenant: () => import('./commands/tenant.ts').then((m) => m.tenantCommand),
     audit: () => import('./commands/audit.ts').then((m) => m.auditCommand),
     history: () => import('./commands/history.ts').then((m) => m.historyCommand),
+    sso: () => import('./commands/sso.ts').then((m) => m.ssoCommand),
     backup: () => import('./commands/backup.ts').then((m) => m.backupCommand),
     export: () => import('./commands/transfer.ts').then((m) => m.exportCommand),
     import: () => import('./commands/transfer.ts').then((m) => m.importCommand),

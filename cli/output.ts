@@ -102,7 +102,16 @@ export function userBlock(
 const tableTime = (iso: string | null) => (iso === null ? '-' : iso.replace(/\.\d+Z$/, 'Z'));
 
 /** Columns of `user token list`. */
-export const TOKEN_COLUMNS = ['ID', 'NAME', 'USER', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'];
+export const TOKEN_COLUMNS = [
+  'ID',
+  'NAME',
+  'USER',
+  'PREFIX',
+  'CREATED',
+  'LAST USED',
+  'REVOKED',
+  'EXPIRES',
+];
 
 /** One row of the `user token list` table (never the secret); `owner` is the user's name. */
 export function tokenRow(token: TokenRecord, owner: string | undefined): string[] {
@@ -114,6 +123,7 @@ export function tokenRow(token: TokenRecord, owner: string | undefined): string[
     tableTime(token.createdAt),
     tableTime(token.lastUsedAt),
     tableTime(token.revokedAt),
+    token.expiresAt === null ? 'never' : tableTime(token.expiresAt),
   ];
 }
 

@@ -195,6 +195,7 @@ export async function runImport(args: ImportArgs): Promise<void> {
     const result = await importHub({
       driver,
       tables: collectTables(plugins),
+      retired: collectMigrations(plugins).flatMap((m) => (m.dropTables ?? []).map((t) => t.name)),
       lines,
       ...(progress.report ? { progress: progress.report } : {}),
       // The rows migrate provisions (default tenant, system accounts), as migrate makes them.

@@ -5,6 +5,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { parseIsoTime } from '../../kernel/clock.ts';
+import { escapeJsonText } from '../../kernel/text.ts';
 import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
 import { CliError, UsageError, withUser } from '../errors.ts';
 import { print, printJson, printTable } from '../output.ts';
@@ -156,8 +157,9 @@ const exportCommand = defineCommand({
             limit: EXPORT_PAGE,
             keptSince: kept,
           });
+          // Escaped as the CLI prints JSON: a SIEM or a `cat` of the file meets no raw control.
           const text = page.rows.map(
-            (row) => `${JSON.stringify(toAuditEventRecord(row, tenantId))}\n`,
+            (row) => `${escapeJsonText(JSON.stringify(toAuditEventRecord(row, tenantId)))}\n`,
           );
           if (text.length > 0 && !out.write(text.join('')))
             await Promise.race([once(out, 'drain'), failed]);

@@ -1,10 +1,26 @@
 /** `workspace-hub user token …`: issue, list and revoke API tokens. */
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
-import { CliError, withUser } from '../errors.ts';
+import { CliError, UsageError, withUser } from '../errors.ts';
 import { print, printJson, printTable, secretLines, TOKEN_COLUMNS, tokenRow } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
+
+/** As `expiresInDays` of `POST /admin/users/:id/tokens`. */
+const MAX_DAYS = 3650;
+
+/** `--expires-in-days`: days, `never` (null), or undefined for the user's default. */
+function parseDays(raw: string | undefined): number | null | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim().toLowerCase();
+  if (value === 'never') return null;
+  const days = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(days) || days < 1 || days > MAX_DAYS)
+    throw new UsageError(
+      `--expires-in-days must be a whole number from 1 to ${MAX_DAYS}, or "never", got "${raw}".`,
+    );
+  return days;
+}
 
 const createCommand = defineCommand({
   meta: {
@@ -23,23 +39,31 @@ const createCommand = defineCommand({
       required: true,
       description: 'Name of the token, e.g. the device it is for',
     },
+    'expires-in-days': {
+      type: 'string',
+      valueHint: 'days|never',
+      description:
+        'Lifetime of the token (default: sso.tokenTtlDays for a user linked to single sign-on, else never)',
+    },
     ...tenantArg,
     ...jsonArg,
     ...commonArgs,
   },
   async run({ args }) {
+    const days = parseDays(args['expires-in-days']);
     const { withTenant, toTokenRecord } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the
       // user's row lock so a concurrent deletion cannot leave the new token behind.
       const { user, token, secret } = await withUser(hub.identity.users, store, args.user, (id) =>
-        tokens.issueFor(store, id, args.name),
+        tokens.issueFor(store, id, args.name, days),
       );
       if (args.json) return printJson({ token: toTokenRecord(token), secret });
       print(
         `Created API token "${token.name}" (${token.id}) for user "${user.name}".`,
         `Token prefix: ${token.tokenPrefix}`,
+        `Expires: ${token.expiresAt ?? 'never'}`,
         ...secretLines(secret),
       );
     });

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 
 const encoder = new TextEncoder();
 
-function base64url(bytes: Uint8Array): string {
+/** Bytes as base64url without padding. */
+export function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

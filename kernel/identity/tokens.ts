@@ -22,6 +22,8 @@ export interface TokenRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** When the token stops working by itself; null: never. */
+  expiresAt: string | null;
 }
 
 export function toTokenRecord(row: ApiTokenRow): TokenRecord {
@@ -33,8 +35,12 @@ export function toTokenRecord(row: ApiTokenRow): TokenRecord {
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     revokedAt: row.revokedAt,
+    expiresAt: row.expiresAt,
   };
 }
+
+/** Days an admin's token for `user` lasts when the admin names none (null: forever); see sso. */
+export type DefaultTokenDays = (store: Store, user: UserRow) => Promise<number | null>;
 
 export function normalizeTokenName(raw: string): string {
   const name = raw.trim();
@@ -90,6 +96,7 @@ export function createTokensService({
 }) {
   /** Token id → when this process last wrote its `lastUsedAt` (ms). */
   const touched = new Map<string, number>();
+  let defaultDays: DefaultTokenDays | null = null;
   /** Called after this process revoked or deleted a token, or deleted a user (with its tokens). */
   const revokeListeners = new Set<() => void>();
   /** The active token with this hash and its owner, from the tables. */
@@ -164,21 +171,34 @@ export function createTokensService({
   return {
     issue,
 
+    /** Registers what decides the lifetime of an administrator's token that names none. */
+    setDefaultDays(decide: DefaultTokenDays): void {
+      defaultDays = decide;
+    },
+
     /**
      * Issues a token for the user with this id (404 unknown, 403 system account), in a transaction
      * that holds the user's row lock, so it cannot interleave with the user's deletion. The HTTP
-     * route and the CLI both issue through here.
+     * route and the CLI both issue through here. `expiresInDays`: a lifetime, null for none, or
+     * undefined for the registered default ({@link DefaultTokenDays}).
      */
     async issueFor(
       store: Store,
       userId: string,
       name: string,
+      expiresInDays?: number | null,
     ): Promise<{ user: UserRow; token: ApiTokenRow; secret: string }> {
       // The name is checked before the transaction so a bad name never waits on the lock.
       const checked = normalizeTokenName(name);
       return store.transaction(async (tx) => {
         const user = await lockHuman(tx, userId);
-        return { user, ...(await issue(tx, user, checked)) };
+        const days =
+          expiresInDays !== undefined ? expiresInDays : ((await defaultDays?.(tx, user)) ?? null);
+        const expiresAt =
+          days === null
+            ? undefined
+            : new Date(clock.now().getTime() + days * 86_400_000).toISOString();
+        return { user, ...(await issue(tx, user, checked, undefined, expiresAt)) };
       });
     },
 

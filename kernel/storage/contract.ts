@@ -180,12 +180,19 @@ export function isUniqueViolation(error: unknown): error is StorageError {
  * A versioned schema step. Migrations are applied in the order the kernel lists them and each id is
  * recorded once it has run, so a step never runs twice. Schema operations are idempotent
  * (`createTables` creates missing tables at their current declaration, `addColumns` skips columns
- * that exist), which lets an old database catch up through every later step.
+ * that exist, `dropTables` skips tables that are gone), which lets an old database catch up
+ * through every later step.
  */
 export interface Migration {
   /** Unique and stable forever, e.g. `kernel/0001-identity`. */
   readonly id: string;
   readonly createTables?: readonly Table[];
+  /**
+   * Tables no plugin declares any more, removed with their rows (run before the other schema
+   * operations). The declaration stays in the migration, so the step can name what it drops; an
+   * import skips the rows of such a table in an older export.
+   */
+  readonly dropTables?: readonly Table[];
   readonly addColumns?: readonly { table: Table; columns: readonly string[] }[];
   readonly addIndexes?: readonly Table[];
   /** A data step, run after the schema operations with the unscoped store. */

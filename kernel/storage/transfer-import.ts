@@ -29,6 +29,11 @@ export interface ImportOptions {
   /** The file's lines, in order (e.g. from `readline`). */
   lines: AsyncIterable<string>;
   progress?: TransferProgress;
+  /**
+   * Tables a migration dropped (`dropTables`): an older export may still hold them, and their rows
+   * are skipped. @default []
+   */
+  retired?: readonly string[];
   /** Rows per transaction. @default 200 (Firestore allows 500 writes, unique keys included). */
   batchSize?: number;
   /** Restores what `migrate` provisions after a failed import has been cleared (see cli). */
@@ -91,6 +96,10 @@ export async function importHub(
   type Header = { format?: unknown; version?: unknown } | null;
   let header: Header = null;
   let table: Table | null = null;
+  /** Inside a retired table's rows, which are read past (and counted, for the file's total). */
+  let skipping = false;
+  let skipped = 0;
+  const retired = new Set(options.retired ?? []);
   let batch: Row[] = [];
   const counts: Record<string, number> = {};
   let rowCount = 0;
@@ -149,6 +158,11 @@ export async function importHub(
         await flush();
         const name = parse(start[1]!) as string;
         const next = byName.get(name);
+        if (!next && retired.has(name)) {
+          table = null;
+          skipping = !start[2];
+          continue;
+        }
         if (!next)
           throw new ImportFormatError(
             lineNo,
@@ -161,12 +175,17 @@ export async function importHub(
       if (line === ']}' || line === ']},') {
         await flush();
         table = null;
+        skipping = false;
         continue;
       }
       const end = /^\],"rowCount":(\d+)\}$/.exec(line);
       if (end) {
         await flush();
         declared = Number(end[1]);
+        continue;
+      }
+      if (skipping) {
+        skipped += 1;
         continue;
       }
       if (!table) throw new ImportFormatError(lineNo, 'a row outside of a table.');
@@ -184,10 +203,10 @@ export async function importHub(
         lineNo,
         'the file ends early (no closing rowCount); it was cut off while being written or copied.',
       );
-    if (declared !== rowCount)
+    if (declared !== rowCount + skipped)
       throw new ImportFormatError(
         lineNo,
-        `the file declares ${declared} rows but holds ${rowCount}.`,
+        `the file declares ${declared} rows but holds ${rowCount + skipped}.`,
       );
     return { rowCount, tables: counts };
   } catch (error) {

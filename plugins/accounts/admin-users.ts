@@ -6,12 +6,12 @@ import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { pathId } from '../../kernel/http/params.ts';
-import { jsonBody } from '../../kernel/http/validate.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { objectNumber, type ReadCache } from '../../kernel/cache.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { createTokenBody, createUserBody, updateUserBody } from './schemas.ts';
+import { createTokenBody, createUserBody, listTokensQuery, updateUserBody } from './schemas.ts';
 import { parseImageField, setUserImage } from '../avatars/index.ts';
 import { userListExtensions, type LinkedProvider } from './list-extensions.ts';
 
@@ -85,15 +85,17 @@ export function adminUserRoutes(
       return c.body(null, 204);
     })
     .post('/admin/users/:id/tokens', jsonBody(createTokenBody), async (c) => {
+      const { name, expiresInDays } = c.req.valid('json');
       const { token, secret } = await tokens.issueFor(
         c.get('store'),
         pathId(c, 'id', USER_NOT_FOUND),
-        c.req.valid('json').name,
+        name,
+        expiresInDays,
       );
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
-    .get('/admin/tokens', async (c) => {
-      const rows = await tokens.list(c.get('store'));
+    .get('/admin/tokens', validate('query', listTokensQuery), async (c) => {
+      const rows = await tokens.list(c.get('store'), c.req.valid('query').userId);
       return c.json({ tokens: rows.map(toTokenRecord) });
     })
     .delete('/admin/tokens/:id', async (c) => {

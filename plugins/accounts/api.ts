@@ -35,6 +35,10 @@ export const tokenRecordSchema = z
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
+    expiresAt: z
+      .string()
+      .nullable()
+      .describe('When the token stops working by itself (ISO 8601); null: never'),
   })
   .meta({ id: 'Token' });
 
@@ -105,7 +109,7 @@ export const accountsApi: RouteDocs = {
     responses: { 201: z.object({ token: tokenRecordSchema, secret }) },
   },
   'GET /admin/tokens': {
-    summary: 'List tokens (never their secrets)',
+    summary: "List tokens (never their secrets), newest first; `userId` keeps one user's",
     responses: { 200: z.object({ tokens: z.array(tokenRecordSchema) }) },
   },
   'DELETE /admin/tokens/:id': {

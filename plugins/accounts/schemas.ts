@@ -30,4 +30,29 @@ export const updateUserBody = z.object({
   ...userFields,
 });
 
-export const createTokenBody = z.object({ name: z.string() });
+/** Most days an administrator's token may last (ten years, as `sso.tokenTtlDays`). */
+export const MAX_TOKEN_DAYS = 3650;
+
+export const createTokenBody = z.object({
+  name: z.string(),
+  expiresInDays: z
+    .number()
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 day')
+    .max(MAX_TOKEN_DAYS, `must be at most ${MAX_TOKEN_DAYS} days`)
+    .nullable()
+    .optional()
+    .describe(
+      "Days until the token stops working; null: never. Without it, a user linked to single sign-on gets a token that expires after `sso.tokenTtlDays`, like a sign-in's, and anyone else one that never expires",
+    ),
+});
+
+/** `GET /admin/tokens`: only these parameters; any other is a 400 naming it. */
+export const listTokensQuery = z.strictObject({
+  userId: z
+    .string({ error: 'must be a single string' })
+    .min(1, 'must not be empty')
+    .max(128, 'must be at most 128 characters')
+    .optional()
+    .describe("Only this user's tokens"),
+});

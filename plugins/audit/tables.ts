@@ -6,19 +6,25 @@
  */
 import { IP_MAX, REQUEST_ID_MAX } from '../../kernel/audit.ts';
 import { col, defineTable, equalitiesThenId, type RowOfTable } from '../../kernel/storage/table.ts';
+import { cleanDetails, cleanNullable, cleanText, NAME_MAX } from './clean.ts';
 
 /** Longest target id kept (a config file path may be longer; it is cut). */
 export const TARGET_ID_MAX = 255;
+/** Longest action (`<noun>.<verb>`) and target kind. */
+export const ACTION_MAX = 64;
+export const KIND_MAX = 32;
+/** Longest actor id: an id column's. */
+export const ACTOR_ID_MAX = 128;
 
 export const auditEventsTable = defineTable({
   name: 'audit_events',
   columns: {
     id: col.id(),
     at: col.timestamp(),
-    action: col.string(64),
+    action: col.string(ACTION_MAX),
     actorId: col.idNullable(),
-    actorName: col.stringNullable(255),
-    targetKind: col.string(32),
+    actorName: col.stringNullable(NAME_MAX),
+    targetKind: col.string(KIND_MAX),
     targetId: col.string(TARGET_ID_MAX),
     targetName: col.text(),
     ip: col.stringNullable(IP_MAX),
@@ -52,16 +58,29 @@ export interface AuditEventRecord {
   details: Record<string, unknown>;
 }
 
+/**
+ * The record of a row, every string escaped and capped again ({@link cleanText}): rows stored
+ * before the log escaped them, and workspace events read from revisions, are shown the same way.
+ */
 export function toAuditEventRecord(row: AuditEventRow, tenantId: string | null): AuditEventRecord {
   return {
     id: row.id,
     at: row.at,
-    action: row.action,
-    actor: row.actorId ? { id: row.actorId, name: row.actorName ?? '' } : null,
-    target: { kind: row.targetKind, id: row.targetId, name: row.targetName },
+    action: cleanText(row.action, ACTION_MAX),
+    actor: row.actorId
+      ? {
+          id: cleanText(row.actorId, ACTOR_ID_MAX),
+          name: cleanText(row.actorName ?? '', NAME_MAX),
+        }
+      : null,
+    target: {
+      kind: cleanText(row.targetKind, KIND_MAX),
+      id: cleanText(row.targetId, TARGET_ID_MAX),
+      name: cleanText(row.targetName, NAME_MAX),
+    },
     tenantId,
-    ip: row.ip,
-    requestId: row.requestId,
-    details: row.details,
+    ip: cleanNullable(row.ip, IP_MAX),
+    requestId: cleanNullable(row.requestId, REQUEST_ID_MAX),
+    details: cleanDetails(row.details) as Record<string, unknown>,
   };
 }

@@ -51,7 +51,7 @@ export const invitesApi: RouteDocs = {
         .string()
         .optional()
         .describe(
-          "The invitation's tenant when it is not the default one: the page asks that tenant (an unknown one makes the link invalid)",
+          "The invitation's tenant when it is not the default one: the page asks that tenant (as `X-Hub-Tenant`); without multitenancy it makes the link invalid",
         ),
     }),
   },
@@ -73,6 +73,11 @@ export const invitesApi: RouteDocs = {
           llmModels: true,
         }),
         expiresAt: z.string(),
+        hubName: z
+          .string()
+          .describe(
+            "The display name of the invitation's tenant (the `/join` page shows it only from here, to holders of a valid code)",
+          ),
       }),
     },
   },

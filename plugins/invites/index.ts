@@ -156,6 +156,6 @@ export {
   type InvitesService,
   type IssuedInvitation,
 } from './service.ts';
-export { joinLink, parseBaseUrl, publicBaseUrl } from './link.ts';
+export { joinLink, joinQuery, parseBaseUrl, publicBaseUrl } from './link.ts';
 export { toInvitationRecord } from './tables.ts';
 export { JOIN_STYLE } from './join-html.ts';

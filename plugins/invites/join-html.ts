@@ -116,6 +116,9 @@ const SCRIPT = `
     if (answer.status === 429) return say('Too many attempts from this address. Wait a while, then reload this page.', true);
     if (answer.status !== 200 || !answer.body || !answer.body.user) return say('The hub could not check this invitation right now (status ' + answer.status + '). Reload this page to try again.', true);
     var user = answer.body.user;
+    var title = "You're invited to " + answer.body.hubName;
+    document.getElementById('title').textContent = title;
+    document.title = title;
     document.getElementById('f-name').textContent = user.name;
     document.getElementById('f-role').textContent = user.role;
     document.getElementById('f-access').textContent = access(user);
@@ -156,8 +159,11 @@ function page(title: string, body: string, nonce: string): string {
 `;
 }
 
-/** The page for a checked invite, or the "Invalid invite link" page for `null`. */
-export function joinPageHtml(view: JoinView | null, nonce: string, hubName: string): string {
+/**
+ * The page for a checked invite, or the "Invalid invite link" page for `null`. It names no hub:
+ * the script puts the name from the hub's preview in the title once the code checks out.
+ */
+export function joinPageHtml(view: JoinView | null, nonce: string): string {
   if (!view) {
     return page(
       'Invalid invite link',
@@ -178,9 +184,9 @@ export function joinPageHtml(view: JoinView | null, nonce: string, hubName: stri
     .map(([label, id]) => `<dt>${label}</dt><dd id="${id}"></dd>`)
     .join('');
   return page(
-    `Join ${hubName}`,
+    "You're invited",
     `<div class="card" id="invite" data-url="${escapeHtml(view.url)}" data-deep-link="${escapeHtml(view.deepLinkBase)}"${view.tenant ? ` data-tenant="${escapeHtml(view.tenant)}"` : ''}>
-<h1 id="title">You're invited to ${escapeHtml(hubName)}</h1>
+<h1 id="title">You're invited</h1>
 <p id="origin-warning" class="warn" hidden></p>
 <dl id="facts" hidden>${facts}<dt>Valid until</dt><dd><time id="exp"></time></dd></dl>
 <p id="state" class="note">Checking this invitation with the hub…</p>

@@ -3,7 +3,8 @@
  * fragment (so it never reaches a URL, header or log) and asks this hub's
  * `POST /auth/invitations/preview` who it is for, as what, and until when; the page shows only
  * that answer, never the query's claims, and warns when the link's `url` is another origin. A link
- * for another tenant than the default one names it in `tenant`; the page asks that tenant.
+ * for another tenant than the default one names it in `tenant`; the page asks that tenant. The
+ * hub's name, too, comes from the preview: a page anyone can open names no tenant.
  * Always 200 HTML: a broken link gets an explanation, not an error body.
  */
 import { htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
@@ -69,18 +70,18 @@ export function joinHeaders(nonce: string): Record<string, string> {
 }
 
 /**
- * Renders the page for a request's query. `hubName` gives the name of the link's tenant (the
- * default tenant's without one), or null when this hub does not serve it.
+ * Renders the page for a request's query. `served` tells whether this hub may serve the link's
+ * tenant (the default tenant without one); the page never names the tenant's display name, which
+ * only the preview answers to someone who holds a valid code.
  */
-export async function renderJoinPage(
+export function renderJoinPage(
   query: (name: string) => string | undefined,
-  hubName: (tenantId: string | undefined) => Promise<string | null>,
-): Promise<{ html: string; headers: Record<string, string> }> {
+  served: (tenantId: string | undefined) => boolean,
+): { html: string; headers: Record<string, string> } {
   const nonce = newNonce();
   const view = readJoinQuery(query);
-  const name = view ? await hubName(view.tenant) : null;
   return {
-    html: joinPageHtml(view && name !== null ? view : null, nonce, name ?? ''),
+    html: joinPageHtml(view && served(view.tenant) ? view : null, nonce),
     headers: joinHeaders(nonce),
   };
 }

@@ -40,7 +40,7 @@ const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 export function publicInviteRoutes(
   service: InvitesService,
   clock: Clock,
-  ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp' | 'identity' | 'hubConfig'>,
+  ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp' | 'hubConfig'>,
 ) {
   const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;
   // Blocked clients are refused before their body is even read.
@@ -62,14 +62,14 @@ export function publicInviteRoutes(
   };
 
   return createPluginApp()
-    .get('/join', async (c) => {
-      // A link's own tenant, when it names one this hub serves; a browser sends no tenant header.
-      const hubName = async (tenantId: string | undefined) => {
-        if (tenantId === undefined || tenantId === c.get('tenant').id) return c.get('tenant').name;
-        if (!ctx.hubConfig().multitenancy.enabled) return null;
-        return (await ctx.identity.tenants.get(tenantId))?.name ?? null;
-      };
-      const { html, headers } = await renderJoinPage((name) => c.req.query(name), hubName);
+    .get('/join', (c) => {
+      // A link may name another tenant only when this hub has tenants; whether that one exists
+      // (and its name) only the preview tells, to someone holding a valid code.
+      const served = (tenantId: string | undefined) =>
+        tenantId === undefined ||
+        tenantId === c.get('tenant').id ||
+        ctx.hubConfig().multitenancy.enabled;
+      const { html, headers } = renderJoinPage((name) => c.req.query(name), served);
       return c.html(html, 200, headers);
     })
     .post('/auth/invitations/preview', throttled, jsonBody(previewBody), async (c) => {
@@ -89,6 +89,7 @@ export function publicInviteRoutes(
           llmModels: user.llmModels,
         },
         expiresAt: invitation.expiresAt,
+        hubName: c.get('tenant').name,
       });
     })
     .post('/auth/invitations/redeem', throttled, jsonBody(redeemBody), async (c) => {

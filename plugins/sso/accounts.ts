@@ -11,7 +11,8 @@ import { newId } from '../../kernel/identity/secrets.ts';
 import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
 import type { Role, UserInput } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import type { OidcConfig, SsoAccess } from './config.ts';
+import type { OidcConfig, SsoAccess, TenantRules } from './config.ts';
+import { groupsOf } from './groups.ts';
 import { SignInRefused } from './oidc.ts';
 import { ssoLinksTable } from './tables.ts';
 
@@ -29,25 +30,26 @@ const LIST_FIELDS = [
   'llmModels',
 ] as const;
 
-/** The groups claim as a list of names (a single string counts as one group). */
-export function groupsOf(claims: Record<string, unknown>, claim: string): string[] {
-  const value = claims[claim];
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.filter((g): g is string => typeof g === 'string');
-  return [];
-}
-
-/** Whether the person may sign in at all. */
-export function allowed(oidc: OidcConfig, groups: readonly string[]): boolean {
-  return oidc.allowedGroups.length === 0 || oidc.allowedGroups.some((g) => groups.includes(g));
+/** The person's issuer and subject: what links and blocks are keyed by. */
+export function identityOf(
+  claims: Record<string, unknown>,
+  oidc: OidcConfig,
+): { issuer: string; subject: string } {
+  return {
+    issuer: typeof claims.iss === 'string' ? claims.iss : oidc.issuer,
+    subject: typeof claims.sub === 'string' ? claims.sub : '',
+  };
 }
 
 /** Role and access for these groups: `access` plus every matching `groupAccess` entry. */
-export function grantsFor(oidc: OidcConfig, groups: readonly string[]): UserInput & { role: Role } {
-  const role: Role = oidc.adminGroups.some((g) => groups.includes(g)) ? 'admin' : 'user';
+export function grantsFor(
+  rules: TenantRules,
+  groups: readonly string[],
+): UserInput & { role: Role } {
+  const role: Role = rules.adminGroups.some((g) => groups.includes(g)) ? 'admin' : 'user';
   const sources: SsoAccess[] = [
-    oidc.access,
-    ...groups.flatMap((g) => (oidc.groupAccess[g] ? [oidc.groupAccess[g]] : [])),
+    rules.access,
+    ...groups.flatMap((g) => (rules.groupAccess[g] ? [rules.groupAccess[g]] : [])),
   ];
   const grants: UserInput & { role: Role } = { role };
   for (const field of LIST_FIELDS) {
@@ -87,7 +89,7 @@ async function createWithFreeName(
       if (isHttpError(error) && error.status === 400 && /access/i.test(error.message))
         throw new HttpError(
           503,
-          `The hub's sso.oidc access settings name something it cannot grant (${error.message}).`,
+          `The hub's single sign-on access settings for this tenant (sso.oidc or sso.tenants) name something it cannot grant (${error.message}).`,
         );
       if (isHttpError(error))
         throw new SignInRefused(`the provider's name "${name}" is not a valid hub user name`);
@@ -98,28 +100,28 @@ async function createWithFreeName(
 }
 
 /**
- * The hub user for this sign-in, created or updated, inside `tx`. `linked` tells whether the
- * person had signed in before.
+ * The hub user for this sign-in, created or updated with the tenant's rules, inside `tx` (a store
+ * of that tenant). `created` tells whether the person had not signed in before.
  */
 export async function userForSignIn(
   identity: Identity,
   tx: Store,
   oidc: OidcConfig,
+  rules: TenantRules,
   claims: Record<string, unknown>,
   now: string,
 ): Promise<{ user: UserRow; created: boolean }> {
-  const subject = typeof claims.sub === 'string' ? claims.sub : '';
-  const issuer = typeof claims.iss === 'string' ? claims.iss : oidc.issuer;
-  const grants = grantsFor(oidc, groupsOf(claims, oidc.groupsClaim));
+  const { issuer, subject } = identityOf(claims, oidc);
+  const grants = grantsFor(rules, groupsOf(claims, oidc.groupsClaim) ?? []);
   const links = tx.table(ssoLinksTable);
   const link = await links.findOne({ issuer, subject });
   if (link) {
     await identity.users.lockHuman(tx, link.userId);
     // Role at every sign-in; access lists only when groups decide them (else an admin's edits stay).
-    const fromGroups = Object.keys(oidc.groupAccess).length > 0;
+    const fromGroups = Object.keys(rules.groupAccess).length > 0;
     // Without adminGroups the provider says nothing about roles: a role set by an admin stays.
     const patch: UserInput = fromGroups ? { ...grants } : { role: grants.role };
-    if (oidc.adminGroups.length === 0) {
+    if (rules.adminGroups.length === 0) {
       delete patch.role;
       // Entity lists are refused for admins: an admin promoted by hand keeps full access.
       const current = await tx.table(usersTable).get(link.userId);
@@ -130,7 +132,7 @@ export async function userForSignIn(
       if (isHttpError(error) && error.status === 400)
         throw new HttpError(
           503,
-          `The hub's sso.oidc access settings name something it cannot grant (${error.message}).`,
+          `The hub's single sign-on access settings for this tenant (sso.oidc or sso.tenants) name something it cannot grant (${error.message}).`,
         );
       throw error;
     });

@@ -1,13 +1,21 @@
 /**
- * Admin routes of single sign-on: which users are linked to the identity provider, and unlinking
- * one (the account stays; the person's next sign-in creates a new account, and deleting the user
- * is `DELETE /admin/users/:id`).
+ * Admin routes of single sign-on's links: which users are linked to the identity provider,
+ * linking an existing user (by the person's subject, or with a one-time link its next sign-in
+ * uses; linking.ts), unlinking one (the account stays; the person's next sign-in creates a new
+ * account), and the blocked people (admin-blocks.ts).
  */
 import { z } from 'zod';
-import { notFound } from '../../kernel/errors.ts';
+import type { HubConfig } from '../../kernel/config/load.ts';
+import { badRequest, notFound } from '../../kernel/errors.ts';
 import { pathId } from '../../kernel/http/params.ts';
+import { jsonBody } from '../../kernel/http/validate.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
+import { publicBaseUrl } from '../invites/index.ts';
+import { adminBlockRoutes, optionalText } from './admin-blocks.ts';
+import type { BlocksService } from './blocks.ts';
+import { DEFAULT_LINK_HOURS, MAX_LINK_HOURS, type LinkingService } from './linking.ts';
 import { ssoLinksTable, type SsoLinkRow } from './tables.ts';
 
 export const ssoLinkSchema = z
@@ -20,7 +28,7 @@ export const ssoLinkSchema = z
   })
   .meta({ id: 'SsoLink' });
 
-const toLinkRecord = (row: SsoLinkRow): z.output<typeof ssoLinkSchema> => ({
+export const toLinkRecord = (row: SsoLinkRow): z.output<typeof ssoLinkSchema> => ({
   userId: row.userId,
   issuer: row.issuer,
   subject: row.subject,
@@ -44,24 +52,97 @@ export async function linkedUsers(
   );
 }
 
+/** Every link of the tenant, oldest first, as `GET /admin/sso/links` and `sso links` show them. */
+export async function ssoLinks(store: Store): Promise<z.output<typeof ssoLinkSchema>[]> {
+  const rows = await store.table(ssoLinksTable).find({
+    orderBy: [
+      ['createdAt', 'asc'],
+      ['id', 'asc'],
+    ],
+  });
+  return rows.map(toLinkRecord);
+}
+
 const NO_LINK = 'User not found or not linked to the identity provider.';
 
-export function adminSsoRoutes() {
-  return createPluginApp()
-    .get('/admin/sso/links', async (c) => {
-      const store = c.get('store');
-      const rows = await store.table(ssoLinksTable).find({
-        orderBy: [
-          ['createdAt', 'asc'],
-          ['id', 'asc'],
-        ],
-      });
-      return c.json({ links: rows.map(toLinkRecord) });
+/** Removes the user's link (the account stays); false when there was none. */
+export async function unlinkUser(store: Store, userId: string): Promise<boolean> {
+  return (await store.table(ssoLinksTable).deleteWhere({ userId })) > 0;
+}
+
+const linkBody = z.object({
+  userId: z.string().trim().min(1, 'must not be empty').max(128),
+  subject: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(255)
+    .describe("The provider's subject (`sub`) of the person"),
+  issuer: optionalText(255).describe('The issuer; default: `sso.oidc.issuer`'),
+});
+
+const linkCodeBody = z.object({
+  userId: z.string().trim().min(1, 'must not be empty').max(128),
+  expiresInHours: z
+    .number()
+    .int('must be a whole number of hours')
+    .min(1, 'must be at least 1 hour')
+    .max(MAX_LINK_HOURS, `must be at most ${MAX_LINK_HOURS} hours`)
+    .optional()
+    .describe(`Lifetime of the link; default ${DEFAULT_LINK_HOURS}`),
+});
+
+export const linkCodeSchema = z
+  .object({
+    userId: z.string(),
+    url: z.string().describe('`/login?link=hbl_…`: shown once; its next sign-in links the user'),
+    expiresAt: z.string(),
+  })
+  .meta({ id: 'SsoLinkCode' });
+
+/** The one-time link's address: the login page of the user's tenant, with the code. */
+export function linkCodeUrl(server: HubConfig['server'], tenantId: string, code: string): string {
+  const tenant = tenantId === DEFAULT_TENANT_ID ? '' : `&tenant=${encodeURIComponent(tenantId)}`;
+  return `${publicBaseUrl(server)}/login?link=${code}${tenant}`;
+}
+
+export function adminSsoRoutes(deps: {
+  blocks: BlocksService;
+  linking: LinkingService;
+  /** The configured provider's issuer, or null while single sign-on is off. */
+  issuer: () => string | null;
+  server: () => HubConfig['server'];
+}) {
+  const app = createPluginApp()
+    .get('/admin/sso/links', async (c) => c.json({ links: await ssoLinks(c.get('store')) }))
+    .post('/admin/sso/links', jsonBody(linkBody), async (c) => {
+      const { userId, subject, issuer } = c.req.valid('json');
+      const from = issuer ?? deps.issuer();
+      if (!from) throw badRequest('issuer: required while single sign-on is off');
+      const link = await deps.linking.link(c.get('store'), userId, { issuer: from, subject });
+      return c.json(toLinkRecord(link), 201);
+    })
+    .post('/admin/sso/link-codes', jsonBody(linkCodeBody), async (c) => {
+      const { userId, expiresInHours } = c.req.valid('json');
+      const issued = await deps.linking.issueCode(
+        c.get('store'),
+        userId,
+        expiresInHours ?? DEFAULT_LINK_HOURS,
+      );
+      return c.json(
+        {
+          userId: issued.user.id,
+          url: linkCodeUrl(deps.server(), c.get('tenant').id, issued.code),
+          expiresAt: issued.expiresAt,
+        },
+        201,
+      );
     })
     .delete('/admin/sso/links/:userId', async (c) => {
-      const userId = pathId(c, 'userId', NO_LINK);
-      const removed = await c.get('store').table(ssoLinksTable).deleteWhere({ userId });
-      if (removed === 0) throw notFound(NO_LINK);
+      if (!(await unlinkUser(c.get('store'), pathId(c, 'userId', NO_LINK))))
+        throw notFound(NO_LINK);
       return c.body(null, 204);
     });
+  app.route('/', adminBlockRoutes(deps.blocks, deps.issuer));
+  return app;
 }

@@ -7,7 +7,7 @@ import type { AuditInput } from '../../kernel/audit.ts';
 export function ssoAuditEvent(
   action: 'sso.signed_in' | 'sso.refused',
   subject: { id: string; name: string; provider: string },
-  details: { reason?: string; email?: string } = {},
+  details: { reason?: string; subject?: string } = {},
 ): AuditInput {
   return {
     action,

@@ -1,12 +1,14 @@
 /**
  * The single sign-on pages, in the `/join` page's style: the login page, the result page with the
- * desktop deep link, and the refusal page. No script; inline style under the response's nonce;
- * every value shown is escaped; never cached, framed or sent a referrer.
+ * desktop deep link, and the refusal page, each with a way back to the hub's front page. Inline
+ * style (and, on the result page, one small script) under the response's nonce; every value shown
+ * is escaped; never cached, framed or sent a referrer.
  */
 import { escapeHtml, htmlPageHeaders, newNonce } from '../../kernel/http/html.ts';
 import { JOIN_STYLE } from '../invites/index.ts';
 
 const EXTRA_STYLE = `
+.note a { color: var(--accent); }
 .address { display: block; padding: .6rem .8rem; border-radius: 8px; background: var(--bg); user-select: all; overflow-wrap: anywhere; font: .9rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 `;
 
@@ -15,7 +17,30 @@ export interface Page {
   headers: Record<string, string>;
 }
 
-function page(title: string, body: string): Page {
+// Shows a `<time>` in the reader's own time zone and format, exactly as the `/join` page does; the
+// text it replaces is the same format in UTC, for a browser without script.
+const LOCAL_TIME = `
+for (const time of document.querySelectorAll('time[datetime]')) {
+  const when = new Date(time.getAttribute('datetime'));
+  if (!isNaN(when.getTime())) time.textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+}
+`;
+
+const UTC_TIME = new Intl.DateTimeFormat('en-US', {
+  dateStyle: 'medium',
+  timeStyle: 'long',
+  timeZone: 'UTC',
+});
+
+/** A time as the sign-in and `/join` pages show it (`Jun 1, 2026, 10:10:00 AM UTC` without script). */
+const timeHtml = (iso: string, id: string) =>
+  `<time id="${id}" datetime="${escapeHtml(iso)}">${escapeHtml(UTC_TIME.format(new Date(iso)))}</time>`;
+
+/** The way back to the hub's front page (`home`: its path under `server.publicUrl`). */
+const homeLink = (home: string) =>
+  `<p class="note"><a id="home" href="${escapeHtml(home)}">Back to the hub's front page</a></p>`;
+
+function page(title: string, body: string, withScript = false): Page {
   const nonce = newNonce();
   const html = `<!doctype html>
 <html lang="en">
@@ -29,24 +54,48 @@ function page(title: string, body: string): Page {
 </head>
 <body>
 <main><div class="card">${body}</div></main>
-</body>
+${withScript ? `<script nonce="${nonce}">${LOCAL_TIME}</script>\n` : ''}</body>
 </html>
 `;
-  return { html, headers: htmlPageHeaders([`style-src 'nonce-${nonce}'`, 'img-src data:']) };
+  const sources = [`style-src 'nonce-${nonce}'`, 'img-src data:'];
+  if (withScript) sources.push(`script-src 'nonce-${nonce}'`);
+  return { html, headers: htmlPageHeaders(sources) };
 }
 
-/** `GET /login`: one link to start the sign-in. */
-export function loginPage(hubName: string, provider: string, startHref: string): Page {
+/**
+ * `GET /login`: one link to start the sign-in. It names the tenant by the id the person came with
+ * (null: the default tenant), never by its display name, which only a signed-in person sees. With
+ * a one-time link code, it names the hub user the sign-in will be linked to.
+ */
+export function loginPage(view: {
+  tenantId: string | null;
+  provider: string;
+  startHref: string;
+  /** The front page's path. */
+  home: string;
+  /** The hub user a one-time link code links the sign-in to. */
+  linkTo?: string | null;
+}): Page {
+  const { tenantId, provider, startHref, linkTo } = view;
+  const tenant = tenantId
+    ? `<p id="tenant">Tenant <b>${escapeHtml(tenantId)}</b> of this hub.</p>\n`
+    : '';
+  const note = linkTo
+    ? `<p class="note" id="link">Sign in with your company account to link it to the hub user <b>${escapeHtml(linkTo)}</b>: from then on your company sign-in opens that account. The link works once.</p>`
+    : '<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>';
   return page(
-    `Sign in to ${hubName}`,
-    `<h1>Sign in to ${escapeHtml(hubName)}</h1>
-<p class="note">Sign in with your company account. You then get a one-time link that connects the HarborClient desktop app to this hub.</p>
-<a id="start" class="button" href="${escapeHtml(startHref)}">Sign in with ${escapeHtml(provider)}</a>`,
+    linkTo ? 'Link your account' : 'Sign in',
+    `<h1>${linkTo ? 'Link your account' : 'Sign in'}</h1>
+${tenant}${note}
+<a id="start" class="button" href="${escapeHtml(startHref)}">Sign in with ${escapeHtml(provider)}</a>
+${homeLink(view.home)}`,
   );
 }
 
 export interface SignedInView {
   hubName: string;
+  /** The tenant when it is not the default one: the desktop app must be set to it. */
+  tenantId: string | null;
   userName: string;
   role: string;
   access: string;
@@ -66,29 +115,43 @@ export function signedInPage(view: SignedInView): Page {
     ['Role', 'f-role', view.role],
     ['Access', 'f-access', view.access],
     ['Hub address', 'f-hub', view.hubAddress],
-    ['Link valid until', 'f-exp', `${view.expiresAt.replace('T', ' ').slice(0, 19)} UTC`],
   ]
     .map(([label, id, value]) => `<dt>${label}</dt><dd id="${id}">${escapeHtml(value ?? '')}</dd>`)
     .join('');
+  const until = `<dt>Link valid until</dt><dd>${timeHtml(view.expiresAt, 'f-exp')}</dd>`;
   return page(
     `Signed in to ${view.hubName}`,
     `<h1 id="title">You're signed in to ${escapeHtml(view.hubName)}</h1>
-<dl>${facts}</dl>
+<dl>${facts}${until}</dl>
 <a id="open" class="button" href="${escapeHtml(view.deepLink)}">Open in HarborClient</a>
-<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
+${
+  view.tenantId
+    ? `<p class="note" id="tenant">This sign-in is for the tenant <b>${escapeHtml(view.tenantId)}</b> of this hub: set HarborClient's tenant for this hub to it before you open the link (the app redeems the code in the tenant it is set to).</p>\n`
+    : ''
+}<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
 <p class="note">Nothing happens? In HarborClient use File → Accept Team Hub Invite and paste this link:</p>
 <code class="address" id="join-link">${escapeHtml(view.joinLink)}</code>
 <p class="note">Or add a Team Hub with this address: <code id="hub-address">${escapeHtml(view.hubAddress)}</code></p>`,
+    true,
   );
 }
 
 /** Why a sign-in did not work, and what to do; never a code. */
-export function refusalPage(title: string, reason: string, retryHref: string | null): Page {
+export function refusalPage(view: {
+  title: string;
+  reason: string;
+  /** The login page to start again from, or null where starting again cannot help. */
+  retry: string | null;
+  /** Names the button when retrying is the expected next step (a sign-in that finished). */
+  retryLabel?: string;
+  home: string;
+}): Page {
   return page(
-    title,
-    `<h1 id="title">${escapeHtml(title)}</h1>
-<p id="reason">${escapeHtml(reason)}</p>
-${retryHref ? `<a class="button" href="${escapeHtml(retryHref)}">Try again</a>` : ''}
-<p class="note">If this keeps happening, ask the hub administrator.</p>`,
+    view.title,
+    `<h1 id="title">${escapeHtml(view.title)}</h1>
+<p id="reason">${escapeHtml(view.reason)}</p>
+${view.retry ? `<a id="retry" class="button" href="${escapeHtml(view.retry)}">${escapeHtml(view.retryLabel ?? 'Try again')}</a>` : ''}
+<p class="note">If this keeps happening, ask the hub administrator.</p>
+${homeLink(view.home)}`,
   );
 }

@@ -8,14 +8,32 @@ export class Refusal extends Error {
   readonly title: string;
   readonly reason: string;
   readonly retry: boolean;
-  constructor(status: Refusal['status'], title: string, reason: string, retry = true) {
+  /** The retry button's words, when starting again is the expected next step. */
+  readonly retryLabel: string | undefined;
+  constructor(
+    status: Refusal['status'],
+    title: string,
+    reason: string,
+    retry = true,
+    retryLabel?: string,
+  ) {
     super(reason);
     this.status = status;
     this.title = title;
     this.reason = reason;
     this.retry = retry;
+    this.retryLabel = retryLabel;
   }
 }
+
+/** The refusal of a tenant that does not admit single sign-on, whether it exists or not. */
+export const notAdmitted = (id: string) =>
+  new Refusal(
+    404,
+    'Sign-in not available',
+    `tenant: single sign-on is not available for "${id}" on this hub.`,
+    false,
+  );
 
 /** Any failure as a page: refusals as they are, HTTP errors by status, the rest as 503. */
 export function asRefusal(error: unknown): Refusal {

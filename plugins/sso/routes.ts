@@ -1,31 +1,30 @@
 /**
  * The public single sign-on routes. `GET /login` (optionally `?tenant=`) links to
- * `GET /auth/sso/start`, which records the sign-in (a row of hashes; the secrets ride in a
- * short-lived HttpOnly, SameSite=Lax cookie) and redirects to the provider. `GET
- * /auth/sso/callback` checks everything, maps the person to a hub user and answers a page with a
- * one-time `hbi_` code for the desktop app. Every refusal is an HTML page with a 4xx status (503
- * when the provider or the database cannot answer), never a code. The callback is throttled like
- * failed authentication.
+ * `GET /auth/sso/start`, which keeps the sign-in in a signed, short-lived HttpOnly, SameSite=Lax
+ * cookie (nothing is written) and redirects to the provider. `GET /auth/sso/callback` checks
+ * everything, maps the person to a hub user and answers a page with a one-time `hbi_` code for
+ * the desktop app (callback.ts). A tenant signs people in only when the `sso` section admits it
+ * (`tenantRules`): the three routes ask each time, so a reload that removes a tenant refuses its
+ * sign-ins already in progress. Every refusal is an HTML page with a 4xx status (503 when the
+ * provider or the database cannot answer), never a code.
  */
-import { ssoAuditEvent } from './audit-events.ts';
-import { scopedStore } from '../../kernel/audit.ts';
 import type { Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { setCookie } from 'hono/cookie';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { HttpError } from '../../kernel/errors.ts';
-import { newId, sha256Hex } from '../../kernel/identity/secrets.ts';
+import { sha256Hex } from '../../kernel/identity/secrets.ts';
+import type { TenantRow, UserRow } from '../../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId } from '../../kernel/identity/tenants.ts';
-import type { TenantRow } from '../../kernel/identity/tables.ts';
-import { toUserRecord } from '../../kernel/identity/users.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
-import { createInvitesService, joinLink, publicBaseUrl } from '../invites/index.ts';
-import { allowed, groupsOf, userForSignIn } from './accounts.ts';
-import { providerName, type SsoConfig } from './config.ts';
+import { createInvitesService, publicBaseUrl } from '../invites/index.ts';
+import { finishSignIn } from './callback.ts';
+import { providerName, tenantRules, type SsoConfig, type TenantRules } from './config.ts';
+import { createCookieKeys } from './cookie-key.ts';
+import { isLinkCode, LINK_NOT_VALID, type LinkingService } from './linking.ts';
 import { SignInRefused, type RelyingParty } from './oidc.ts';
-import { COOKIE, decode, encode, SIGN_IN_MS } from './pending.ts';
-import { asRefusal, Refusal } from './refusal.ts';
-import { loginPage, refusalPage, signedInPage, type Page } from './pages.ts';
-import { ssoLoginsTable } from './tables.ts';
+import { loginPage, refusalPage, type Page } from './pages.ts';
+import { COOKIE, encode, SIGN_IN_MS } from './pending.ts';
+import { asRefusal, notAdmitted, Refusal } from './refusal.ts';
 
 export function redirectUri(server: HubConfig['server']): string {
   return `${publicBaseUrl(server)}/auth/sso/callback`;
@@ -34,9 +33,10 @@ export function redirectUri(server: HubConfig['server']): string {
 export function publicSsoRoutes(
   ctx: PluginContext<SsoConfig>,
   rp: RelyingParty,
+  linking: LinkingService,
 ): ReturnType<typeof createPluginApp> {
   const invites = createInvitesService({ identity: ctx.identity, clock: ctx.clock });
-  const throttleKey = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:sso`;
+  const keys = createCookieKeys(ctx);
   const section = () => {
     const config = ctx.config();
     if (!config)
@@ -44,8 +44,14 @@ export function publicSsoRoutes(
     return config;
   };
 
-  /** The tenant named by `?tenant=` (default tenant without it); it must exist. */
-  async function tenantOf(c: Context<KernelEnv>): Promise<TenantRow> {
+  /**
+   * The tenant `?tenant=` names (the default tenant without it) with its rules, when the section
+   * admits it; a tenant that is not admitted gets the refusal of one that does not exist.
+   */
+  async function admitted(
+    c: Context<KernelEnv>,
+    config: NonNullable<SsoConfig>,
+  ): Promise<{ tenant: TenantRow; rules: TenantRules }> {
     const raw = c.req.query('tenant');
     let id = DEFAULT_TENANT_ID;
     if (raw !== undefined && raw.trim() !== '') {
@@ -57,18 +63,52 @@ export function publicSsoRoutes(
     }
     if (id !== DEFAULT_TENANT_ID && !ctx.hubConfig().multitenancy.enabled)
       throw new Refusal(400, 'Unknown hub', 'tenant: this hub serves only its default tenant.');
-    const tenant = await ctx.identity.tenants.get(id);
-    if (!tenant) throw new Refusal(404, 'Unknown hub', `tenant: no tenant "${id}" on this hub.`);
-    return tenant;
+    const rules = tenantRules(config, id);
+    const tenant = rules ? await ctx.identity.tenants.get(id) : null;
+    if (!rules || !tenant) throw notAdmitted(id);
+    return { tenant, rules };
+  }
+
+  /**
+   * The one-time link code `?link=` names, with the user it links, or null without one. A code
+   * that does not work is counted like a failed callback (the same address block applies).
+   */
+  async function linkOf(
+    c: Context<KernelEnv>,
+    tenant: TenantRow,
+  ): Promise<{ code: string; user: UserRow } | null> {
+    const code = c.req.query('link');
+    if (code === undefined) return null;
+    const key = `${ctx.clientIp(c)}:sso`;
+    await ctx.throttle.assertNotBlocked(key);
+    const user = isLinkCode(code)
+      ? await linking.userOfCode(ctx.storage(tenant.id), sha256Hex(code))
+      : null;
+    if (!user) {
+      await ctx.throttle.recordFailure(key);
+      throw new Refusal(400, 'Link not valid', LINK_NOT_VALID, false);
+    }
+    return { code, user };
   }
 
   /** The path the hub is served under (`server.publicUrl`'s, e.g. `/team`), or ''. */
   const prefix = () => new URL(publicBaseUrl(ctx.hubConfig().server)).pathname.replace(/\/+$/, '');
-  const cookiePath = () => `${prefix()}/auth/sso`;
-  const secure = () => redirectUri(ctx.hubConfig().server).startsWith('https:');
+  const cookie = () => ({
+    path: `${prefix()}/auth/sso`,
+    secure: redirectUri(ctx.hubConfig().server).startsWith('https:'),
+  });
+  const loginHref = (tenant: string | undefined) =>
+    `${prefix()}/login${tenant && tenant !== DEFAULT_TENANT_ID ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
 
-  /** Runs a handler; refusals and failures become pages, never a JSON body or a 500. */
-  async function answer(c: Context<KernelEnv>, work: () => Promise<Response | Page>) {
+  /**
+   * Runs a handler; refusals and failures become pages, never a JSON body or a 500. `tenant`
+   * names the tenant a "Try again" link returns to.
+   */
+  async function answer(
+    c: Context<KernelEnv>,
+    work: () => Promise<Response | Page>,
+    tenant: () => string | undefined = () => c.req.query('tenant'),
+  ) {
     try {
       const result = await work();
       if (result instanceof Response) return result;
@@ -83,195 +123,84 @@ export function publicSsoRoutes(
         c.get('log').error('Single sign-on could not complete', {
           error: error instanceof Error ? error.message : String(error),
         });
-      const retry = refusal.retry ? loginHref(c.req.query('tenant')) : null;
-      const page = refusalPage(refusal.title, refusal.reason, retry);
+      const page = refusalPage({
+        title: refusal.title,
+        reason: refusal.reason,
+        retry: refusal.retry ? loginHref(tenant()) : null,
+        ...(refusal.retryLabel ? { retryLabel: refusal.retryLabel } : {}),
+        home: `${prefix()}/`,
+      });
       const headers: Record<string, string> = { ...page.headers };
       if (error instanceof HttpError) Object.assign(headers, error.headers);
       return c.body(page.html, refusal.status, headers);
     }
   }
 
-  const loginHref = (tenant: string | undefined) =>
-    `${prefix()}/login${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
-
   return createPluginApp()
     .get('/login', (c) =>
       answer(c, async () => {
         const config = section();
-        const tenant = await tenantOf(c);
-        const start =
-          tenant.id === DEFAULT_TENANT_ID
-            ? `${prefix()}/auth/sso/start`
-            : `${prefix()}/auth/sso/start?tenant=${encodeURIComponent(tenant.id)}`;
-        return loginPage(tenant.name, providerName(config.oidc), start);
+        const { tenant } = await admitted(c, config);
+        const link = await linkOf(c, tenant);
+        const query = new URLSearchParams();
+        if (tenant.id !== DEFAULT_TENANT_ID) query.set('tenant', tenant.id);
+        if (link) query.set('link', link.code);
+        const start = `${prefix()}/auth/sso/start${query.size > 0 ? `?${query.toString()}` : ''}`;
+        // Never the tenant's name: anyone could learn which tenants a hub serves by trying ids.
+        // The name is shown once the person has signed in.
+        return loginPage({
+          tenantId: tenant.id === DEFAULT_TENANT_ID ? null : tenant.id,
+          provider: providerName(config.oidc),
+          startHref: start,
+          home: `${prefix()}/`,
+          linkTo: link?.user.name ?? null,
+        });
       }),
     )
     .get('/auth/sso/start', (c) =>
       answer(c, async () => {
-        section();
-        const tenant = await tenantOf(c);
+        const { tenant } = await admitted(c, section());
+        const link = await linkOf(c, tenant);
         const started = await rp.start(redirectUri(ctx.hubConfig().server));
-        const key = newId();
-        const store = ctx.storage(tenant.id);
-        const now = ctx.clock.now();
-        // Sign-ins abandoned at the provider are swept by the next start.
-        await store.table(ssoLoginsTable).deleteWhere({ expiresAt: { lt: now.toISOString() } });
-        await store.table(ssoLoginsTable).insert({
-          id: newId(),
-          keyHash: await sha256Hex(key),
-          stateHash: await sha256Hex(started.state),
-          expiresAt: new Date(now.getTime() + SIGN_IN_MS).toISOString(),
-        });
-        setCookie(
-          c,
-          COOKIE,
-          encode({ tenant: tenant.id, key, verifier: started.verifier, nonce: started.nonce }),
+        const expiresAt = ctx.clock.now().getTime() + SIGN_IN_MS;
+        const value = await encode(
           {
-            path: cookiePath(),
-            httpOnly: true,
-            sameSite: 'Lax',
-            secure: secure(),
-            maxAge: SIGN_IN_MS / 1000,
+            tenant: tenant.id,
+            state: started.state,
+            verifier: started.verifier,
+            nonce: started.nonce,
+            expiresAt,
+            ...(link ? { link: sha256Hex(link.code) } : {}),
           },
+          await keys.key(),
         );
+        setCookie(c, COOKIE, value, {
+          ...cookie(),
+          httpOnly: true,
+          sameSite: 'Lax',
+          maxAge: SIGN_IN_MS / 1000,
+        });
         c.header('Cache-Control', 'no-store');
         c.header('Referrer-Policy', 'no-referrer');
         return c.redirect(started.url.href, 302);
       }),
     )
-    .get('/auth/sso/callback', (c) =>
-      answer(c, async () => {
-        const config = section();
-        await ctx.throttle.assertNotBlocked(throttleKey(c));
-        const pending = decode(getCookie(c, COOKIE));
-        deleteCookie(c, COOKIE, { path: cookiePath(), secure: secure() });
-        const failed = async (status: 400 | 403, title: string, reason: string) => {
-          await ctx.throttle.recordFailure(throttleKey(c));
-          return new Refusal(status, title, reason);
-        };
-        /** `sso.refused` in the sign-in's tenant: whom the provider named, if it got that far. */
-        const refusedEvent = (tenantId: string, reason: string, claims?: Record<string, unknown>) =>
-          ctx.audit.record(
-            scopedStore(ctx.storage(tenantId), c.get('auditScope')),
-            ssoAuditEvent(
-              'sso.refused',
-              {
-                id: typeof claims?.sub === 'string' ? claims.sub : '',
-                name: String(claims?.[config.oidc.usernameClaim] ?? ''),
-                provider: config.oidc.issuer,
-              },
-              { reason },
-            ),
-          );
-        if (!pending)
-          throw await failed(
-            400,
-            'Sign-in expired',
-            'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
-          );
-        // The sign-in's tenant, named by its pending login: the store names this request too.
-        const store = scopedStore(ctx.storage(pending.tenant), c.get('auditScope'));
-        // The first callback consumes the sign-in: a replayed or forged state finds nothing.
-        const login = await store
-          .table(ssoLoginsTable)
-          .findOne({ keyHash: await sha256Hex(pending.key) });
-        // Of two callbacks racing with one cookie, only the one whose delete removed the row goes on.
-        const consumed = login ? await store.table(ssoLoginsTable).delete(login.id) : false;
-        const state = c.req.query('state') ?? '';
-        const now = ctx.clock.now();
-        if (
-          !login ||
-          !consumed ||
-          !state ||
-          login.stateHash !== (await sha256Hex(state)) ||
-          Date.parse(login.expiresAt) <= now.getTime()
-        )
-          throw await failed(
-            400,
-            'Sign-in refused',
-            'The sign-in response does not belong to a sign-in started in this browser, or was used already. Start again.',
-          );
-        const idpError = c.req.query('error');
-        if (idpError) {
-          const detail = c.req.query('error_description');
-          throw new Refusal(
-            400,
-            'Sign-in cancelled',
-            `${providerName(config.oidc)} refused the sign-in (${idpError}${detail ? `: ${detail}` : ''}).`,
-          );
-        }
-        const callbackUrl = new URL(redirectUri(ctx.hubConfig().server));
-        callbackUrl.search = new URL(c.req.url).search;
-        let claims: Record<string, unknown>;
-        try {
-          claims = await rp.finish(callbackUrl, { ...pending, state });
-        } catch (error) {
-          if (error instanceof SignInRefused) {
-            await refusedEvent(pending.tenant, error.message);
-            throw await failed(
-              400,
-              'Sign-in refused',
-              `The sign-in failed a check: ${error.message}.`,
-            );
-          }
-          throw error;
-        }
-        const groups = groupsOf(claims, config.oidc.groupsClaim);
-        if (!allowed(config.oidc, groups)) {
-          await refusedEvent(pending.tenant, 'not in an allowed group', claims);
-          throw new Refusal(
-            403,
-            'Not allowed on this hub',
-            `Your account is not in a group allowed on this hub (${config.oidc.allowedGroups.join(', ')}). Ask the hub administrator.`,
-            false,
-          );
-        }
-        const tenant = await ctx.identity.tenants.get(pending.tenant);
-        if (!tenant)
-          throw new Refusal(404, 'Unknown hub', `tenant: no tenant "${pending.tenant}".`);
-        const issued = await store.transaction(async (tx) => {
-          const { user } = await userForSignIn(
-            ctx.identity,
-            tx,
-            config.oidc,
-            claims,
-            now.toISOString(),
-          );
-          await ctx.audit.record(
-            tx,
-            ssoAuditEvent('sso.signed_in', {
-              id: user.id,
-              name: user.name,
-              provider: config.oidc.issuer,
-            }),
-          );
-          return invites.issue(tx, user, 1, {
-            lifetimeMs: config.codeMinutes * 60_000,
-            tokenTtlDays: config.tokenTtlDays,
-          });
-        });
-        await ctx.throttle.reset(throttleKey(c));
-        const baseUrl = publicBaseUrl(ctx.hubConfig().server);
-        const record = toUserRecord(issued.user);
-        const link = joinLink({
-          baseUrl,
-          user: record,
-          expiresAt: issued.invitation.expiresAt,
-          secret: issued.secret,
-          hubName: tenant.name,
-        });
-        const query = new URL(link).search.slice(1);
-        return signedInPage({
-          hubName: tenant.name,
-          userName: record.name,
-          role: record.role,
-          access: new URLSearchParams(query).get('access') ?? '',
-          hubAddress: baseUrl,
-          deepLink: `harborclient://team-hub/join?${query}&code=${encodeURIComponent(issued.secret)}`,
-          joinLink: link,
-          expiresAt: issued.invitation.expiresAt,
-          tokenTtlDays: config.tokenTtlDays,
-        });
-      }),
-    );
+    .get('/auth/sso/callback', (c) => {
+      let tenant: string | undefined;
+      return answer(
+        c,
+        () =>
+          finishSignIn(c, section(), {
+            ctx,
+            rp,
+            invites,
+            keys,
+            linking,
+            cookie: cookie(),
+            redirectUri: redirectUri(ctx.hubConfig().server),
+            onTenant: (id) => (tenant = id),
+          }),
+        () => tenant,
+      );
+    });
 }

@@ -414,6 +414,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       for (const token of res.body.tokens) {
         expect(Object.keys(token).sort()).toEqual([
           'createdAt',
+          'expiresAt',
           'id',
           'lastUsedAt',
           'name',

@@ -32,6 +32,7 @@ const TOKEN_KEYS = [
   'createdAt',
   'lastUsedAt',
   'revokedAt',
+  'expiresAt',
 ].sort();
 
 describe(`workspace-hub user (${DRIVER})`, () => {

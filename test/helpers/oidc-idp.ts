@@ -43,6 +43,13 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
+/** The hub's `sso.oidc` client settings for this provider. */
+export const oidcClient = (idp: TestIdp) => ({
+  issuer: idp.issuer,
+  clientId: idp.clientId,
+  clientSecret: idp.clientSecret,
+});
+
 const b64url = (bytes: Uint8Array | string) =>
   Buffer.from(bytes).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
@@ -50,6 +57,11 @@ export async function startTestIdp(options: {
   redirectUri: string;
   people: IdpPerson[];
   clientId?: string;
+  /**
+   * Sends `groups` only to a client that asks for the `groups` scope, as many providers do;
+   * otherwise with `profile`. @default false
+   */
+  groupsScope?: boolean;
 }): Promise<TestIdp> {
   const keys = await crypto.subtle.generateKey(
     {
@@ -87,7 +99,9 @@ export async function startTestIdp(options: {
     jwks: { keys: [jwk] },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
-    claims: { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
+    claims: options.groupsScope
+      ? { openid: ['sub'], profile: ['preferred_username'], email: ['email'], groups: ['groups'] }
+      : { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
     async findAccount(_ctx: unknown, id: string) {
       const person: IdpPerson = people.get(id) ?? { login: id };
       return {

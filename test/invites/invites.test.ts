@@ -94,6 +94,7 @@ describe.each(httpDrivers())('invitations on %s', (kind) => {
         llmAccess: true,
       },
       expiresAt: '2026-03-03T12:00:00.000Z',
+      hubName: 'Workspace Hub',
     });
     const redeemed = await pub('/auth/invitations/redeem', { secret, tokenName: 'laptop' });
     expect(redeemed.status).toBe(201);

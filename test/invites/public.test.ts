@@ -117,8 +117,54 @@ describe.each(httpDrivers())('public invitation routes on %s', (kind) => {
       const visible = res.text.replace(/<script[\s\S]*?<\/script>/, '').replace(/<[^>]*>/g, ' ');
       for (const claim of ['Ann', 'Fake Hub', 'Collections: all', '2999', 'admin<', 'evil.example'])
         expect(visible).not.toContain(claim);
-      expect(res.text).toContain("You're invited to");
+      expect(res.text).toContain(`<h1 id="title">You're invited</h1>`);
       expect(res.text).toContain('Checking this invitation with the hub');
     });
+  });
+});
+
+describe('the name of the hub on /join', () => {
+  const t = useTestHub('sqlite', { config: { multitenancy: { enabled: true } } });
+  const page = (tenant?: string) =>
+    t.request(
+      'GET',
+      `/join?${new URLSearchParams({
+        url: 'https://hub.example.com',
+        name: 'Ann',
+        role: 'user',
+        exp: '2999-01-01T00:00:00.000Z',
+        ...(tenant ? { tenant } : {}),
+      }).toString()}`,
+      { token: null },
+    );
+
+  it("is shown only from a valid code's preview: the page itself names no tenant, nor whether it exists", async () => {
+    await t.hub.identity.tenants.create('acme', 'Acme Private Name');
+    const acme = await page('acme');
+    const nope = await page('nope');
+    const home = await page();
+    for (const res of [acme, nope, home]) {
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`<h1 id="title">You're invited</h1>`);
+      expect(res.text).not.toContain('Acme Private Name');
+      expect(res.text).not.toContain('Workspace Hub');
+      expect(res.text).not.toContain('Invalid invite link');
+    }
+    const admin = await t.createUser({ role: 'admin' }, 'acme');
+    const invited = await t.request('POST', '/admin/invited-users', {
+      token: admin.token,
+      tenant: 'acme',
+      body: { name: uniqueName('Ann') },
+    });
+    const preview = (tenant: string) =>
+      t.request('POST', '/auth/invitations/preview', {
+        token: null,
+        tenant,
+        body: { secret: invited.body.secret },
+      });
+    expect((await preview('acme')).body.hubName).toBe('Acme Private Name');
+    // Another tenant does not know the code, and an unknown tenant answers as an unknown code.
+    expect((await preview('__default__')).status).toBe(404);
+    expect((await preview('nope')).status).toBe(404);
   });
 });

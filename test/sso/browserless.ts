@@ -3,10 +3,29 @@
  * would: the hub's `/login` and `/auth/sso/start`, the provider's login and consent forms, and
  * the hub's callback. `hub` sends a request to the hub (in process or over a socket).
  */
+import type { TestHub } from '../helpers/hub.ts';
+
 export type HubFetch = (
   pathAndQuery: string,
   init: { headers: Record<string, string> },
 ) => Promise<Response>;
+
+/**
+ * A test hub in process as a {@link HubFetch} (every answer checked against /openapi.json), each
+ * request with `headers` added (say, the `X-Forwarded-For` a proxy appends).
+ */
+export function inProcess(t: TestHub, headers: Record<string, string> = {}): HubFetch {
+  return async (path, init) => {
+    const answer = await t.request('GET', path, {
+      token: null,
+      headers: { ...headers, ...init.headers },
+    });
+    return new Response(answer.status === 302 ? null : answer.text, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  };
+}
 
 class Jar {
   private cookies = new Map<string, string>();
@@ -65,9 +84,14 @@ export async function walkToCallback(options: {
   hubBase: string;
   login: string;
   tenant?: string;
+  /** An administrator's one-time link code (`/login?link=`). */
+  link?: string;
 }): Promise<Walk> {
   const hubJar = new Jar();
-  const query = options.tenant ? `?tenant=${encodeURIComponent(options.tenant)}` : '';
+  const params = new URLSearchParams();
+  if (options.tenant) params.set('tenant', options.tenant);
+  if (options.link) params.set('link', options.link);
+  const query = params.size > 0 ? `?${params.toString()}` : '';
   const loginPage = await options.hub(`/login${query}`, { headers: {} });
   if (loginPage.status !== 200) throw new Error(`/login answered ${loginPage.status}`);
   const start = /id="start"[^>]*href="([^"]+)"/.exec(await loginPage.text())?.[1];

@@ -3,12 +3,13 @@
  * defaults, `http://` issuers only on loopback, and the relying party discovering the provider
  * again when the section changes.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { parseConfig } from '../../kernel/config/load.ts';
-import { ssoSchema, type OidcConfig } from '../../plugins/sso/config.ts';
+import { ssoSchema, type OidcConfig, type SsoConfig } from '../../plugins/sso/config.ts';
 import { createRelyingParty } from '../../plugins/sso/oidc.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 
 const sections = { sso: ssoSchema };
 
@@ -78,6 +79,62 @@ describe('the sso section', () => {
   });
 });
 
+describe('the tenants of the sso section', () => {
+  it('admits the default tenant alone by default, and names each bad tenant entry by its path', () => {
+    const config = parseConfig(yaml(BASE), sections, {});
+    expect(config.sso).toMatchObject({ defaultTenant: true, tenants: {} });
+    const found = problems(
+      yaml(
+        BASE,
+        [
+          '  tenants:',
+          '    acme: { allowedGroups: [acme-users], adminGroups: [""], tenant: x }',
+          '    "not an id": {}',
+          '    __default__: {}',
+          '    beta: { access: { collectionAccess: [c1], vaults: [] } }',
+          '  defaultTenant: maybe',
+          '',
+        ].join('\n'),
+      ),
+    );
+    expect(found.map((p) => p.path).sort()).toEqual([
+      'sso.defaultTenant',
+      'sso.tenants.__default__',
+      'sso.tenants.acme.adminGroups.0',
+      'sso.tenants.acme.tenant',
+      'sso.tenants.beta.access.vaults',
+      'sso.tenants.not an id',
+    ]);
+    expect(found.find((p) => p.path === 'sso.tenants.__default__')!.message).toContain(
+      'sso.defaultTenant: false',
+    );
+  });
+
+  it("gives a named tenant its own rules and defaults, never the default tenant's", () => {
+    const config = parseConfig(
+      yaml(`${BASE}    adminGroups: [hub-admins]\n`, '  tenants:\n    acme: {}\n'),
+      sections,
+      {},
+    );
+    expect((config.sso as SsoConfig)!.tenants.acme).toEqual({
+      allowedGroups: [],
+      adminGroups: [],
+      access: expect.objectContaining({ collectionAccess: [] }),
+      groupAccess: {},
+    });
+  });
+});
+
+describe('the sso blocks of docs/deploy.md', () => {
+  it('load as printed, with the secret from the environment', async () => {
+    const doc = await readFile(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const blocks = [...doc.matchAll(/```yaml\n(sso:[\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const text of blocks)
+      expect(parseConfig(text, sections, { HUB_OIDC_SECRET: 's3cret' }).sso).toBeDefined();
+  });
+});
+
 describe('the relying party', () => {
   let first: TestIdp;
   let second: TestIdp;
@@ -94,7 +151,7 @@ describe('the relying party', () => {
   it('discovers the provider again when the section names another one', async () => {
     const oidcOf = (idp: TestIdp): OidcConfig =>
       ssoSchema.parse({
-        oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+        oidc: oidcClient(idp),
       })!.oidc;
     let current = oidcOf(first);
     const rp = createRelyingParty(() => current);

@@ -13,7 +13,7 @@ import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/br
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { mkdir } from 'node:fs/promises';
 
 describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
@@ -33,9 +33,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
       server: { host: '127.0.0.1', port },
       sso: {
         oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
+          ...oidcClient(idp),
           allowedGroups: ['hub-users'],
           displayName: 'Corp ID',
         },
@@ -66,7 +64,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     page.on('pageerror', (error) => problems.push(String(error)));
 
     await page.goto(`http://127.0.0.1:${port}/login`);
-    expect(await page.locator('h1').textContent()).toBe('Sign in to Workspace Hub');
+    expect(await page.locator('h1').textContent()).toBe('Sign in');
     expect(await page.locator('#start').textContent()).toBe('Sign in with Corp ID');
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-login.png') });
 
@@ -84,6 +82,14 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     expect(await page.locator('#f-name').textContent()).toBe('alice');
     expect(await page.locator('#f-role').textContent()).toBe('user');
     expect(await page.locator('#hub-address').textContent()).toBe(`http://127.0.0.1:${port}`);
+    // The expiry in the reader's own zone and format, by the same expression as /join's.
+    const iso = (await page.locator('#f-exp').getAttribute('datetime'))!;
+    expect(await page.locator('#f-exp').textContent()).toBe(
+      await page.evaluate(
+        (at) => new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' }),
+        iso,
+      ),
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-signed-in.png'), fullPage: true });
     const deep = new URL((await page.locator('#open').getAttribute('href'))!);
     expect(deep.protocol).toBe('harborclient:');
@@ -102,13 +108,15 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     const session = await t.request('GET', '/auth/session', { token: redeemed.body.secret });
     expect(session.body.user).toMatchObject({ name: 'alice', role: 'user' });
 
-    // Reloading the callback replays its state: a refusal page, no code.
+    // Reloading the result page: its sign-in has finished, said so, with a way to a new one.
     const again = await page.reload();
     expect(again?.status()).toBe(400);
-    // The first callback spent this browser's sign-in (its cookie is gone).
-    expect(await page.locator('#title').textContent()).toBe('Sign-in expired');
+    expect(await page.locator('#title').textContent()).toBe('Sign-in already finished');
+    expect(await page.locator('#retry').textContent()).toBe('Sign in again');
     expect(await page.locator('#open').count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-refused.png') });
+    await page.click('#home');
+    await page.waitForURL(`http://127.0.0.1:${port}/`);
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

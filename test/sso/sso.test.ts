@@ -10,8 +10,8 @@ import { createManualClock } from '../../kernel/clock.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub, type UsedTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
-import { callback, codeOf, walkToCallback, type HubFetch } from './browserless.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
 const DAY_MS = 86_400_000;
@@ -43,9 +43,7 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
       server: { publicUrl: HUB_BASE },
       sso: {
         oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
+          ...oidcClient(idp),
           allowedGroups: ['hub-users'],
           adminGroups: ['hub-admins'],
           access: { llmAccess: false },
@@ -57,13 +55,7 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
   }));
 
   /** The hub in process; every answer is checked against /openapi.json. */
-  const hub: HubFetch = async (path, init) => {
-    const answer = await t.request('GET', path, { token: null, headers: init.headers });
-    return new Response(answer.status === 302 ? null : answer.text, {
-      status: answer.status,
-      headers: answer.headers,
-    });
-  };
+  const hub = inProcess(t);
   const walk = (login: string) => walkToCallback({ hub, hubBase: HUB_BASE, login });
   const signIn = async (login: string) => {
     const page = await callback({ hub }, await walk(login));

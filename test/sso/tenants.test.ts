@@ -1,162 +1,198 @@
 /**
- * Single sign-on with multitenancy: `/login?tenant=` picks the tenant (it must exist) and the
- * sign-in creates the user there, not in another tenant; and the callback is throttled like
- * failed authentication (429 page once an address keeps failing).
+ * Single sign-on per tenant, against the real OpenID Provider, with two tenants besides the
+ * default one: only the tenants the `sso` section names admit a sign-in, each with its own rules
+ * (the default tenant's admin group makes nobody an admin elsewhere); a tenant that is not
+ * admitted is refused at /login, at the start and, after a reload removed it, at the callback;
+ * the result page's links carry the tenant. On SQLite and PostgreSQL.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { stringify } from 'yaml';
+import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
-import { callback, codeOf, walkToCallback, type HubFetch } from './browserless.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
+const DRIVERS = (['sqlite', 'postgres'] as const).filter(driverAvailable);
 
-describe('single sign-on with tenants and the throttle', () => {
+const PEOPLE = [
+  { login: 'boss', groups: ['hub-admins', 'acme-users'] },
+  { login: 'hal', groups: ['hub-admins'] },
+  { login: 'ann', groups: ['acme-users'] },
+  { login: 'cid', groups: ['acme-users', 'acme-admins'] },
+];
+
+const decode = (text: string) => text.replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+const reasonOf = (html: string) => decode(/<p id="reason">([^<]*)<\/p>/.exec(html)?.[1] ?? '');
+const openLink = (html: string) => new URL(decode(/id="open"[^>]*href="([^"]+)"/.exec(html)![1]!));
+const joinLinkOf = (html: string) =>
+  new URL(decode(/<code class="address" id="join-link">([^<]+)<\/code>/.exec(html)![1]!));
+
+describe.each(DRIVERS)('single sign-on per tenant (%s)', (kind) => {
   let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startTestIdp({
-      redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: [{ login: 'kim', groups: [] }],
-    });
-  });
-  afterAll(async () => idp?.close());
-  const t = useTestHub(EMBEDDED_DRIVER, () => ({
-    config: {
-      server: { publicUrl: HUB_BASE },
-      multitenancy: { enabled: true },
-      sso: { oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret } },
+  let dir: string;
+  let file: string;
+  const config = (sso: Record<string, unknown> = {}) => ({
+    logging: { level: 'silent' },
+    server: { publicUrl: HUB_BASE },
+    multitenancy: { enabled: true },
+    sso: {
+      oidc: {
+        ...oidcClient(idp),
+        adminGroups: ['hub-admins'],
+      },
+      tenants: { acme: { allowedGroups: ['acme-users'], adminGroups: ['acme-admins'] } },
+      ...sso,
     },
-  }));
-  const hub: HubFetch = async (path, init) => {
-    const answer = await t.request('GET', path, { token: null, headers: init.headers });
-    return new Response(answer.status === 302 ? null : answer.text, {
-      status: answer.status,
-      headers: answer.headers,
-    });
+  });
+  beforeAll(async () => {
+    idp = await startTestIdp({ redirectUri: `${HUB_BASE}/auth/sso/callback`, people: PEOPLE });
+    dir = await mkdtemp(join(tmpdir(), 'hub-sso-tenants-'));
+    file = join(dir, 'server.yaml');
+    await writeFile(file, stringify(config()));
+  });
+  afterAll(async () => {
+    await idp?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const t = useTestHub(kind, () => ({ configPath: file, config: config() }));
+  const hub = inProcess(t);
+  beforeAll(async () => {
+    await t.hub.identity.tenants.create('acme', 'Acme Hub');
+    await t.hub.identity.tenants.create('beta', 'Beta Hub');
+  });
+  /** Writes the config file and reloads it. */
+  const reload = async (sso: Record<string, unknown> = {}) => {
+    await writeFile(file, stringify(config(sso)));
+    const outcome = await t.hub.reload();
+    if (!outcome.ok) throw new Error(outcome.fatalError);
+  };
+  const signIn = async (login: string, tenant?: string) => {
+    const page = await callback(
+      { hub },
+      await walkToCallback({ hub, hubBase: HUB_BASE, login, ...(tenant ? { tenant } : {}) }),
+    );
+    return { status: page.status, html: await page.text() };
+  };
+  const usersOf = async (tenant: string) => {
+    const admin = await t.createUser({ role: 'admin' }, tenant);
+    return (await t.request('GET', '/admin/users', { token: admin.token, tenant })).body.users as {
+      name: string;
+      role: string;
+    }[];
   };
 
-  it('signs in to the tenant named on /login, which must exist', async () => {
-    await t.hub.identity.tenants.create('acme', 'Acme Hub');
-    const missing = await hub('/login?tenant=nope', { headers: {} });
-    expect(missing.status).toBe(404);
-    expect(await missing.text()).toContain('no tenant &quot;nope&quot;');
+  it('refuses a tenant the section does not name at /login and at the start, exactly as one that does not exist', async () => {
+    for (const path of ['/login', '/auth/sso/start']) {
+      const beta = await hub(`${path}?tenant=beta`, { headers: {} });
+      const nope = await hub(`${path}?tenant=nope`, { headers: {} });
+      expect([beta.status, nope.status]).toEqual([404, 404]);
+      expect(beta.headers.get('set-cookie')).toBeNull();
+      const [betaReason, nopeReason] = [reasonOf(await beta.text()), reasonOf(await nope.text())];
+      expect(betaReason).toBe('tenant: single sign-on is not available for "beta" on this hub.');
+      expect(nopeReason).toBe(betaReason.replace('beta', 'nope'));
+    }
+    const login = await hub('/login?tenant=acme', { headers: {} });
+    expect(login.status).toBe(200);
+    // The tenant's display name is never on the login page, which anyone can open.
+    const html = await login.text();
+    expect(html).not.toContain('Acme Hub');
+    expect(html).toContain('Tenant <b>acme</b>');
+  });
 
-    const login = await (await hub('/login?tenant=acme', { headers: {} })).text();
-    expect(login).toContain('Sign in to Acme Hub');
-    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim', tenant: 'acme' });
-    const page = await callback({ hub }, walk);
-    const html = await page.text();
+  it("signs in to a named tenant by that tenant's rules alone: the default tenant's admin group makes no admin there", async () => {
+    const atAcme = await signIn('boss', 'acme');
+    expect(atAcme.status).toBe(200);
+    expect(atAcme.html).toContain("You're signed in to Acme Hub");
+    expect((await usersOf('acme')).find((u) => u.name === 'boss')).toMatchObject({
+      role: 'user',
+    });
+    // In the default tenant the same person is an admin, by sso.oidc's adminGroups.
+    expect((await signIn('boss')).status).toBe(200);
+    expect((await usersOf('__default__')).find((u) => u.name === 'boss')).toMatchObject({
+      role: 'admin',
+    });
+    // Only acme's own admin group makes admins of acme.
+    expect((await signIn('cid', 'acme')).status).toBe(200);
+    expect((await usersOf('acme')).find((u) => u.name === 'cid')).toMatchObject({
+      role: 'admin',
+    });
+    // Outside acme's allowed groups, a default-tenant admin is refused there and gets nothing.
+    const hal = await signIn('hal', 'acme');
+    expect(hal.status).toBe(403);
+    expect(codeOf(hal.html)).toBeNull();
+    expect((await usersOf('acme')).some((u) => u.name === 'hal')).toBe(false);
+  });
+
+  it('carries the tenant in the deep link and the join link, and the code redeems there', async () => {
+    const page = await signIn('ann', 'acme');
     expect(page.status).toBe(200);
-    expect(html).toContain("You're signed in to Acme Hub");
-    const secret = codeOf(html)!;
-    // The code belongs to the tenant: redeemed there, unknown elsewhere.
-    const elsewhere = await t.request('POST', '/auth/invitations/redeem', {
-      token: null,
-      body: { secret },
-    });
-    expect(elsewhere.status).toBe(404);
-    const redeemed = await t.request('POST', '/auth/invitations/redeem', {
-      token: null,
-      tenant: 'acme',
-      body: { secret },
-    });
+    const deep = openLink(page.html);
+    expect(deep.searchParams.get('tenant')).toBe('acme');
+    expect(deep.searchParams.get('url')).toBe(HUB_BASE);
+    expect(joinLinkOf(page.html).searchParams.get('tenant')).toBe('acme');
+    expect(page.html).toContain("set HarborClient's tenant for this hub to it");
+    const secret = codeOf(page.html)!;
+    const redeem = (tenant?: string) =>
+      t.request('POST', '/auth/invitations/redeem', {
+        token: null,
+        ...(tenant ? { tenant } : {}),
+        body: { secret },
+      });
+    expect((await redeem()).status).toBe(404);
+    const redeemed = await redeem('acme');
     expect(redeemed.status).toBe(201);
     const session = await t.request('GET', '/auth/session', {
       token: redeemed.body.secret,
       tenant: 'acme',
     });
-    expect(session.body.user.name).toBe('kim');
-    const defaults = (await t.request('GET', '/admin/users')).body.users;
-    expect(defaults.some((u: { name: string }) => u.name === 'kim')).toBe(false);
+    expect(session.body).toMatchObject({ tenantId: 'acme', user: { name: 'ann' } });
+    // The default tenant's page and links name no tenant.
+    const home = await signIn('ann');
+    expect(openLink(home.html).searchParams.has('tenant')).toBe(false);
+    expect(home.html).not.toContain('id="tenant"');
   });
 
-  it('keeps a role an admin gave when adminGroups is not set', async () => {
-    const first = await callback(
-      { hub },
-      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim' }),
-    );
-    expect(first.status).toBe(200);
-    const kim = (await t.request('GET', '/admin/users')).body.users.find(
-      (u: { name: string }) => u.name === 'kim',
-    );
-    const promoted = await t.request('PUT', `/admin/users/${kim.id}`, { body: { role: 'admin' } });
-    expect(promoted.status).toBe(200);
-    const again = await callback(
-      { hub },
-      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim' }),
-    );
-    expect(again.status).toBe(200);
-    const after = (await t.request('GET', '/admin/users')).body.users.find(
-      (u: { id: string }) => u.id === kim.id,
-    );
-    expect(after.role).toBe('admin');
+  it('refuses at the callback a tenant that a reload removed after the start, and creates no account', async () => {
+    idp.people.set('eve', { login: 'eve', groups: ['acme-users'] });
+    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'eve', tenant: 'acme' });
+    await reload({ tenants: {} });
+    try {
+      const page = await callback({ hub }, walk);
+      const html = await page.text();
+      expect(page.status).toBe(404);
+      expect(reasonOf(html)).toBe(
+        'tenant: single sign-on is not available for "acme" on this hub.',
+      );
+      expect(codeOf(html)).toBeNull();
+      expect((await usersOf('acme')).some((u) => u.name === 'eve')).toBe(false);
+      const admin = await t.createUser({ role: 'admin' }, 'acme');
+      const audit = await t.request('GET', '/admin/audit?action=sso.refused', {
+        token: admin.token,
+        tenant: 'acme',
+      });
+      expect(audit.body.events[0]).toMatchObject({
+        details: { reason: 'single sign-on is not enabled for this tenant' },
+      });
+    } finally {
+      await reload();
+    }
   });
 
-  it('answers 429 pages once an address keeps failing callbacks, even for a valid one', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 10; i += 1)
-      statuses.push((await hub('/auth/sso/callback?code=x&state=y', { headers: {} })).status);
-    expect(statuses).toEqual(Array(10).fill(400));
-    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'kim' });
-    const blocked = await callback({ hub }, walk);
-    const html = await blocked.text();
-    expect(blocked.status).toBe(429);
-    expect(html).toContain('Too many failed sign-ins');
-    expect(codeOf(html)).toBeNull();
-  });
-});
-
-describe('single sign-on when the provider sends no name or cannot be reached', () => {
-  let idp: TestIdp;
-  beforeAll(async () => {
-    idp = await startTestIdp({
-      redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: [{ login: 'lou' }],
-    });
-  });
-  afterAll(async () => idp?.close());
-  const t = useTestHub(EMBEDDED_DRIVER, () => ({
-    config: {
-      server: { publicUrl: HUB_BASE },
-      sso: {
-        oidc: {
-          issuer: idp.issuer,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
-          usernameClaim: 'email',
-        },
-      },
-    },
-  }));
-  const hub: HubFetch = async (path, init) => {
-    const answer = await t.request('GET', path, { token: null, headers: init.headers });
-    return new Response(answer.status === 302 ? null : answer.text, {
-      status: answer.status,
-      headers: answer.headers,
-    });
-  };
-
-  it('refuses with a page naming the missing claim, and creates no user', async () => {
-    const before = (await t.request('GET', '/admin/users')).body.users.length;
-    const page = await callback(
-      { hub },
-      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'lou' }),
-    );
-    const html = await page.text();
-    expect(page.status).toBe(400);
-    expect(html).toContain('no &quot;email&quot; claim');
-    expect(codeOf(html)).toBeNull();
-    expect((await t.request('GET', '/admin/users')).body.users).toHaveLength(before);
-  });
-
-  it('answers a 503 page when the provider cannot be reached for the code exchange', async () => {
-    idp.people.set('lou', { login: 'lou', email: 'lou@example.com' });
-    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'lou' });
-    await idp.close();
-    const page = await callback({ hub }, walk);
-    const html = await page.text();
-    expect(page.status).toBe(503);
-    expect(html).toContain('The identity provider cannot be reached');
-    expect(codeOf(html)).toBeNull();
+  it('closes the default tenant with defaultTenant: false, and leaves the named tenants open', async () => {
+    await reload({ defaultTenant: false });
+    try {
+      const page = await hub('/login', { headers: {} });
+      expect(page.status).toBe(404);
+      expect(reasonOf(await page.text())).toBe(
+        'tenant: single sign-on is not available for "__default__" on this hub.',
+      );
+      expect((await hub('/login?tenant=acme', { headers: {} })).status).toBe(200);
+    } finally {
+      await reload();
+    }
   });
 });

@@ -348,6 +348,37 @@ describe('export and import between drivers', () => {
     );
   }, 120_000);
 
+  it("skips the rows of a table a migration dropped, in an older hub's export", async () => {
+    const text = await exportToText(current);
+    const declared = Number(/"rowCount":(\d+)\}\n$/.exec(text)![1]);
+    const row = (id: string) =>
+      JSON.stringify({
+        id,
+        tenantId: DEFAULT_TENANT_ID,
+        keyHash: id,
+        stateHash: id,
+        expiresAt: '2026-01-01T00:00:00.000Z',
+      });
+    // `sso_logins`, which hubs before the signed sign-in cookie exported.
+    const older = text.replace(
+      `\n],"rowCount":${declared}}\n`,
+      `,\n{"table":"sso_logins","rows":[\n${row('a')},\n${row('b')}\n]}\n],"rowCount":${declared + 2}}\n`,
+    );
+    const target = await migrated(kinds[0]!);
+    opened.push(target);
+    const result = await importHub({
+      driver: target.driver,
+      tables,
+      retired: ['sso_logins'],
+      lines: (async function* () {
+        yield* older.split('\n');
+      })(),
+      reprovision: async () => (await openHub(target.driver)).close(),
+    });
+    expect(result.rowCount).toBe(declared);
+    expect(await snapshot(target.driver)).toEqual(await snapshot(current));
+  });
+
   it('refuses a file that is not an export', async () => {
     const target = await migrated(kinds[0]!);
     opened.push(target);

@@ -66,6 +66,17 @@ async function recordTable(db: Firestore, table: Table): Promise<void> {
     });
 }
 
+/** Deletes every document of a table no longer declared, and its declaration. */
+async function dropTable(store: Store, db: Firestore, table: Table): Promise<void> {
+  for (;;) {
+    // 100 at a time: with their unique keys that stays under Firestore's 500 writes per commit.
+    const rows = await store.table(table).find({ limit: 100 });
+    if (rows.length === 0) break;
+    await store.table(table).deleteWhere({ id: { in: rows.map((row) => row.id) } });
+  }
+  await db.collection(COLLECTIONS).doc(collectionName(table.name)).delete();
+}
+
 async function backfillColumns(
   db: Firestore,
   table: Table,
@@ -202,6 +213,8 @@ export function createFirestoreDriver(
         withMigrationLease(db, async () => {
           const record = db.collection(MIGRATIONS).doc(docId(migration.id));
           if ((await record.get()).exists) return;
+          for (const table of migration.dropTables ?? [])
+            await dropTable(createFirestoreStore(ctx, null), db, table);
           for (const table of migration.createTables ?? []) await recordTable(db, table);
           for (const { table, columns } of migration.addColumns ?? []) {
             await recordTable(db, table);

@@ -11,6 +11,7 @@ import {
   addColumns,
   createIndexes,
   createTable,
+  dropTable,
   ensureMigrationsTable,
   installChangeTriggers,
   MIGRATIONS_TABLE,
@@ -59,6 +60,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
       }
       const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${migration.id}`.execute(trx);
       if (done.rows.length > 0) return;
+      for (const table of migration.dropTables ?? []) await dropTable(trx, flavor, table);
       for (const table of migration.createTables ?? []) await createTable(trx, flavor, table);
       for (const { table, columns } of migration.addColumns ?? [])
         await addColumns(trx, flavor, table, columns);
@@ -88,6 +90,7 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
           conn,
         );
         if (done.rows.length > 0) return;
+        for (const table of migration.dropTables ?? []) await dropTable(conn, flavor, table);
         for (const table of migration.createTables ?? []) await createTable(conn, flavor, table);
         for (const { table, columns } of migration.addColumns ?? [])
           await addColumns(conn, flavor, table, columns);

@@ -123,6 +123,15 @@ export async function createTable(db: Executor, flavor: SqlFlavor, table: Table)
   await createIndexes(db, flavor, table);
 }
 
+/**
+ * Drops a table no longer declared, with its rows, indexes and change signal (PostgreSQL and MySQL
+ * drop a table's triggers with it); nothing when it is gone already.
+ */
+export async function dropTable(db: Executor, flavor: SqlFlavor, table: Table): Promise<void> {
+  if (await exists(db, flavor, 'table', table.name))
+    await sql.raw(`DROP TABLE ${table.name}`).execute(db);
+}
+
 /** The channel on which PostgreSQL tells every hub process which table a statement wrote. */
 export const CHANGES_CHANNEL = 'workspace_hub_changes';
 const CHANGE_TRIGGER = 'hub_changes';
