@@ -32,6 +32,10 @@ const NOT_RUN: [RegExp, string][] = [
   [/^sudo -u workspace-hub sh -c '.*npm install/, 'installs the release as the service user'],
   [/^npm (install|pack|start)\b|^npm install && npm pack$/, 'builds or installs this checkout'],
   [/^(sudo )?(systemctl|journalctl) /, 'systemd'],
+  [
+    /^workspace-hub (sso |user delete alice$)/,
+    'the single sign-on blocks, run as printed against a hub with it: test/sso/cli.test.ts',
+  ],
   [/^workspace-hub user delete$/, 'named: deleting needs the user, as `user delete --help` says'],
 ];
 

@@ -111,6 +111,23 @@ describe('every command of README.md, as printed', () => {
       .toBe(before + 1);
   });
 
+  it("purges a saved request's history as the history section shows", async () => {
+    const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };
+    const post = (path: string, body: object) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).then(
+        (res) => res.json() as Promise<{ id: string }>,
+      );
+    const collection = await post('/collections', { name: 'purged' });
+    const request = await post(`/collections/${collection.id}/requests`, { name: 'leaky' });
+    const revisions = () =>
+      fetch(`${server.url}/requests/${request.id}/revisions`, { headers }).then(
+        (res) => res.json() as Promise<{ revisions: unknown[] }>,
+      );
+    expect((await revisions()).revisions).toHaveLength(1);
+    await run('npx workspace-hub history purge request <id>', { '<id>': request.id });
+    expect((await revisions()).revisions).toHaveLength(0);
+  });
+
   it('recovers a lost admin token: a new one works, the lost one stops', async () => {
     const created = await run('npx workspace-hub user token create --user admin --name recovery');
     const recovery = lineAfter(created.stdout, 'Store this token now')!;

@@ -123,6 +123,7 @@ describe('lists', () => {
       'CREATED',
       'LAST USED',
       'REVOKED',
+      'EXPIRES',
     ]);
     expect(rows.map((row) => row.split(/\s{2,}/).slice(1, 3)).sort()).toEqual([
       ['laptop', 'tina'],

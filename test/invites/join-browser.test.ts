@@ -134,8 +134,8 @@ describe.skipIf(SKIP_BROWSER)('the /join page in headless Chromium', () => {
     const other = await open(unknown.href);
     await expect
       .poll(() => other.page.locator('#state').innerText())
-      .toContain('This hub does not know this invitation code');
-    expect(await other.page.locator('h1').innerText()).toBe("You're invited");
+      .toContain('This hub does not know the code in this link');
+    expect(await other.page.locator('h1').innerText()).toBe('This invitation code is unknown');
     expect(await other.page.locator('#open').isVisible()).toBe(false);
     await other.page.close();
   }, 60_000);
