@@ -16,6 +16,8 @@ import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { throttleGuard, type AuthPolicy } from './http/auth.ts';
 import { clientIpResolver } from './http/client-address.ts';
+import { createInProcess } from './http/in-process.ts';
+import { createCounts } from './http/counts.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
@@ -177,7 +179,11 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       () => cache.stats(),
     );
 
-    const clientIp = clientIpResolver(() => config, options.clientIp);
+    // A request the hub runs in process for a plugin comes from the client that plugin serves.
+    const inProcess = createInProcess();
+    const resolveIp = clientIpResolver(() => config, options.clientIp);
+    const clientIp = (c: Context<KernelEnv>) => inProcess.callerOf(c.req.raw)?.ip ?? resolveIp(c);
+    const counts = createCounts();
     // `policy` is declared below; the guard only calls it per request, after setup.
     const pluginThrottle = throttleGuard({ throttle: () => throttle, policy: () => policy() });
     const instances: { name: string; instance: PluginInstance<any> }[] = [];
@@ -197,6 +203,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         metrics: metrics.forPlugin(plugin.name),
         cache,
         audit,
+        api: inProcess,
+        counts,
       };
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
@@ -270,7 +278,11 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       reload,
       plugins,
       instances,
+      callerOf: inProcess.callerOf,
+      cacheStats: () => cache.stats(),
+      counts,
     });
+    inProcess.bind(app);
     closers.push(closePipeline);
 
     let closed = false;

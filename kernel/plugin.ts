@@ -9,7 +9,9 @@ import { createFactory } from 'hono/factory';
 import type { z } from 'zod';
 import type { AuditScope, AuditSink } from './audit.ts';
 import type { Clock } from './clock.ts';
+import type { InProcessApi } from './http/in-process.ts';
 import type { RouteDocs } from './http/openapi.ts';
+import type { CountRegistry } from './http/counts.ts';
 import type { HubConfig } from './config/load.ts';
 import type { EventBus } from './events.ts';
 import type { Identity } from './identity/identity.ts';
@@ -72,6 +74,13 @@ export interface PluginContext<Section> {
    * acting user, address and request id come from the request (or the CLI) by themselves.
    */
   audit: AuditSink;
+  /**
+   * Runs a request through the hub's own pipeline, in process, acting as a user's token
+   * (`http/in-process.ts`): for pages that show what the API answers, under the API's rules.
+   */
+  api: InProcessApi;
+  /** What `GET /admin/overview` counts of the plugin's records (`http/overview.ts`). */
+  counts: CountRegistry;
 }
 
 export interface PluginInstance<Section = unknown> {
@@ -79,6 +88,12 @@ export interface PluginInstance<Section = unknown> {
   routes?: Hono<KernelEnv>;
   /** Routes anyone may call (health, /join, invitation preview and redeem). */
   publicRoutes?: Hono<KernelEnv>;
+  /**
+   * HTML pages that take form posts (the web console): mounted before the JSON-only body check
+   * and the tenant step, so a body may be `application/x-www-form-urlencoded`, and the pages pick
+   * their tenant themselves. No bearer token; they keep their own session.
+   */
+  pages?: Hono<KernelEnv>;
   /** Applies a changed config section live; the kernel calls it only when the section changed. */
   reload?(next: Section, previous: Section): Promise<ReloadStatus | void>;
   /** Releases resources on shutdown (called in reverse dependency order). */

@@ -8,13 +8,16 @@
  * An unreachable throttle store fails closed: its ThrottleUnavailableError is not caught here but
  * goes on to the error serializer (503) and to the outage log, which names Redis as the cause.
  */
+import type { Context, Next } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { forbidden, HttpError, unauthorized } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { unavailableDependency } from '../outage.ts';
 import type { Identity } from '../identity/identity.ts';
+import type { Authenticated } from '../identity/tokens.ts';
 import { sha256Hex } from '../identity/secrets.ts';
 import type { ThrottleGuard, ThrottlePolicy, ThrottleStore } from '../throttle/contract.ts';
+import type { InProcessCaller } from './in-process.ts';
 
 export interface AuthPolicy extends ThrottlePolicy {
   /** Failures from one address across all tokens before it is blocked; 0 disables. */
@@ -39,10 +42,37 @@ export interface AuthDeps {
   throttle: () => ThrottleStore;
   policy: () => AuthPolicy;
   clientIp: (c: Parameters<Parameters<typeof createMiddleware<KernelEnv>>[0]>[0]) => string;
+  /** Who a request the hub made in process acts as (`in-process.ts`); undefined for the network. */
+  callerOf: (request: Request) => InProcessCaller | undefined;
 }
 
 export function bearerAuth(deps: AuthDeps) {
+  function signIn(c: Context<KernelEnv>, found: Authenticated): void {
+    c.set('auth', found);
+    // Recording use must never fail or slow the request.
+    // A database outage is not logged here per request: kernel/outage.ts logs it once.
+    deps.identity.tokens.touch(c.get('store'), found.token).catch((error) => {
+      if (!unavailableDependency(error))
+        c.get('log').warn('Could not record token use', { error: String(error) });
+    });
+  }
+
+  /**
+   * A request the hub made in process for a plugin acting as a signed-in user (the console): the
+   * same token look-up as a bearer header, so revocation, expiry and a deleted user count at once.
+   * Not throttled: the token was proven when the plugin's session began, and a token revoked
+   * since is no guess.
+   */
+  async function asCaller(c: Context<KernelEnv>, hash: string, next: Next): Promise<void> {
+    const found = await deps.identity.tokens.authenticateHash(c.get('store'), hash);
+    if (!found) throw unauthorized();
+    signIn(c, found);
+    await next();
+  }
+
   return createMiddleware<KernelEnv>(async (c, next) => {
+    const caller = deps.callerOf(c.req.raw);
+    if (caller?.tokenHash) return asCaller(c, caller.tokenHash, next);
     const throttle = deps.throttle();
     const policy = deps.policy();
     const ip = deps.clientIp(c);
@@ -72,13 +102,7 @@ export function bearerAuth(deps: AuthDeps) {
     const found = await deps.identity.tokens.authenticateHash(c.get('store'), hash);
     if (!found) return fail();
     if (status.hasFailures) await throttle.reset(key);
-    c.set('auth', found);
-    // Recording use must never fail or slow the request.
-    // A database outage is not logged here per request: kernel/outage.ts logs it once.
-    deps.identity.tokens.touch(c.get('store'), found.token).catch((error) => {
-      if (!unavailableDependency(error))
-        c.get('log').warn('Could not record token use', { error: String(error) });
-    });
+    signIn(c, found);
     await next();
   });
 }

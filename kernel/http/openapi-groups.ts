@@ -38,6 +38,11 @@ export const DOC_GROUPS = [
       'Routes under /admin, for admin-role tokens: users and their tokens, invitations, every object of the tenant, device keys, LLM models and the hub avatar.',
   },
   {
+    name: 'Console',
+    description:
+      "The web console's pages (HTML, for a browser): signing in and out with a token or the company's identity provider, and the pages an administrator or member opens there.",
+  },
+  {
     name: 'Operations',
     description:
       'For operators and tools: the front page, health and readiness probes, Prometheus metrics, this reference, and reloading the configuration.',
@@ -59,6 +64,7 @@ const BY_PLUGIN: Record<string, DocGroup> = {
   'mls-relay': 'Discussions',
   notices: 'Notices',
   'llm-proxy': 'LLM',
+  console: 'Console',
 };
 
 /** Operations the operator uses wherever they are documented. */

@@ -19,7 +19,7 @@ import {
 
 export { describeMiddleware, type MiddlewareDoc } from './openapi-routes.ts';
 
-/** One success response: a zod schema of a JSON body, `null` for no body (204, 304), or a non-JSON body. */
+/** One success response: a zod schema of a JSON body, `null` for no body (204, 304, a redirect), or a non-JSON body. */
 export type ResponseDoc =
   | z.ZodType
   | null
@@ -110,11 +110,14 @@ export function buildOpenApiDocument(
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() })) {
       if (response === null) {
-        const notModified = Number(status) === 304;
+        const code = Number(status);
         responses[status] = {
-          description: notModified
-            ? 'Not modified: `If-None-Match` named the current ETag'
-            : 'No content',
+          description:
+            code === 304
+              ? 'Not modified: `If-None-Match` named the current ETag'
+              : code >= 300 && code < 400
+                ? 'Redirect to the page `Location` names'
+                : 'No content',
         };
       } else if (response instanceof z.ZodType) {
         responses[status] = {

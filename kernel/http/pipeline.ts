@@ -30,6 +30,10 @@ import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
 import { urlLimit } from './limits.ts';
 import { describeMiddleware } from './openapi-routes.ts';
+import type { CacheStats } from '../cache.ts';
+import type { InProcessCaller } from './in-process.ts';
+import type { Counts } from './counts.ts';
+import { overviewDocs, overviewRoutes } from './overview.ts';
 import { healthzHandler, readyzHandler } from './probes.ts';
 import { serializeError } from './serialize-error.ts';
 import { resolveTenant, type TenantCache } from './tenant.ts';
@@ -53,6 +57,11 @@ export interface PipelineDeps {
   reload: (scope?: AuditScope) => Promise<ReloadOutcome>;
   plugins: readonly PluginDefinition<any>[];
   instances: readonly { name: string; instance: PluginInstance<any> }[];
+  /** Who a request the hub runs in process acts as (http/in-process.ts). */
+  callerOf: (request: Request) => InProcessCaller | undefined;
+  cacheStats: () => CacheStats;
+  /** What `GET /admin/overview` counts. */
+  counts: Counts;
 }
 
 /** The hub's Hono app; `close` stops the outage log's probes. */
@@ -130,6 +139,8 @@ export function createPipeline(deps: PipelineDeps): {
     '*',
     limitBodySize(() => config().server.bodyLimitBytes),
   );
+  // Pages with HTML forms (the console) before the JSON-only check; they pick their own tenant.
+  for (const { instance } of deps.instances) if (instance.pages) app.route('/', instance.pages);
   app.use('*', requireJsonBody);
   app.use(
     '*',
@@ -143,7 +154,7 @@ export function createPipeline(deps: PipelineDeps): {
   app.route(
     '/',
     apiDocsRoutes(app, [
-      { tag: 'kernel', routes: { ...frontPageDocs, ...kernelRouteDocs } },
+      { tag: 'kernel', routes: { ...frontPageDocs, ...kernelRouteDocs, ...overviewDocs } },
       ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
     ]),
   );
@@ -169,6 +180,7 @@ export function createPipeline(deps: PipelineDeps): {
         throttle: deps.throttle,
         policy: deps.policy,
         clientIp: deps.clientIp,
+        callerOf: deps.callerOf,
       }),
       { authenticates: true, errors: [401, 429, 503] },
     ),
@@ -186,6 +198,15 @@ export function createPipeline(deps: PipelineDeps): {
     }
     return c.json({ sections: outcome.sections });
   });
+  app.route(
+    '/',
+    overviewRoutes({
+      driver: deps.driver,
+      throttle: deps.throttle,
+      cacheStats: deps.cacheStats,
+      counts: deps.counts,
+    }),
+  );
   for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
   app.notFound((c) => serializeError(notFound(), c));
   // A dependency outage is logged once (and counted), not once per failed request.

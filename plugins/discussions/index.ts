@@ -7,7 +7,12 @@ import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import { discussionsApi } from './api.ts';
 import { removeDiscussions } from './cleanup.ts';
 import { commentRoutes } from './comments.ts';
-import { discussionMigrations, discussionTables, subscriptionsTable } from './tables.ts';
+import {
+  commentsTable,
+  discussionMigrations,
+  discussionTables,
+  subscriptionsTable,
+} from './tables.ts';
 import { threadRoutes } from './threads.ts';
 import type { DiscussionDeps } from './write.ts';
 import { ENTITIES_DELETED, type EntitiesDeletedEvent } from '../entities/index.ts';
@@ -27,6 +32,8 @@ export const discussionsPlugin = definePlugin({
       e2ee: () => ctx.hubConfig().collaboration.e2ee,
       cache: ctx.cache,
     };
+    // The overview counts threads: a thread is its root comment.
+    ctx.counts.register('discussions', (store) => store.table(commentsTable).count({ depth: 1 }));
     const unsubscribe = ctx.events.subscribe<EntitiesDeletedEvent>(ENTITIES_DELETED, (event) =>
       removeDiscussions(ctx.storage(event.tenantId), event),
     );

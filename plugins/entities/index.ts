@@ -76,6 +76,9 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
           new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
+    // What the administrator's overview counts (`GET /admin/overview`).
+    ctx.counts.register('collections', (store) => store.table(collectionsKind.table).count());
+    ctx.counts.register('requests', (store) => store.table(requestsKind.table).count());
     const deps: EntityDeps = {
       clock: ctx.clock,
       events: ctx.events,

@@ -89,6 +89,7 @@ describe('GET /openapi.json', () => {
       'Notices',
       'LLM',
       'Admin',
+      'Console',
       'Operations',
     ]);
     for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/^[A-Z].{30,}\.$/);
