@@ -12,9 +12,13 @@ export function newNonce(): string {
 
 /**
  * The headers of such a page. `sources` are the page's own CSP fetch directives (after
- * `default-src 'none'`); base URI, form targets and framing are always refused.
+ * `default-src 'none'`); base URI and framing are always refused, and form targets unless
+ * `formAction` allows some (`'self'` for a page whose form posts to the hub).
  */
-export function htmlPageHeaders(sources: readonly string[]): Record<string, string> {
+export function htmlPageHeaders(
+  sources: readonly string[],
+  formAction = "'none'",
+): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -25,7 +29,7 @@ export function htmlPageHeaders(sources: readonly string[]): Record<string, stri
       "default-src 'none'",
       ...sources,
       "base-uri 'none'",
-      "form-action 'none'",
+      `form-action ${formAction}`,
       "frame-ancestors 'none'",
     ].join('; '),
   };

@@ -27,6 +27,7 @@ import { signedInPage, type Page } from './pages.ts';
 import { COOKIE, decode } from './pending.ts';
 import { notAdmitted, Refusal } from './refusal.ts';
 import { claimState, usedStateTenant } from './single-use.ts';
+import { consoleAction } from './console.ts';
 
 export interface CallbackDeps {
   ctx: PluginContext<SsoConfig>;
@@ -218,5 +219,16 @@ export async function finishSignIn(
     joinLink: joinLink({ ...link, secret: issued.secret }),
     expiresAt: issued.invitation.expiresAt,
     tokenTtlDays: config.tokenTtlDays,
+    console: consoleOffer(ctx.identity, issued.secret, tenant.id),
   });
+}
+
+/** The web console's form for the code, when the console offers one (console.ts). */
+function consoleOffer(
+  identity: PluginContext<SsoConfig>['identity'],
+  code: string,
+  tenantId: string,
+) {
+  const action = consoleAction(identity);
+  return action ? { action, code, tenantId } : null;
 }

@@ -89,10 +89,11 @@ export const ssoPlugin = definePlugin<SsoConfig>({
   },
 });
 
-// The plugin's public face (the CLI's `user list` and `sso` commands use it): the only names
-// others may import.
+// The plugin's public face (the CLI's `user list` and `sso` commands, and the web console, use
+// it): the only names others may import.
 export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord, unlinkUser } from './admin.ts';
 export { createLinkingService, DEFAULT_LINK_HOURS, MAX_LINK_HOURS } from './linking.ts';
 export { configuredIssuer } from './config.ts';
 export { createBlocksService, toBlockRecord, type SsoBlockRecord } from './blocks.ts';
 export { ssoAuditEvent } from './audit-events.ts';
+export { consoleSignInLink, offerConsole } from './console.ts';

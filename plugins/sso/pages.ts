@@ -9,6 +9,8 @@ import { JOIN_STYLE } from '../invites/index.ts';
 
 const EXTRA_STYLE = `
 .note a { color: var(--accent); }
+#console { margin: .75rem 0 0; }
+.button.secondary { width: 100%; font: inherit; font-weight: 600; border: 2px solid var(--accent); background: transparent; color: var(--accent); cursor: pointer; }
 .address { display: block; padding: .6rem .8rem; border-radius: 8px; background: var(--bg); user-select: all; overflow-wrap: anywhere; font: .9rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 `;
 
@@ -40,7 +42,7 @@ const timeHtml = (iso: string, id: string) =>
 const homeLink = (home: string) =>
   `<p class="note"><a id="home" href="${escapeHtml(home)}">Back to the hub's front page</a></p>`;
 
-function page(title: string, body: string, withScript = false): Page {
+function page(title: string, body: string, withScript = false, postsForm = false): Page {
   const nonce = newNonce();
   const html = `<!doctype html>
 <html lang="en">
@@ -59,7 +61,7 @@ ${withScript ? `<script nonce="${nonce}">${LOCAL_TIME}</script>\n` : ''}</body>
 `;
   const sources = [`style-src 'nonce-${nonce}'`, 'img-src data:'];
   if (withScript) sources.push(`script-src 'nonce-${nonce}'`);
-  return { html, headers: htmlPageHeaders(sources) };
+  return { html, headers: htmlPageHeaders(sources, postsForm ? "'self'" : "'none'") };
 }
 
 /**
@@ -106,7 +108,19 @@ export interface SignedInView {
   joinLink: string;
   expiresAt: string;
   tokenTtlDays: number;
+  /** The web console's form for the same code (`console.ts`), when the console is on. */
+  console?: { action: string; code: string; tenantId: string } | null;
 }
+
+/** "Open the console": posts the one-time code to the console, which redeems it for a session. */
+const consoleForm = (form: { action: string; code: string; tenantId: string }) =>
+  `<form id="console" method="post" action="${escapeHtml(form.action)}">
+<input type="hidden" name="code" value="${escapeHtml(form.code)}">
+<input type="hidden" name="tenant" value="${escapeHtml(form.tenantId)}">
+<button type="submit" class="button secondary">Open the console</button>
+</form>
+<p class="note">The code works once: the console or the desktop app, whichever is opened first. Opening the console uses it, and the desktop button then no longer works (sign in here again for the app).</p>
+`;
 
 /** The callback's answer: the desktop deep link with the one-time code. */
 export function signedInPage(view: SignedInView): Page {
@@ -124,15 +138,16 @@ export function signedInPage(view: SignedInView): Page {
     `<h1 id="title">You're signed in to ${escapeHtml(view.hubName)}</h1>
 <dl>${facts}${until}</dl>
 <a id="open" class="button" href="${escapeHtml(view.deepLink)}">Open in HarborClient</a>
-${
-  view.tenantId
-    ? `<p class="note" id="tenant">This sign-in is for the tenant <b>${escapeHtml(view.tenantId)}</b> of this hub: set HarborClient's tenant for this hub to it before you open the link (the app redeems the code in the tenant it is set to).</p>\n`
-    : ''
-}<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
+${view.console ? consoleForm(view.console) : ''}${
+      view.tenantId
+        ? `<p class="note" id="tenant">This sign-in is for the tenant <b>${escapeHtml(view.tenantId)}</b> of this hub: set HarborClient's tenant for this hub to it before you open the link (the app redeems the code in the tenant it is set to).</p>\n`
+        : ''
+    }<p class="note">The button works once and only for a few minutes. The desktop app then stays signed in for ${view.tokenTtlDays} days; sign in here again to renew it.</p>
 <p class="note">Nothing happens? In HarborClient use File → Accept Team Hub Invite and paste this link:</p>
 <code class="address" id="join-link">${escapeHtml(view.joinLink)}</code>
 <p class="note">Or add a Team Hub with this address: <code id="hub-address">${escapeHtml(view.hubAddress)}</code></p>`,
     true,
+    Boolean(view.console),
   );
 }
 
