@@ -3,6 +3,7 @@ import type { PluginDefinition } from '../kernel/plugin.ts';
 import { accountsPlugin } from './accounts/index.ts';
 import { auditPlugin } from './audit/index.ts';
 import { avatarsPlugin } from './avatars/index.ts';
+import { consolePlugin } from './console/index.ts';
 import { discussionsPlugin } from './discussions/index.ts';
 import { entitiesPlugin } from './entities/index.ts';
 import { invitesPlugin } from './invites/index.ts';
@@ -24,4 +25,5 @@ export const plugins: PluginDefinition<any>[] = [
   pluginSourcesPlugin,
   llmProxyPlugin,
   ssoPlugin,
+  consolePlugin,
 ];

@@ -17,7 +17,7 @@ function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
     .filter(
       (entry) =>
-        entry.isFile() && /\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.test.ts'),
+        entry.isFile() && /\.(ts|tsx|mjs)$/.test(entry.name) && !entry.name.endsWith('.test.ts'),
     )
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }

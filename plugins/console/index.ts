@@ -1,0 +1,58 @@
+/**
+ * The `console` plugin: the hub's web console at `/console`, server-rendered pages for
+ * administrators and members that act as the signed-in user through the hub's own API, in
+ * process (`kernel/http/in-process.ts`), so every rule of the API applies and none is written
+ * twice. Sessions are rows of its table (`tables.ts`), so every instance on the database knows
+ * them. How a page is added: docs/console.md.
+ */
+import { scopedStore } from '../../kernel/audit.ts';
+import { definePlugin } from '../../kernel/plugin.ts';
+import { consoleSignInLink, offerConsole } from '../sso/index.ts';
+import { consoleSchema, type ConsoleConfig } from './config.ts';
+import { consolePaths } from './context.ts';
+import { consoleDocs } from './docs.ts';
+import { pages } from './pages/index.ts';
+import { consoleRoutes } from './routes.tsx';
+import { createSessions } from './sessions.ts';
+import { consoleSessionsTable } from './tables.ts';
+
+export const consolePlugin = definePlugin<ConsoleConfig>({
+  name: 'console',
+  // Single sign-on's result page offers the console (and its sign-in page the provider's link).
+  dependencies: ['sso'],
+  api: consoleDocs(pages),
+  config: { section: 'console', schema: consoleSchema, reloadable: true },
+  tables: [consoleSessionsTable],
+  migrations: [{ id: 'console/0001-sessions', createTables: [consoleSessionsTable] }],
+  setup(ctx) {
+    const sessions = createSessions({
+      storage: ctx.storage,
+      clock: ctx.clock,
+      config: ctx.config,
+      audit: ctx.audit,
+      tokens: ctx.identity.tokens,
+    });
+    // A deleted user's sessions go with the user (their token is gone already).
+    ctx.identity.users.onDelete(async (tx, user) => {
+      await tx.table(consoleSessionsTable).deleteWhere({ userId: user.id });
+    });
+    offerConsole(ctx.identity, {
+      action: () =>
+        ctx.config().enabled ? `${consolePaths(ctx.hubConfig().server).base}/sso` : null,
+    });
+    return {
+      pages: consoleRoutes(
+        {
+          config: ctx.config,
+          hubConfig: ctx.hubConfig,
+          sessions,
+          api: ctx.api,
+          clientIp: ctx.clientIp,
+          auditedStore: (c, tenantId) => scopedStore(ctx.storage(tenantId), c.get('auditScope')),
+          ssoLink: (tenantId) => consoleSignInLink(ctx.hubConfig(), tenantId),
+        },
+        pages,
+      ),
+    };
+  },
+});

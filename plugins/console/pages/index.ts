@@ -1,0 +1,9 @@
+/**
+ * Every console page, in the order of the navigation. A new page is a file beside this one
+ * (`definePage` in ../page.ts) and one line here; the plugin mounts its routes and documents them
+ * in `/openapi.json` from this list.
+ */
+import type { ConsolePage } from '../page.ts';
+import { homePage } from './home.tsx';
+
+export const pages: readonly ConsolePage[] = [homePage];
