@@ -45,7 +45,8 @@ dd{margin:0;overflow-wrap:anywhere}
 .note{font-size:.9rem}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:normal}
+td code{white-space:nowrap}
 th{color:var(--muted);font-weight:600}
 code{font:.9rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 .good{color:var(--ok);font-weight:600}

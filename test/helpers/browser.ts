@@ -10,7 +10,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { findChromium } from './chromium.ts';
-import { EMBEDDED_DRIVER } from './drivers.ts';
+import { EMBEDDED_DRIVER, type DriverKind } from './drivers.ts';
 import { useTestHub, type UsedTestHub } from './hub.ts';
 
 export const CHROMIUM = findChromium();
@@ -31,7 +31,7 @@ export const OFFLINE_ARGS = [
 ];
 
 export interface BrowserHub {
-  /** The hub, on a fresh embedded database. */
+  /** The hub, on a fresh database. */
   t: UsedTestHub;
   /** `http://127.0.0.1:<port>` of the served hub. */
   readonly base: string;
@@ -39,11 +39,14 @@ export interface BrowserHub {
 }
 
 /**
- * For the enclosing describe block: a hub on a fresh embedded database, served on a free loopback
- * port, and a browser for it; read `base` and `browser` inside tests.
+ * For the enclosing describe block: a hub on a fresh database (embedded unless `kind` says),
+ * served on a free loopback port, and a browser for it; read `base` and `browser` inside tests.
  */
-export function useBrowserHub(options: Parameters<typeof useTestHub>[1] = {}): BrowserHub {
-  const t = useTestHub(EMBEDDED_DRIVER, options);
+export function useBrowserHub(
+  options: Parameters<typeof useTestHub>[1] = {},
+  kind: DriverKind = EMBEDDED_DRIVER,
+): BrowserHub {
+  const t = useTestHub(kind, options);
   let server: ServerType | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {

@@ -1,0 +1,116 @@
+/**
+ * Into the console through single sign-on, in headless Chromium against a real OpenID Provider
+ * (oidc-provider in process, its own login and consent pages): the console's sign-in page links
+ * to the provider, the hub's result page offers "Open the console", and that opens a session as
+ * the signed-in person — after which the desktop button's code is spent, as the page says. Signing
+ * out revokes the token the console was given. Skipped locally without a browser; under CI=true
+ * a missing browser fails the suite.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from '../helpers/axe.ts';
+import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
+import { freePort } from '../helpers/net.ts';
+import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+
+describe.skipIf(SKIP_BROWSER)('the console through single sign-on in headless Chromium', () => {
+  let idp: TestIdp;
+  let port = 0;
+  let server: ServerType | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    port = await freePort();
+    idp = await startTestIdp({
+      redirectUri: `http://127.0.0.1:${port}/auth/sso/callback`,
+      people: [{ login: 'carol', groups: ['hub-users'] }],
+    });
+  });
+  const t = useTestHub(EMBEDDED_DRIVER, () => ({
+    config: {
+      server: { host: '127.0.0.1', port },
+      sso: { oidc: { ...oidcClient(idp), allowedGroups: ['hub-users'], displayName: 'Corp ID' } },
+    },
+  }));
+  beforeAll(async () => {
+    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: set HUB_TEST_CHROMIUM.');
+    const hub = t.hub;
+    server = await new Promise<ServerType>((resolve) => {
+      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port }, () =>
+        resolve(started),
+      );
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await idp?.close();
+  });
+
+  it("opens the console from the provider's sign-in, spending the desktop code, and revokes its token at sign-out", async () => {
+    const base = `http://127.0.0.1:${port}`;
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(String(error)));
+
+    await page.goto(`${base}/console`);
+    await page.getByRole('link', { name: 'Sign in with Corp ID' }).click();
+    await page.waitForURL(`${base}/login`);
+    await page.click('#start');
+    await page.waitForURL(`${idp.issuer}/interaction/**`);
+    await page.fill('input[name="login"]', 'carol');
+    await page.fill('input[name="password"]', 'anything');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('text=/Authorize|Continue/i');
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${base}/auth/sso/callback?**`);
+    const code = new URL((await page.locator('#open').getAttribute('href'))!).searchParams.get(
+      'code',
+    )!;
+    expect(await page.locator('#console').innerText()).toContain('Open the console');
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-sso-result.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Open the console' }).click();
+    await page.waitForURL(`${base}/console`);
+    expect(await page.locator('h1').innerText()).toBe('Start');
+    expect(await page.locator('#profile-name').innerText()).toBe('carol');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The desktop button's code was the one the console redeemed.
+    const spent = await t.request('POST', '/auth/invitations/redeem', {
+      token: null,
+      body: { secret: code },
+    });
+    expect(spent.status).toBe(410);
+    const carol = (await t.request('GET', '/admin/users')).body.users.find(
+      (user: { name: string }) => user.name === 'carol',
+    );
+    const tokens = async () =>
+      (await t.request('GET', `/admin/tokens?userId=${carol.id}`)).body.tokens as {
+        name: string;
+        revokedAt: string | null;
+      }[];
+    expect(await tokens()).toMatchObject([
+      { name: 'Web console (single sign-on)', revokedAt: null },
+    ]);
+    const audit = await t.request(
+      'GET',
+      `/admin/audit?actorId=${carol.id}&action=console.signed_in`,
+    );
+    expect(audit.body.events[0].details).toMatchObject({ method: 'sso' });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/console?signed-out`);
+    expect(await page.locator('#notice').innerText()).toBe('You have signed out.');
+    expect((await tokens())[0]!.revokedAt).not.toBeNull();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
