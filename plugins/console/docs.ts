@@ -91,6 +91,7 @@ const fixed: Record<string, OperationDoc> = {
       "Redeems the one-time code (as `POST /auth/invitations/redeem`) for a token of the session's own, revoked when it signs out; the desktop app's button for the same code then no longer works.",
     responses: {
       303: null,
+      401: html('The sign-in page: the new token stopped working at once (revoked meanwhile)'),
       403: html('Another site posted the form'),
       410: html('The sign-in page: the code was used or has expired'),
       ...signInRefusals,

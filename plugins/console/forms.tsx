@@ -38,6 +38,14 @@ export function failedForm(
 /** The id of a field's input, for labels and tests. */
 export const fieldId = (name: string) => `f-${name}`;
 
+/** The message of a refused form that no field owns, above the fields. */
+export const FormMessage: FC<{ state?: FormState | undefined }> = ({ state }) =>
+  state?.message ? (
+    <p class="notice bad" role="alert">
+      {state.message}
+    </p>
+  ) : null;
+
 /**
  * A POST form of the session: its form token, the action's name (`intent`, when the page has
  * several forms), a message no field owns, then the fields. `confirm` asks before sending (with
@@ -62,11 +70,7 @@ export const Form: FC<{
   >
     <input type="hidden" name="csrf" value={props.csrf} />
     {props.intent ? <input type="hidden" name="intent" value={props.intent} /> : null}
-    {props.state?.message ? (
-      <p class="notice bad" role="alert">
-        {props.state.message}
-      </p>
-    ) : null}
+    <FormMessage state={props.state} />
     {props.children}
   </form>
 );

@@ -4,7 +4,7 @@
  * by its display name (which only a signed-in person sees).
  */
 import type { FC } from 'hono/jsx';
-import { Field, type FormState } from './forms.tsx';
+import { Field, FormMessage, type FormState } from './forms.tsx';
 
 export interface SignInViewProps {
   /** The console's root path. */
@@ -34,11 +34,7 @@ export const SignInView: FC<SignInViewProps> = (props) => (
       {/* No form token yet: the hub checks the browser's Origin, and a session starts here. */}
       <form method="post" action={`${props.base}/sign-in`} class="stack">
         {props.tenantId ? <input type="hidden" name="tenant" value={props.tenantId} /> : null}
-        {props.state?.message ? (
-          <p class="notice bad" role="alert">
-            {props.state.message}
-          </p>
-        ) : null}
+        <FormMessage state={props.state} />
         <Field
           name="token"
           label="Token"

@@ -12,7 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { sha256Hex, timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID, validateTenantId } from '../../kernel/identity/tenants.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
-import { ApiError, callApi } from './api-client.ts';
+import { ApiError, callApi, type ApiCaller } from './api-client.ts';
 import { consolePaths, formFields, type ConsoleDeps } from './context.ts';
 import { clearSessionCookie, writeSessionCookie } from './cookie.ts';
 import type { Frame } from './frame.tsx';
@@ -38,6 +38,9 @@ function tenantOf(raw: string | undefined): string {
 
 export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
   const paths = () => consolePaths(deps.hubConfig().server);
+  /** One API request for the sign-in being served: a GET, or a POST of `body`. */
+  const ask = <T,>(c: Context<KernelEnv>, caller: ApiCaller, path: string, body?: unknown) =>
+    callApi<T>(c, deps.api, deps.clientIp, caller, body === undefined ? 'GET' : 'POST', path, body);
 
   /** The sign-in page for `tenantId`, with a notice or the state of a refused form. */
   async function page(
@@ -67,17 +70,8 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
 
   /** `GET /console` signed out (and the page the frame shows when a session ends). */
   async function signInPage(c: Context<KernelEnv>, notice?: string, status?: ContentfulStatusCode) {
-    let tenantId: string;
-    try {
-      tenantId = tenantOf(c.req.query('tenant'));
-    } catch (error) {
-      const message = `tenant: ${(error as Error).message}`;
-      return page(c, {
-        tenantId: DEFAULT_TENANT_ID,
-        state: { values: {}, errors: {}, message },
-        status: 400,
-      });
-    }
+    const tenantId = await formTenant(c, c.req.query('tenant'));
+    if (tenantId instanceof Response) return tenantId;
     const shown = notice ?? (c.req.query('signed-out') !== undefined ? SIGNED_OUT : undefined);
     return page(c, {
       tenantId,
@@ -86,26 +80,18 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
     });
   }
 
-  /** Opens the session for the token the API just took, sets the cookie, goes to the console. */
+  /** Opens the session for the token the API just took (`me`), sets the cookie, goes home. */
   async function open(
     c: Context<KernelEnv>,
     tenantId: string,
     secret: string,
+    me: Me,
     method: SignInMethod,
   ): Promise<Response> {
-    const tokenHash = sha256Hex(secret);
-    const me = await callApi<Me>(
-      c,
-      deps.api,
-      deps.clientIp,
-      { tenantId, tokenHash },
-      'GET',
-      '/auth/session',
-    );
     const value = await deps.sessions.open(deps.auditedStore(c, tenantId), {
       tenantId,
       user: { id: me.user.id, name: me.user.name },
-      token: { id: me.token.id, hash: tokenHash },
+      token: { id: me.token.id, hash: sha256Hex(secret) },
       ownsToken: method === 'sso',
       method,
     });
@@ -151,9 +137,9 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
       }
       try {
         // Asked with the token as a bearer header: a wrong token counts against this address.
-        const caller = { tenantId, tokenHash: null, headers: { authorization: `Bearer ${token}` } };
-        await callApi(c, deps.api, deps.clientIp, caller, 'GET', '/auth/session');
-        return await open(c, tenantId, token, 'token');
+        const headers = { authorization: `Bearer ${token}` };
+        const me = await ask<Me>(c, { tenantId, tokenHash: null, headers }, '/auth/session');
+        return await open(c, tenantId, token, me, 'token');
       } catch (error) {
         return again(c, tenantId, error, 'token');
       }
@@ -165,18 +151,14 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
       if (tenantId instanceof Response) return tenantId;
       try {
         const body = { secret: fields.code ?? '', tokenName: SSO_TOKEN_NAME };
-        const caller = { tenantId, tokenHash: null };
-        const path = '/auth/invitations/redeem';
-        const redeemed = await callApi<{ secret: string }>(
+        const { secret } = await ask<{ secret: string }>(
           c,
-          deps.api,
-          deps.clientIp,
-          caller,
-          'POST',
-          path,
+          { tenantId, tokenHash: null },
+          '/auth/invitations/redeem',
           body,
         );
-        return await open(c, tenantId, redeemed.secret, 'sso');
+        const me = await ask<Me>(c, { tenantId, tokenHash: sha256Hex(secret) }, '/auth/session');
+        return await open(c, tenantId, secret, me, 'sso');
       } catch (error) {
         return again(c, tenantId, error);
       }

@@ -13,12 +13,13 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
 import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
+import { consoleDrivers } from '../helpers/drivers.ts';
 import { pluginsWithProbe } from './client.ts';
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 390, height: 844 };
 
-describe.skipIf(SKIP_BROWSER).each(['sqlite', 'postgres'] as const)(
+describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
   'the console in headless Chromium on %s',
   (kind) => {
     const served = useBrowserHub(async () => ({ plugins: await pluginsWithProbe() }), kind);

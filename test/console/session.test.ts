@@ -9,12 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { consoleSessionsTable } from '../../plugins/console/tables.ts';
+import { consoleDrivers } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { consoleClient, csrfOf, pluginsWithProbe } from './client.ts';
 
-const KINDS = ['sqlite', 'postgres'] as const;
-
-describe.each(KINDS)('console sessions on %s', (kind) => {
+describe.each(consoleDrivers())('console sessions on %s', (kind) => {
   const clock = createManualClock(new Date());
   const t = useTestHub(kind, async () => ({ plugins: await pluginsWithProbe(), clock }));
 

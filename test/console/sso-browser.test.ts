@@ -6,23 +6,17 @@
  * out revokes the token the console was given. Skipped locally without a browser; under CI=true
  * a missing browser fails the suite.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import { useTestHub } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 
 describe.skipIf(SKIP_BROWSER)('the console through single sign-on in headless Chromium', () => {
   let idp: TestIdp;
   let port = 0;
-  let server: ServerType | undefined;
-  let browser: Browser | undefined;
   beforeAll(async () => {
     port = await freePort();
     idp = await startTestIdp({
@@ -30,32 +24,22 @@ describe.skipIf(SKIP_BROWSER)('the console through single sign-on in headless Ch
       people: [{ login: 'carol', groups: ['hub-users'] }],
     });
   });
-  const t = useTestHub(EMBEDDED_DRIVER, () => ({
-    config: {
-      server: { host: '127.0.0.1', port },
-      sso: { oidc: { ...oidcClient(idp), allowedGroups: ['hub-users'], displayName: 'Corp ID' } },
-    },
-  }));
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: set HUB_TEST_CHROMIUM.');
-    const hub = t.hub;
-    server = await new Promise<ServerType>((resolve) => {
-      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port }, () =>
-        resolve(started),
-      );
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
-    await mkdir(SCREENSHOTS, { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await idp?.close();
-  });
+  afterAll(() => idp?.close());
+  const served = useBrowserHub(
+    () => ({
+      config: {
+        server: { host: '127.0.0.1', port },
+        sso: { oidc: { ...oidcClient(idp), allowedGroups: ['hub-users'], displayName: 'Corp ID' } },
+      },
+    }),
+    EMBEDDED_DRIVER,
+    () => port,
+  );
+  const t = served.t;
 
   it("opens the console from the provider's sign-in, spending the desktop code, and revokes its token at sign-out", async () => {
     const base = `http://127.0.0.1:${port}`;
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(String(error)));

@@ -40,11 +40,13 @@ export interface BrowserHub {
 
 /**
  * For the enclosing describe block: a hub on a fresh database (embedded unless `kind` says),
- * served on a free loopback port, and a browser for it; read `base` and `browser` inside tests.
+ * served on a free loopback port (or on `port()`, for a hub whose config must name its address
+ * beforehand), and a browser for it; read `base` and `browser` inside tests.
  */
 export function useBrowserHub(
   options: Parameters<typeof useTestHub>[1] = {},
   kind: DriverKind = EMBEDDED_DRIVER,
+  port: () => number = () => 0,
 ): BrowserHub {
   const t = useTestHub(kind, options);
   let server: ServerType | undefined;
@@ -56,7 +58,7 @@ export function useBrowserHub(
       );
     const hub = t.hub;
     server = await new Promise<ServerType>((resolve) => {
-      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: 0 }, () =>
+      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port: port() }, () =>
         resolve(started),
       );
     });

@@ -25,6 +25,11 @@ export function httpDrivers(): DriverKind[] {
   return (['sqlite', 'postgres', 'firestore'] as const).filter(driverAvailable);
 }
 
+/** The drivers the console suites run on: SQLite, and PostgreSQL when configured. */
+export function consoleDrivers(): DriverKind[] {
+  return (['sqlite', 'postgres'] as const).filter(driverAvailable);
+}
+
 /** Every driver whose service is configured (SQLite always, Firestore through its emulator). */
 export function allDrivers(): DriverKind[] {
   return (['sqlite', 'postgres', 'mysql', 'firestore'] as const).filter(driverAvailable);

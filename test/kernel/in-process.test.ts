@@ -9,6 +9,7 @@ import { inProcessRequest } from '../../kernel/http/in-process.ts';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { definePlugin, type PluginContext } from '../../kernel/plugin.ts';
 import { plugins } from '../../plugins/index.ts';
+import { consoleDrivers } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 
 /** A plugin that only keeps its context, so the test can use `ctx.api` as a plugin would. */
@@ -21,7 +22,7 @@ const spy = definePlugin({
   },
 });
 
-describe.each(['sqlite', 'postgres'] as const)('in-process requests on %s', (kind) => {
+describe.each(consoleDrivers())('in-process requests on %s', (kind) => {
   const t = useTestHub(kind, { plugins: [...plugins, spy] });
   const api = () => captured!.api;
 

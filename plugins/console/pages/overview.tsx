@@ -113,7 +113,8 @@ const OverviewBody: FC<{
         {events.length === 0 ? (
           <p class="muted">Nothing recorded yet.</p>
         ) : (
-          <div class="scroll">
+          // A region that may scroll sideways at 390 px: focusable, so keys can scroll it.
+          <div class="scroll" tabindex={0} role="region" aria-labelledby="audit-title">
             <table id="audit" data-filter="Filter events">
               <thead>
                 <tr>
