@@ -54,7 +54,9 @@ export const ssoApi: RouteDocs = {
       404: html(
         'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
       ),
-      503: html('The identity provider or the database cannot answer'),
+      503: html(
+        "The identity provider or the database cannot answer, or `sso.oidc.issuer` is not spelled as the provider's discovery document spells it",
+      ),
     },
     query: tenantQuery,
   },
