@@ -140,7 +140,11 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
       );
     },
 
-    /** A fresh invitation for an existing account; earlier ones stay valid until used or expired. */
+    /**
+     * A fresh invitation for an existing account; earlier ones stay valid until used or expired.
+     * Its token lasts as an administrator's token for the user does by default (a user linked to
+     * single sign-on: `sso.tokenTtlDays`), so an invitation is no way around that lifetime.
+     */
     reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
       // Under the user's row lock, so a deletion running at the same time cannot leave it behind.
       return store.transaction(async (tx) => {
@@ -148,7 +152,8 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
         // An invitation nobody could redeem (a blocked person's) is refused, not handed out.
         const objection = await invitationObjection(identity, tx, user);
         if (objection !== null) throw conflict(objection);
-        return issue(tx, user, expiresInHours);
+        const days = await identity.tokens.defaultDaysFor(tx, user);
+        return issue(tx, user, expiresInHours, days === null ? {} : { tokenTtlDays: days });
       });
     },
 

@@ -24,7 +24,10 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
   beforeAll(async () => {
     idp = await startTestIdp({
       redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: ['kim', 'lee', 'max', 'ned', 'pat'].map((login) => ({ login, groups: ['staff'] })),
+      people: ['kim', 'lee', 'max', 'ned', 'pat', 'ray'].map((login) => ({
+        login,
+        groups: ['staff'],
+      })),
     });
   });
   afterAll(async () => idp?.close());
@@ -101,6 +104,23 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
     clock.advance(30 * DAY_MS);
     const expired = await t.request('GET', '/auth/session', { token: byDefault.body.secret });
     expect(expired.status).toBe(401);
+  });
+
+  it("gives the token of an admin's invitation for a linked account the sign-in lifetime too", async () => {
+    const ray = await signedIn('ray');
+    const local = await t.createUser({});
+    const invitedToken = async (userId: string) => {
+      const invited = await t.request('POST', `/admin/users/${userId}/invitations`, { body: {} });
+      expect(invited.status).toBe(201);
+      const redeemed = await t.request('POST', '/auth/invitations/redeem', {
+        token: null,
+        body: { secret: invited.body.secret },
+      });
+      expect(redeemed.status).toBe(201);
+      return redeemed.body.token as { expiresAt: string | null };
+    };
+    expect((await invitedToken(ray.userId)).expiresAt).toBe(inDays(30));
+    expect((await invitedToken(local.id)).expiresAt).toBeNull();
   });
 
   it('blocks a linked person: tokens stop, sign-ins are refused and audited, also once the user is deleted', async () => {
