@@ -64,7 +64,7 @@ export const ssoApi: RouteDocs = {
     summary:
       'Finish a sign-in (HTML): a page with a one-time `harborclient://team-hub/join` deep link',
     description:
-      "Checks the state against this browser's signed sign-in (single use, on every instance), that the sign-in's tenant still admits single sign-on, exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user in that tenant, applies role and access from the tenant's groups rules and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy; a blocked address gets 429, except for a callback that carries this browser's own sign-in.",
+      "Checks the state against this browser's signed sign-in (single use, on every instance), that the sign-in's tenant still admits single sign-on, exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user in that tenant, applies role and access from the tenant's groups rules and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy; a blocked address gets 429, except for a callback that carries this browser's own sign-in, whose failures (a cancelled sign-in included) count apart under a limit ten times higher.",
     responses: {
       200: html('Signed in: the deep link, the join link and the hub address'),
       400: html(
