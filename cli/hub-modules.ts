@@ -24,7 +24,6 @@ export {
   ssoLinks,
   toBlockRecord,
   toLinkRecord,
-  unlinkUser,
 } from '../plugins/sso/index.ts';
 export {
   purgeRecordHistory,

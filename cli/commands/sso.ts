@@ -141,7 +141,8 @@ const unlinkCommand = defineCommand({
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store }) => {
       const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
-      if (!(await modules.unlinkUser(store, userId)))
+      const linking = modules.createLinkingService(servicesOf(modules, hub));
+      if (!(await linking.unlink(store, userId)))
         throw new CliError(`User "${args.user}" is not linked to the identity provider.`);
       if (args.json) return printJson({ unlinked: userId });
       print(`Unlinked "${args.user}" from the identity provider.`);

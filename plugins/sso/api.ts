@@ -92,6 +92,7 @@ ssoApi['GET /admin/sso/links'] = {
 ssoApi['DELETE /admin/sso/links/:userId'] = {
   summary:
     'Unlink a user from the identity provider (the account stays; the next sign-in creates a new one)',
+  description: 'Audited as `sso.unlinked`, with the issuer and subject the link had.',
   errors: [404],
   responses: { 204: null },
 };

@@ -94,7 +94,7 @@ export const ssoPlugin = definePlugin<SsoConfig>({
 
 // The plugin's public face (the CLI's `user list` and `sso` commands use it): the only names
 // others may import.
-export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord, unlinkUser } from './admin.ts';
+export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord } from './admin.ts';
 export { createLinkingService, DEFAULT_LINK_HOURS, MAX_LINK_HOURS } from './linking.ts';
 export { configuredIssuer } from './config.ts';
 export { createBlocksService, toBlockRecord, type SsoBlockRecord } from './blocks.ts';

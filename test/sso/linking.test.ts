@@ -122,6 +122,32 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
     ).toBe(409);
   });
 
+  it('audits an unlink as it audits a link', async () => {
+    const user = await t.createUser({ name: 'eli' });
+    const linked = await t.request('POST', '/admin/sso/links', {
+      body: { userId: user.id, subject: 'eli-subject' },
+    });
+    expect(linked.status).toBe(201);
+    expect((await t.request('DELETE', `/admin/sso/links/${user.id}`)).status).toBe(204);
+    expect((await t.request('DELETE', `/admin/sso/links/${user.id}`)).status).toBe(404);
+    const events = (await t.request('GET', `/admin/audit?targetId=${user.id}`)).body.events;
+    expect(
+      events.map((e: { action: string; details: Record<string, unknown> }) => [
+        e.action,
+        e.details.subject,
+      ]),
+    ).toEqual([
+      ['sso.unlinked', 'eli-subject'],
+      ['sso.linked', 'eli-subject'],
+      ['user.created', undefined],
+    ]);
+    expect(events[0]).toMatchObject({
+      actor: { id: t.adminId },
+      target: { kind: 'user', id: user.id, name: 'eli' },
+      details: { issuer: idp.issuer, subject: 'eli-subject' },
+    });
+  });
+
   it("refuses a one-time link whose signer is another user's already, and leaves the link usable", async () => {
     const first = await userOf((await signIn('dan')).html);
     const other = await t.createUser({ name: 'daniel' });
