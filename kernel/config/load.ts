@@ -137,7 +137,12 @@ export function parseConfig(
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(describeYamlError(error, text, source));
+    throw new ConfigError(
+      describeYamlError(error, text, source),
+      undefined,
+      undefined,
+      describeYamlError(error, text, source, { excerpt: false }),
+    );
   }
   return validateConfig(document, pluginSections, env, source, unused);
 }
