@@ -16,7 +16,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { scopedStore } from '../../kernel/audit.ts';
 import { HttpError } from '../../kernel/errors.ts';
-import { timingSafeEqual } from '../../kernel/identity/secrets.ts';
+import { sha256Hex, timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import type { KernelEnv, PluginContext } from '../../kernel/plugin.ts';
@@ -174,11 +174,13 @@ export async function finishSignIn(
   }
   // A sign-in started from an administrator's one-time link links its user first.
   if (pending.link) {
-    const linked = await deps.linking.redeemCode(store, pending.link, person).catch((error) => {
-      if (error instanceof HttpError && error.status === 409)
-        throw new Refusal(400, 'Account not linked', error.message, false);
-      throw error;
-    });
+    const linked = await deps.linking
+      .redeemCode(store, sha256Hex(pending.link), person)
+      .catch((error) => {
+        if (error instanceof HttpError && error.status === 409)
+          throw new Refusal(400, 'Account not linked', error.message, false);
+        throw error;
+      });
     if (!linked) throw new Refusal(400, 'Link not valid', LINK_NOT_VALID, false);
   }
   const issued = await store.transaction(async (tx) => {

@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
+import { encode, importCookieKey, type Pending } from '../../plugins/sso/pending.ts';
+import { ssoKeysTable, ssoLinkCodesTable } from '../../plugins/sso/tables.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
@@ -21,7 +23,7 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
   beforeAll(async () => {
     idp = await startTestIdp({
       redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: ['alice', 'bea', 'cal', 'dan'].map((login) => ({ login, groups: ['staff'] })),
+      people: ['alice', 'bea', 'cal', 'dan', 'gil'].map((login) => ({ login, groups: ['staff'] })),
     });
   });
   afterAll(async () => idp?.close());
@@ -120,6 +122,26 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
     expect(
       (await t.request('POST', '/admin/sso/link-codes', { body: { userId: bea.id } })).status,
     ).toBe(409);
+  });
+
+  it("links no account from a cookie forged with what a copy of the database holds: the cookie's key and the link code's hash", async () => {
+    const fay = await t.createUser({ name: 'fay' });
+    await linkCode(fay.id);
+    // The holder of a backup signs in as themselves and re-signs their cookie to name fay's link.
+    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'gil' });
+    const [key] = await t.store().table(ssoKeysTable).find();
+    const stored = await t.store().table(ssoLinkCodesTable).findOne({ userId: fay.id });
+    const [payload] = walk.hubJar.get('hub_sso')!.split('.');
+    const pending = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Pending;
+    walk.hubJar.set(
+      'hub_sso',
+      await encode({ ...pending, link: stored!.codeHash }, await importCookieKey(key!.secret)),
+    );
+    const page = await callback({ hub }, walk);
+    expect(page.status).toBe(400);
+    expect(codeOf(await page.text())).toBeNull();
+    const links = (await t.request('GET', '/admin/sso/links')).body.links;
+    expect(links.map((l: { userId: string }) => l.userId)).not.toContain(fay.id);
   });
 
   it('audits an unlink as it audits a link', async () => {
