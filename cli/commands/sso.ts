@@ -109,9 +109,14 @@ const linkCommand = defineCommand({
       const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
       if (subject !== undefined) {
         const issuer = issuerOf(modules, hub, args.issuer);
-        const link = modules.toLinkRecord(await linking.link(store, userId, { issuer, subject }));
+        const linked = await linking.link(store, userId, { issuer, subject });
+        const link = modules.toLinkRecord(linked.link);
         if (args.json) return printJson({ link });
-        return print(`Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`);
+        return print(
+          linked.created
+            ? `Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`
+            : `"${args.user}" is linked to subject ${link.subject} of ${link.issuer} already.`,
+        );
       }
       const issued = await linking.issueCode(store, userId, hours);
       const url = modules.linkCodeUrl(hub.config().server, tenantId, issued.code);

@@ -114,8 +114,11 @@ export function adminSsoRoutes(deps: {
       const { userId, subject, issuer } = c.req.valid('json');
       const from = issuer ?? deps.issuer();
       if (!from) throw badRequest('issuer: required while single sign-on is off');
-      const link = await deps.linking.link(c.get('store'), userId, { issuer: from, subject });
-      return c.json(toLinkRecord(link), 201);
+      const { link, created } = await deps.linking.link(c.get('store'), userId, {
+        issuer: from,
+        subject,
+      });
+      return c.json(toLinkRecord(link), created ? 201 : 200);
     })
     .post('/admin/sso/link-codes', jsonBody(linkCodeBody), async (c) => {
       const { userId, expiresInHours } = c.req.valid('json');

@@ -99,9 +99,9 @@ ssoApi['DELETE /admin/sso/links/:userId'] = {
 ssoApi['POST /admin/sso/links'] = {
   summary: 'Link an existing user to the person with this subject at the identity provider',
   description:
-    "The subject is in `GET /admin/sso/links` (for an account a sign-in made), in the `sso.signed_in` and `sso.refused` audit events, or in the provider's own console. Never by name. 409 when the user is linked already or the subject is linked to another user (unlink first).",
+    "The subject is in `GET /admin/sso/links` (for an account a sign-in made), in the `sso.signed_in` and `sso.refused` audit events, or in the provider's own console. Never by name. 201 with the new link; 200 with the link as it was when the user is linked to this very subject already (nothing changes); 409 when the user is linked to another subject, or the subject to another user (unlink first).",
   errors: [404, 409],
-  responses: { 201: ssoLinkSchema },
+  responses: { 200: ssoLinkSchema, 201: ssoLinkSchema },
 };
 ssoApi['POST /admin/sso/link-codes'] = {
   summary: "A one-time link whose next sign-in links the user to the signing person's identity",

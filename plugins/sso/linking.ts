@@ -92,12 +92,20 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
   }
 
   return {
-    /** Links the user to the person with this issuer and subject (409 on a conflict). */
-    link(store: Store, userId: string, identity: { issuer: string; subject: string }) {
+    /**
+     * Links the user to the person with this issuer and subject (409 on a conflict); `created` is
+     * false when the user was linked to that very person already (nothing changes then).
+     */
+    link(
+      store: Store,
+      userId: string,
+      identity: { issuer: string; subject: string },
+    ): Promise<{ link: SsoLinkRow; created: boolean }> {
       return store.transaction(async (tx) => {
         const user = await deps.identity.users.lockHuman(tx, userId);
         const existing = await assertFree(tx, user, identity);
-        return existing ?? insertLink(tx, user, identity, 'subject');
+        if (existing) return { link: existing, created: false };
+        return { link: await insertLink(tx, user, identity, 'subject'), created: true };
       });
     },
 

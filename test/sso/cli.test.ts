@@ -197,6 +197,11 @@ describe('workspace-hub user list with single sign-on', () => {
 
     const linked = await project.json('sso', 'link', 'mo', '--subject', 'mo-subject');
     expect(linked.link).toMatchObject({ userId: user.id, subject: 'mo-subject', issuer: ISSUER });
+    const same = await project.run('sso', 'link', 'mo', '--subject', 'mo-subject');
+    expect([same.code, same.stdout]).toEqual([
+      0,
+      `"mo" is linked to subject mo-subject of ${ISSUER} already.\n`,
+    ]);
     const twice = await project.run('sso', 'link', 'mo', '--subject', 'other');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('is linked to the identity provider already');

@@ -114,6 +114,13 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
     const linked = await link({ userId: bea.id, subject: 'bea' });
     expect(linked.status).toBe(201);
     expect(linked.body).toMatchObject({ userId: bea.id, issuer: idp.issuer, subject: 'bea' });
+    // The same link again changes nothing, and says so: 200 with the link as it was.
+    const same = await link({ userId: bea.id, subject: 'bea' });
+    expect([same.status, same.body]).toEqual([200, linked.body]);
+    const linkedEvents = (
+      await t.request('GET', `/admin/audit?targetId=${bea.id}&action=sso.linked`)
+    ).body.events;
+    expect(linkedEvents).toHaveLength(1);
     expect((await userOf((await signIn('bea')).html)).id).toBe(bea.id);
     // bea is linked now: no second identity, and no link code.
     const second = await link({ userId: bea.id, subject: 'someone-else' });
