@@ -14,12 +14,15 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
+export { MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';
 export { systemClock } from '../kernel/clock.ts';
 export {
   configuredIssuer,
   createBlocksService,
   createLinkingService,
+  DEFAULT_LINK_HOURS,
   linkCodeUrl,
+  MAX_LINK_HOURS,
   linkedUsers,
   ssoLinks,
   toBlockRecord,
