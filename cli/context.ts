@@ -31,20 +31,28 @@ export function pluginSections(): SectionSchemas {
 }
 
 /**
- * Sections no command but `start` acts on: the others keep their throttle in the process, serve no
- * metrics, sign no one in, call no LLM and list no plugin catalogs. So a secret of theirs that only
- * the service's environment holds (`${HUB_OIDC_SECRET}` from a systemd EnvironmentFile) does not
- * stop `user list` in an operator's shell: the section is left out, with a warning.
+ * Sections and keys no command but `start` acts on: the others keep their throttle in the
+ * process, serve no metrics, sign no one in (so need no client secret), call no LLM and list no
+ * plugin catalogs. So a secret of theirs that only the service's environment holds
+ * (`${HUB_OIDC_SECRET}` from a systemd EnvironmentFile) does not stop `user list` in an operator's
+ * shell: it is left out, with a warning. The rest of `sso` is used (the issuer of links and
+ * blocks, the lifetime of a linked user's tokens), so only its secret may be missing.
  */
-export const SERVER_ONLY_SECTIONS = ['redis', 'metrics', 'sso', 'llm', 'plugins'] as const;
+export const SERVER_ONLY_PATHS = [
+  'redis',
+  'metrics',
+  'sso.oidc.clientSecret',
+  'llm',
+  'plugins',
+] as const;
 
 /**
- * Loads `--config`, else ./server.yaml, else the built-in defaults. A variable missing in one of
- * `unused` leaves that section out with a warning on stderr. Throws `ConfigError`.
+ * Loads `--config`, else ./server.yaml, else the built-in defaults. A variable missing under one
+ * of `unused` leaves that section or key out with a warning on stderr. Throws `ConfigError`.
  */
 export function loadCliConfig(
   options: CommonOptions,
-  unused: readonly string[] = SERVER_ONLY_SECTIONS,
+  unused: readonly string[] = SERVER_ONLY_PATHS,
 ): Promise<LoadedConfig> {
   return loadConfig({
     explicitPath: options.config,
@@ -52,7 +60,7 @@ export function loadCliConfig(
     env: process.env,
     pluginSections: pluginSections(),
     unused: {
-      sections: unused,
+      paths: unused,
       warn: (message) => process.stderr.write(`warning: ${escapeUnprintable(message)}\n`),
     },
   });

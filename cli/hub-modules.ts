@@ -14,17 +14,19 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
+export { MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';
 export { systemClock } from '../kernel/clock.ts';
 export {
   configuredIssuer,
   createBlocksService,
   createLinkingService,
+  DEFAULT_LINK_HOURS,
   linkCodeUrl,
+  MAX_LINK_HOURS,
   linkedUsers,
   ssoLinks,
   toBlockRecord,
   toLinkRecord,
-  unlinkUser,
 } from '../plugins/sso/index.ts';
 export {
   purgeRecordHistory,

@@ -31,7 +31,8 @@ const ORDER: Record<LogLevel | 'silent', number> = {
   error: 40,
   silent: 100,
 };
-const SECRET = /\b(hbk|hbi)_[A-Za-z0-9_-]{8,}/g;
+/** Hub secrets: API tokens, invitation codes and single sign-on's one-time link codes. */
+const SECRET = /\b(hbk|hbi|hbl)_[A-Za-z0-9_-]{8,}/g;
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

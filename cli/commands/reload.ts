@@ -19,7 +19,7 @@ interface SectionResult {
 }
 type Outcome =
   | { ok: true; sections: SectionResult[]; others?: SectionResult[] }
-  | { ok: false; fatalError: string };
+  | { ok: false; fatalError: string; detail?: string };
 
 /**
  * The `db` section's data directory, read from the file without validating it: the server resolves
@@ -117,7 +117,7 @@ export const reloadCommand = defineCommand({
       throw new CliError(
         `Sent SIGHUP to the server (pid ${info.pid}), but it did not report the outcome within ${seconds} s; see its log.`,
       );
-    if (!outcome.ok) throw refusal(outcome.fatalError);
+    if (!outcome.ok) throw refusal(outcome.detail ?? outcome.fatalError);
     // The HTTP answer lists only the sections the desktop client knows; here every one is shown.
     const sections = [...outcome.sections, ...(outcome.others ?? [])];
     const failed = sections.filter((entry) => entry.status === 'failed');

@@ -5,20 +5,17 @@
  * `/admin/sso/links`, `/admin/sso/link-codes` and `/admin/sso/blocks`).
  */
 import { defineCommand } from 'citty';
-import { commonArgs, jsonArg, tenantArg } from '../args.ts';
+import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
 import { CliError, UsageError, withUser } from '../errors.ts';
 import { print, printJson, printTable } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
 type Modules = Awaited<ReturnType<typeof hubModules>>;
 
-/** `--expires-in-hours` of a one-time link (the defaults of linking.ts: 24, at most 168). */
-function parseHours(raw: string | undefined): number {
-  if (raw === undefined) return 24;
-  const hours = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isSafeInteger(hours) || hours < 1 || hours > 168)
-    throw new UsageError(`--expires-in-hours must be a whole number from 1 to 168, got "${raw}".`);
-  return hours;
+/** `--expires-in-hours` of a one-time link, with the limits of linking.ts. */
+function parseHours(raw: string | undefined, modules: Modules): number {
+  if (raw === undefined) return modules.DEFAULT_LINK_HOURS;
+  return parseCount('expires-in-hours', raw, { min: 1, max: modules.MAX_LINK_HOURS })!;
 }
 
 type Hub = Parameters<Parameters<Modules['withHub']>[2]>[0];
@@ -102,16 +99,21 @@ const linkCommand = defineCommand({
       throw new UsageError('--issuer goes with --subject.');
     if (args['expires-in-hours'] !== undefined && subject !== undefined)
       throw new UsageError('--expires-in-hours goes with a one-time link, not with --subject.');
-    const hours = parseHours(args['expires-in-hours']);
     const modules = await hubModules();
+    const hours = parseHours(args['expires-in-hours'], modules);
     await modules.withTenant(args, async ({ hub, store, tenantId }) => {
       const linking = modules.createLinkingService(servicesOf(modules, hub));
       const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
       if (subject !== undefined) {
         const issuer = issuerOf(modules, hub, args.issuer);
-        const link = modules.toLinkRecord(await linking.link(store, userId, { issuer, subject }));
+        const linked = await linking.link(store, userId, { issuer, subject });
+        const link = modules.toLinkRecord(linked.link);
         if (args.json) return printJson({ link });
-        return print(`Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`);
+        return print(
+          linked.created
+            ? `Linked "${args.user}" to subject ${link.subject} of ${link.issuer}.`
+            : `"${args.user}" is linked to subject ${link.subject} of ${link.issuer} already.`,
+        );
       }
       const issued = await linking.issueCode(store, userId, hours);
       const url = modules.linkCodeUrl(hub.config().server, tenantId, issued.code);
@@ -141,7 +143,8 @@ const unlinkCommand = defineCommand({
     const modules = await hubModules();
     await modules.withTenant(args, async ({ hub, store }) => {
       const userId = await withUser(hub.identity.users, store, args.user, async (id) => id);
-      if (!(await modules.unlinkUser(store, userId)))
+      const linking = modules.createLinkingService(servicesOf(modules, hub));
+      if (!(await linking.unlink(store, userId)))
         throw new CliError(`User "${args.user}" is not linked to the identity provider.`);
       if (args.json) return printJson({ unlinked: userId });
       print(`Unlinked "${args.user}" from the identity provider.`);

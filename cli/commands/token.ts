@@ -6,18 +6,18 @@ import { print, printJson, printTable, secretLines, TOKEN_COLUMNS, tokenRow } fr
 
 const hubModules = () => import('../hub-modules.ts');
 
-/** As `expiresInDays` of `POST /admin/users/:id/tokens`. */
-const MAX_DAYS = 3650;
-
-/** `--expires-in-days`: days, `never` (null), or undefined for the user's default. */
-function parseDays(raw: string | undefined): number | null | undefined {
+/**
+ * `--expires-in-days`: days (at most `max`, the limit of `expiresInDays` of `POST
+ * /admin/users/:id/tokens`), `never` (null), or undefined for the user's default.
+ */
+function parseDays(raw: string | undefined, max: number): number | null | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim().toLowerCase();
   if (value === 'never') return null;
   const days = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(days) || days < 1 || days > MAX_DAYS)
+  if (!Number.isSafeInteger(days) || days < 1 || days > max)
     throw new UsageError(
-      `--expires-in-days must be a whole number from 1 to ${MAX_DAYS}, or "never", got "${raw}".`,
+      `--expires-in-days must be a whole number from 1 to ${max}, or "never", got "${raw}".`,
     );
   return days;
 }
@@ -50,8 +50,8 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const days = parseDays(args['expires-in-days']);
-    const { withTenant, toTokenRecord } = await hubModules();
+    const { withTenant, toTokenRecord, MAX_TOKEN_DAYS } = await hubModules();
+    const days = parseDays(args['expires-in-days'], MAX_TOKEN_DAYS);
     await withTenant(args, async ({ hub, store }) => {
       const { tokens } = hub.identity;
       // The same rule as POST /admin/users/:id/tokens: refuses the system account, and holds the

@@ -47,17 +47,31 @@ function problemsError(source: string, problems: readonly ConfigProblem[]): Conf
 }
 
 /**
- * Sections a command does not act on (the CLI's user commands never connect to Redis or sign
- * anyone in): a `${NAME}` missing there does not stop the command. The section is left out, so the
- * command runs as if it were absent, and `warn` hears which variable and key.
+ * What a command does not act on (the CLI's user commands never connect to Redis, nor use the
+ * identity provider's client secret): a `${NAME}` missing there does not stop the command. Each
+ * entry of `paths` is a section (`redis`) or a key (`sso.oidc.clientSecret`); the narrowest entry
+ * that holds the missing value is left out, so the command runs as if it were absent, and `warn`
+ * hears which variable and key.
  */
 export interface UnusedSections {
-  sections: readonly string[];
+  paths: readonly string[];
   warn(message: string): void;
 }
 
+/** Deletes the value at a dot path of `document` (a no-op where the path leads nowhere). */
+function deleteAt(document: Record<string, unknown>, path: string): void {
+  const keys = path.split('.');
+  let node: unknown = document;
+  for (const key of keys.slice(0, -1)) {
+    if (node === null || typeof node !== 'object') return;
+    node = (node as Record<string, unknown>)[key];
+  }
+  if (node !== null && typeof node === 'object')
+    delete (node as Record<string, unknown>)[keys.at(-1)!];
+}
+
 /**
- * The missing variables that stop loading; those of `unused` sections leave their section out of
+ * The missing variables that stop loading; one under an `unused` path leaves that path out of
  * `document` instead, with a warning.
  */
 function fatalMissing(
@@ -68,14 +82,17 @@ function fatalMissing(
 ): ConfigProblem[] {
   const fatal: ConfigProblem[] = [];
   for (const entry of missing) {
-    const section = entry.path.split('.')[0]!;
-    if (!unused?.sections.includes(section)) {
+    const holder = unused?.paths
+      .filter((path) => entry.path === path || entry.path.startsWith(`${path}.`))
+      .sort((a, b) => b.length - a.length)[0];
+    if (!unused || holder === undefined) {
       fatal.push({ path: entry.path, message: entry.message });
       continue;
     }
-    delete document[section];
+    deleteAt(document, holder);
+    const what = holder.includes('.') ? holder : `the ${holder} section`;
     unused.warn(
-      `${source}: ${entry.variable} (${entry.path}) is not set in this environment; this command does not use the ${section} section, so it runs without it.`,
+      `${source}: ${entry.variable} (${entry.path}) is not set in this environment; this command does not use ${what}, so it runs without it.`,
     );
   }
   return fatal;
@@ -120,7 +137,12 @@ export function parseConfig(
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(describeYamlError(error, text, source));
+    throw new ConfigError(
+      describeYamlError(error, text, source),
+      undefined,
+      undefined,
+      describeYamlError(error, text, source, { excerpt: false }),
+    );
   }
   return validateConfig(document, pluginSections, env, source, unused);
 }

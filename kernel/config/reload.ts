@@ -12,6 +12,7 @@ import type { Logger } from '../log.ts';
 import type { PluginDefinition, PluginInstance, ReloadStatus } from '../plugin.ts';
 import type { RedisConfig } from '../redis/config.ts';
 import type { DbConfig } from '../storage/config.ts';
+import { ConfigError } from './errors.ts';
 import type { Env } from './interpolate.ts';
 import { parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
 
@@ -55,11 +56,13 @@ export interface SectionResult {
 /**
  * `sections` are the ones the desktop client knows (the HTTP answer); `others` are the remaining
  * sections (`logging`, `multitenancy`, plugin sections such as `invites`), for the log line and
- * `workspace-hub reload`.
+ * `workspace-hub reload`. A refused file's `fatalError` shows none of its lines (it reaches the
+ * HTTP answer and the audit log); `detail`, when there is more to say, adds them for the file's
+ * own readers (the log, `workspace-hub reload`).
  */
 export type ReloadOutcome =
   | { ok: true; sections: SectionResult[]; others: SectionResult[] }
-  | { ok: false; fatalError: string };
+  | { ok: false; fatalError: string; detail?: string };
 
 /** What the reloader needs from the hub; the hub owns the connections it swaps. */
 export interface ReloadHost {
@@ -146,7 +149,9 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
   try {
     next = await readNext(host);
   } catch (error) {
-    return { ok: false, fatalError: reason(error) };
+    const full = reason(error);
+    const brief = error instanceof ConfigError ? error.brief : full;
+    return { ok: false, fatalError: brief, ...(brief !== full ? { detail: full } : {}) };
   }
   const previous = host.current();
   const applied: Record<string, unknown> = { ...next };
@@ -247,7 +252,7 @@ export function createReloader(host: ReloadHost): () => Promise<ReloadOutcome> {
             `Config reload failed for ${failed.map((r) => r.section).join(', ')} (${summary}).`,
           );
         else host.log.info(`Config reloaded (${summary}).`);
-      } else host.log.error(`Config reload failed: ${outcome.fatalError}`);
+      } else host.log.error(`Config reload failed: ${outcome.detail ?? outcome.fatalError}`);
       return outcome;
     });
     queue = run.catch(() => undefined);

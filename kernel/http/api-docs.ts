@@ -193,7 +193,7 @@ export const kernelRouteDocs: RouteDocs = {
   'POST /admin/config/reload': {
     summary: 'Re-read server.yaml and apply it (as SIGHUP does)',
     description:
-      'Validates the whole file first; on success swaps connections and reports per section. A file that fails validation changes nothing and gives 400 with `fatalError`.',
+      "Validates the whole file first; on success swaps connections and reports per section. A file that fails validation changes nothing and gives 400 with `fatalError` (for a YAML syntax error, the parser's message with its line and column, never a line of the file).",
     responses: {
       200: z.object({
         sections: z.array(

@@ -114,9 +114,11 @@ export function throttleGuard(deps: Pick<AuthDeps, 'throttle' | 'policy'>): Thro
       const blocked = await deps.throttle().blockedFor(key);
       if (blocked > 0) throw tooManyRequests(blocked);
     },
-    async recordFailure(key) {
+    async recordFailure(key, scale = 1) {
       const { maxFailures, windowSeconds, blockSeconds } = deps.policy();
-      await deps.throttle().recordFailure(key, { maxFailures, windowSeconds, blockSeconds });
+      await deps
+        .throttle()
+        .recordFailure(key, { maxFailures: maxFailures * scale, windowSeconds, blockSeconds });
     },
     reset: (key) => deps.throttle().reset(key),
   };

@@ -118,6 +118,14 @@ export function createTokensService({
     }
   }
 
+  /**
+   * Days a token an administrator gives `user` lasts when the administrator names none (null:
+   * forever), as {@link DefaultTokenDays} registered it. Also an invitation's token.
+   */
+  async function defaultDaysFor(store: Store, user: UserRow): Promise<number | null> {
+    return (await defaultDays?.(store, user)) ?? null;
+  }
+
   /** Issues a token for a user the caller has already checked; returns the secret once. */
   async function issue(
     store: Store,
@@ -176,6 +184,8 @@ export function createTokensService({
       defaultDays = decide;
     },
 
+    defaultDaysFor,
+
     /**
      * Issues a token for the user with this id (404 unknown, 403 system account), in a transaction
      * that holds the user's row lock, so it cannot interleave with the user's deletion. The HTTP
@@ -192,8 +202,7 @@ export function createTokensService({
       const checked = normalizeTokenName(name);
       return store.transaction(async (tx) => {
         const user = await lockHuman(tx, userId);
-        const days =
-          expiresInDays !== undefined ? expiresInDays : ((await defaultDays?.(tx, user)) ?? null);
+        const days = expiresInDays !== undefined ? expiresInDays : await defaultDaysFor(tx, user);
         const expiresAt =
           days === null
             ? undefined

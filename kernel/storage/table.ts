@@ -93,6 +93,12 @@ export interface TableSpec<C extends Columns = Columns> {
    * PostgreSQL gets no NOTIFY trigger, MySQL no counter triggers and Firestore no counter for it.
    */
   readonly changeFeed: boolean;
+  /**
+   * Whether `workspace-hub export` writes the table's rows (and `import` reads them). False for a
+   * secret that never needs to travel, such as a signing key the hub makes again on the target,
+   * and the records that live only as long as what it signed.
+   */
+  readonly exported: boolean;
 }
 
 /** A declared table; `Row` is the row type plugins read and write. */
@@ -113,6 +119,8 @@ export interface DefineTableOptions<C extends Columns> {
   untracked?: (keyof C & string)[];
   /** See {@link TableSpec.changeFeed}. @default true */
   changeFeed?: boolean;
+  /** See {@link TableSpec.exported}. @default true */
+  exported?: boolean;
 }
 
 /**
@@ -160,6 +168,7 @@ export function defineTable<C extends Columns>(options: DefineTableOptions<C>): 
     tenantScoped: options.tenantScoped ?? true,
     untracked: options.untracked ?? [],
     changeFeed: options.changeFeed ?? true,
+    exported: options.exported ?? true,
   };
 }
 

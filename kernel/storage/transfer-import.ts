@@ -96,7 +96,7 @@ export async function importHub(
   type Header = { format?: unknown; version?: unknown } | null;
   let header: Header = null;
   let table: Table | null = null;
-  /** Inside a retired table's rows, which are read past (and counted, for the file's total). */
+  /** Inside a retired or unexported table's rows, read past (and counted, for the file's total). */
   let skipping = false;
   let skipped = 0;
   const retired = new Set(options.retired ?? []);
@@ -158,7 +158,8 @@ export async function importHub(
         await flush();
         const name = parse(start[1]!) as string;
         const next = byName.get(name);
-        if (!next && retired.has(name)) {
+        // A table a migration dropped, or one never exported (an older hub's export has it).
+        if ((!next && retired.has(name)) || next?.exported === false) {
           table = null;
           skipping = !start[2];
           continue;

@@ -13,7 +13,8 @@
  *   ],"rowCount":1234}
  *
  * Every table the kernel and the plugins declare is exported through the storage contract, so a
- * new plugin's tables travel without changes here. Rows keep every column as the contract returns
+ * new plugin's tables travel without changes here — except those declared `exported: false` (a
+ * signing key the target makes anew), which an import reads past. Rows keep every column as the contract returns
  * it (ids, ISO timestamps, parsed JSON), plus `tenantId` on tenant-scoped tables; binary data is
  * already stored as base64 text (avatars), so the file is plain JSON. The migration record is not
  * exported: the target is prepared by `workspace-hub migrate` of the same version.
@@ -78,6 +79,7 @@ export async function exportHub(
   let rowCount = 0;
   let firstTable = true;
   for (const table of options.tables) {
+    if (!table.exported) continue;
     // One tenant: its own row of `tenants`, its rows of tenant-scoped tables, no other global rows.
     if (tenantId !== undefined && !table.tenantScoped && table.name !== 'tenants') continue;
     const store =

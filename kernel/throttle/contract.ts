@@ -60,8 +60,12 @@ export class ThrottleUnavailableError extends Error {
 export interface ThrottleGuard {
   /** Throws 429 (with Retry-After) while the key is blocked. */
   assertNotBlocked(key: string): Promise<void>;
-  /** Counts one failure under the auth policy. */
-  recordFailure(key: string): Promise<void>;
+  /**
+   * Counts one failure under the auth policy; with `scale`, the key is blocked only after `scale`
+   * times the policy's failures (for failures that everyone behind one address makes now and
+   * then, such as sign-ins their own browsers started and gave up).
+   */
+  recordFailure(key: string, scale?: number): Promise<void>;
   /** Clears the key's failures and block after a success. */
   reset(key: string): Promise<void>;
 }

@@ -30,7 +30,7 @@ export const updateUserBody = z.object({
   ...userFields,
 });
 
-/** Most days an administrator's token may last (ten years, as `sso.tokenTtlDays`). */
+/** Most days a token may last (ten years): `expiresInDays` of an admin's, `sso.tokenTtlDays`. */
 export const MAX_TOKEN_DAYS = 3650;
 
 export const createTokenBody = z.object({

@@ -98,6 +98,9 @@ export const invitesApi: RouteDocs = {
   },
   'POST /admin/users/:id/invitations': {
     summary: 'Issue a new invitation for an existing user',
+    description:
+      'A user an administrator blocked from single sign-on (`POST /admin/sso/blocks`) gets none: 409, until the block is lifted.',
+    errors: [404, 409],
     responses: { 201: issued },
   },
   'GET /admin/invitations': {

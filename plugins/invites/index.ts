@@ -153,9 +153,11 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
 export {
   createInvitesService,
   MAX_EXPIRES_IN_HOURS,
+  revokePendingInvitations,
   type InvitesService,
   type IssuedInvitation,
 } from './service.ts';
+export { checkInvitations } from './redeem-checks.ts';
 export { joinLink, joinQuery, parseBaseUrl, publicBaseUrl } from './link.ts';
 export { toInvitationRecord } from './tables.ts';
 export { JOIN_STYLE } from './join-html.ts';

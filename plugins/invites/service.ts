@@ -6,12 +6,13 @@
  */
 import type { AuditInput, AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { HttpError, notFound } from '../../kernel/errors.ts';
+import { conflict, HttpError, notFound } from '../../kernel/errors.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { issueSecret, newId, sha256Hex } from '../../kernel/identity/secrets.ts';
 import { usersTable, type ApiTokenRow, type UserRow } from '../../kernel/identity/tables.ts';
 import type { UserInput, Role } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
+import { invitationObjection } from './redeem-checks.ts';
 import { invitationStatus, invitationsTable, type InvitationRow } from './tables.ts';
 
 /** The one message for every unusable secret, so a guesser learns nothing about which it was. */
@@ -62,6 +63,19 @@ function invitationEvent(
   };
 }
 
+/**
+ * Revokes every pending invitation of the user, inside the caller's transaction (a block of the
+ * person); the number revoked.
+ */
+export function revokePendingInvitations(tx: Store, userId: string, now: string): Promise<number> {
+  return tx
+    .table(invitationsTable)
+    .updateWhere(
+      { userId, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+      { revokedAt: now },
+    );
+}
+
 export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
   /** Stores a new invitation for a user the caller has checked. Writes only. */
   async function issue(
@@ -105,6 +119,10 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
     const status = invitationStatus(invitation, clock.now());
     if (status !== 'pending')
       throw new HttpError(410, INVALID_INVITATION, { extra: { reason: status } });
+    // A code a sign-in showed just before its person was blocked is as withdrawn as one the block
+    // revoked (blocks.ts revokes those it finds; this catches one issued while it ran).
+    if ((await invitationObjection(identity, store, user)) !== null)
+      throw new HttpError(410, INVALID_INVITATION, { extra: { reason: 'revoked' } });
     return { invitation, user };
   }
 
@@ -122,12 +140,21 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
       );
     },
 
-    /** A fresh invitation for an existing account; earlier ones stay valid until used or expired. */
+    /**
+     * A fresh invitation for an existing account; earlier ones stay valid until used or expired.
+     * Its token lasts as an administrator's token for the user does by default (a user linked to
+     * single sign-on: `sso.tokenTtlDays`), so an invitation is no way around that lifetime.
+     */
     reissue(store: Store, userId: string, expiresInHours: number): Promise<IssuedInvitation> {
       // Under the user's row lock, so a deletion running at the same time cannot leave it behind.
-      return store.transaction(async (tx) =>
-        issue(tx, await identity.users.lockHuman(tx, userId), expiresInHours),
-      );
+      return store.transaction(async (tx) => {
+        const user = await identity.users.lockHuman(tx, userId);
+        // An invitation nobody could redeem (a blocked person's) is refused, not handed out.
+        const objection = await invitationObjection(identity, tx, user);
+        if (objection !== null) throw conflict(objection);
+        const days = await identity.tokens.defaultDaysFor(tx, user);
+        return issue(tx, user, expiresInHours, days === null ? {} : { tokenTtlDays: days });
+      });
     },
 
     /** Every invitation, newest first. */

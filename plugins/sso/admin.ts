@@ -65,11 +65,6 @@ export async function ssoLinks(store: Store): Promise<z.output<typeof ssoLinkSch
 
 const NO_LINK = 'User not found or not linked to the identity provider.';
 
-/** Removes the user's link (the account stays); false when there was none. */
-export async function unlinkUser(store: Store, userId: string): Promise<boolean> {
-  return (await store.table(ssoLinksTable).deleteWhere({ userId })) > 0;
-}
-
 const linkBody = z.object({
   userId: z.string().trim().min(1, 'must not be empty').max(128),
   subject: z
@@ -119,8 +114,11 @@ export function adminSsoRoutes(deps: {
       const { userId, subject, issuer } = c.req.valid('json');
       const from = issuer ?? deps.issuer();
       if (!from) throw badRequest('issuer: required while single sign-on is off');
-      const link = await deps.linking.link(c.get('store'), userId, { issuer: from, subject });
-      return c.json(toLinkRecord(link), 201);
+      const { link, created } = await deps.linking.link(c.get('store'), userId, {
+        issuer: from,
+        subject,
+      });
+      return c.json(toLinkRecord(link), created ? 201 : 200);
     })
     .post('/admin/sso/link-codes', jsonBody(linkCodeBody), async (c) => {
       const { userId, expiresInHours } = c.req.valid('json');
@@ -139,7 +137,7 @@ export function adminSsoRoutes(deps: {
       );
     })
     .delete('/admin/sso/links/:userId', async (c) => {
-      if (!(await unlinkUser(c.get('store'), pathId(c, 'userId', NO_LINK))))
+      if (!(await deps.linking.unlink(c.get('store'), pathId(c, 'userId', NO_LINK))))
         throw notFound(NO_LINK);
       return c.body(null, 204);
     });

@@ -54,7 +54,9 @@ export const ssoApi: RouteDocs = {
       404: html(
         'Single sign-on is off, or the tenant does not admit it (the same page whether or not it exists)',
       ),
-      503: html('The identity provider or the database cannot answer'),
+      503: html(
+        "The identity provider or the database cannot answer, or `sso.oidc.issuer` is not spelled as the provider's discovery document spells it",
+      ),
     },
     query: tenantQuery,
   },
@@ -62,7 +64,7 @@ export const ssoApi: RouteDocs = {
     summary:
       'Finish a sign-in (HTML): a page with a one-time `harborclient://team-hub/join` deep link',
     description:
-      "Checks the state against this browser's signed sign-in (single use, on every instance), that the sign-in's tenant still admits single sign-on, exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user in that tenant, applies role and access from the tenant's groups rules and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy; a blocked address gets 429, except for a callback that carries this browser's own sign-in.",
+      "Checks the state against this browser's signed sign-in (single use, on every instance), that the sign-in's tenant still admits single sign-on, exchanges the code, verifies the ID token (signature, issuer, audience, nonce, expiry), links or creates the hub user in that tenant, applies role and access from the tenant's groups rules and answers a page with an `hbi_` code that expires in `sso.codeMinutes`. Refusals are pages without a code. Failed checks are counted per client address with the bearer-auth policy; a blocked address gets 429, except for a callback that carries this browser's own sign-in, whose failures (a cancelled sign-in included) count apart under a limit ten times higher.",
     responses: {
       200: html('Signed in: the deep link, the join link and the hub address'),
       400: html(
@@ -90,15 +92,16 @@ ssoApi['GET /admin/sso/links'] = {
 ssoApi['DELETE /admin/sso/links/:userId'] = {
   summary:
     'Unlink a user from the identity provider (the account stays; the next sign-in creates a new one)',
+  description: 'Audited as `sso.unlinked`, with the issuer and subject the link had.',
   errors: [404],
   responses: { 204: null },
 };
 ssoApi['POST /admin/sso/links'] = {
   summary: 'Link an existing user to the person with this subject at the identity provider',
   description:
-    "The subject is in `GET /admin/sso/links` (for an account a sign-in made), in the `sso.signed_in` and `sso.refused` audit events, or in the provider's own console. Never by name. 409 when the user is linked already or the subject is linked to another user (unlink first).",
+    "The subject is in `GET /admin/sso/links` (for an account a sign-in made), in the `sso.signed_in` and `sso.refused` audit events, or in the provider's own console. Never by name. 201 with the new link; 200 with the link as it was when the user is linked to this very subject already (nothing changes); 409 when the user is linked to another subject, or the subject to another user (unlink first).",
   errors: [404, 409],
-  responses: { 201: ssoLinkSchema },
+  responses: { 200: ssoLinkSchema, 201: ssoLinkSchema },
 };
 ssoApi['POST /admin/sso/link-codes'] = {
   summary: "A one-time link whose next sign-in links the user to the signing person's identity",

@@ -1,17 +1,22 @@
 /**
  * `GET /auth/sso/callback`: from the provider's answer to the page with the one-time code. In
- * order: the browser's signed sign-in must match the `state` (a callback that carries it passes
- * an address block, since a block exists to stop guessing, and everyone behind one proxy shares
- * the address); its state is recorded as used, on every instance; the tenant must still admit
- * single sign-on (a reload may have removed it since the start); then the code exchange and the
- * ID token's checks, the blocked people, the groups, and the user, audit event and invitation in one
- * transaction. Failed checks count against the client address; a success counts nothing.
+ * order: the browser's signed sign-in must match the `state`; its state is recorded as used, on
+ * every instance; the tenant must still admit single sign-on (a reload may have removed it since
+ * the start); then the provider's answer, the code exchange and the ID token's checks, the blocked
+ * people, the groups, and the user, audit event and invitation in one transaction.
+ *
+ * Failures count against the client address; a success counts nothing. A callback without its
+ * own sign-in (guessing) counts under the bearer-auth policy. One that carries the browser's own
+ * sign-in passes that block (everyone behind one proxy shares the address) and counts against a
+ * key of its own whose limit is {@link OWN_SIGN_IN_SCALE} times higher: colleagues are not locked
+ * out by a few cancelled sign-ins, yet a client that starts sign-ins and abandons them in a loop
+ * (each one a used-state row, and with a made-up code a call to the provider) is stopped too.
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { scopedStore } from '../../kernel/audit.ts';
 import { HttpError } from '../../kernel/errors.ts';
-import { timingSafeEqual } from '../../kernel/identity/secrets.ts';
+import { sha256Hex, timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import type { KernelEnv, PluginContext } from '../../kernel/plugin.ts';
@@ -28,6 +33,9 @@ import { COOKIE, decode } from './pending.ts';
 import { notAdmitted, Refusal } from './refusal.ts';
 import { claimState, usedStateTenant } from './single-use.ts';
 import { consoleAction } from './console.ts';
+
+/** How many times the failed-authentication limit a callback with its own sign-in may fail. */
+export const OWN_SIGN_IN_SCALE = 10;
 
 export interface CallbackDeps {
   ctx: PluginContext<SsoConfig>;
@@ -48,15 +56,15 @@ export async function finishSignIn(
   deps: CallbackDeps,
 ): Promise<Page> {
   const { ctx } = deps;
-  const throttleKey = `${ctx.clientIp(c)}:sso`;
   const now = ctx.clock.now();
   const pending = await decode(getCookie(c, COOKIE), await deps.keys.key(), now.getTime());
   deleteCookie(c, COOKIE, deps.cookie);
   const state = c.req.query('state') ?? '';
   const own = pending !== null && state !== '' && timingSafeEqual(state, pending.state);
-  if (!own) await ctx.throttle.assertNotBlocked(throttleKey);
+  const throttleKey = `${ctx.clientIp(c)}:${own ? 'sso-own' : 'sso'}`;
+  await ctx.throttle.assertNotBlocked(throttleKey);
   const failed = async (status: 400 | 403, title: string, reason: string) => {
-    await ctx.throttle.recordFailure(throttleKey);
+    await ctx.throttle.recordFailure(throttleKey, own ? OWN_SIGN_IN_SCALE : 1);
     return new Refusal(status, title, reason);
   };
   if (!pending) {
@@ -122,7 +130,7 @@ export async function finishSignIn(
   const idpError = c.req.query('error');
   if (idpError) {
     const detail = c.req.query('error_description');
-    throw new Refusal(
+    throw await failed(
       400,
       'Sign-in cancelled',
       `${providerName(config.oidc)} refused the sign-in (${idpError}${detail ? `: ${detail}` : ''}).`,
@@ -167,11 +175,13 @@ export async function finishSignIn(
   }
   // A sign-in started from an administrator's one-time link links its user first.
   if (pending.link) {
-    const linked = await deps.linking.redeemCode(store, pending.link, person).catch((error) => {
-      if (error instanceof HttpError && error.status === 409)
-        throw new Refusal(400, 'Account not linked', error.message, false);
-      throw error;
-    });
+    const linked = await deps.linking
+      .redeemCode(store, sha256Hex(pending.link), person)
+      .catch((error) => {
+        if (error instanceof HttpError && error.status === 409)
+          throw new Refusal(400, 'Account not linked', error.message, false);
+        throw error;
+      });
     if (!linked) throw new Refusal(400, 'Link not valid', LINK_NOT_VALID, false);
   }
   const issued = await store.transaction(async (tx) => {

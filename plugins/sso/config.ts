@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { MAX_TOKEN_DAYS } from '../accounts/index.ts';
 
 const list = z.array(z.string().trim().min(1, 'must not be empty')).default([]);
 
@@ -128,7 +129,7 @@ export const ssoSchema = z
     /** Other tenants that admit single sign-on; a tenant not listed refuses it. */
     tenants: tenantsSchema,
     /** Days a token issued through single sign-on works before the person signs in again. */
-    tokenTtlDays: z.coerce.number().int().min(1).max(3650).default(30),
+    tokenTtlDays: z.coerce.number().int().min(1).max(MAX_TOKEN_DAYS).default(30),
     /** Minutes the one-time `hbi_` code of the result page stays usable. @default 10 */
     codeMinutes: z.coerce.number().int().min(1).max(60).default(10),
   })

@@ -18,9 +18,10 @@ import {
   ssoUsedStatesTable,
 } from './tables.ts';
 import { adminSsoRoutes, linkedUsers } from './admin.ts';
-import { createBlocksService } from './blocks.ts';
+import { blockedUserObjection, createBlocksService } from './blocks.ts';
 import { createLinkingService } from './linking.ts';
 import { extendUserList } from '../accounts/index.ts';
+import { checkInvitations } from '../invites/index.ts';
 
 export const ssoPlugin = definePlugin<SsoConfig>({
   name: 'sso',
@@ -67,6 +68,8 @@ export const ssoPlugin = definePlugin<SsoConfig>({
       const link = await store.table(ssoLinksTable).findOne({ userId: user.id });
       return link ? config.tokenTtlDays : null;
     });
+    // A blocked person's invitation never redeems, also one a sign-in issued as the block was made.
+    checkInvitations(ctx.identity, blockedUserObjection);
     // A deleted user's link and link codes go with the user: the next sign-in creates a new account.
     ctx.identity.users.onDelete(async (tx, user) => {
       await tx.table(ssoLinksTable).deleteWhere({ userId: user.id });
@@ -91,7 +94,7 @@ export const ssoPlugin = definePlugin<SsoConfig>({
 
 // The plugin's public face (the CLI's `user list` and `sso` commands, and the web console, use
 // it): the only names others may import.
-export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord, unlinkUser } from './admin.ts';
+export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord } from './admin.ts';
 export { createLinkingService, DEFAULT_LINK_HOURS, MAX_LINK_HOURS } from './linking.ts';
 export { configuredIssuer } from './config.ts';
 export { createBlocksService, toBlockRecord, type SsoBlockRecord } from './blocks.ts';

@@ -3,15 +3,15 @@
  * names the person's subject (seen in `sso links`, or in the `sso.signed_in` and `sso.refused`
  * audit events), or hands the user a one-time link (`hbl_` code, sha256 kept) whose next sign-in
  * links the account it was made for. A user has at most one link and an identity links one user;
- * a conflict is refused, never resolved by moving a link silently. Shared by the admin API, the
- * CLI and the callback.
+ * a conflict is refused, never resolved by moving a link silently. Links made and removed are
+ * audited. Shared by the admin API, the CLI and the callback.
  */
 import type { AuditInput, AuditSink } from '../../kernel/audit.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { conflict } from '../../kernel/errors.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { base64url, newId, sha256Hex } from '../../kernel/identity/secrets.ts';
-import type { UserRow } from '../../kernel/identity/tables.ts';
+import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import {
   ssoLinkCodesTable,
@@ -39,6 +39,12 @@ const linkedEvent = (
   action: 'sso.linked',
   target: { kind: 'user', id: user.id, name: user.name },
   details: { issuer: link.issuer, subject: link.subject, via },
+});
+
+const unlinkedEvent = (user: UserRow | null, link: SsoLinkRow): AuditInput => ({
+  action: 'sso.unlinked',
+  target: { kind: 'user', id: link.userId, name: user?.name ?? '' },
+  details: { issuer: link.issuer, subject: link.subject },
 });
 
 export function createLinkingService(deps: { identity: Identity; audit: AuditSink; clock: Clock }) {
@@ -86,12 +92,20 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
   }
 
   return {
-    /** Links the user to the person with this issuer and subject (409 on a conflict). */
-    link(store: Store, userId: string, identity: { issuer: string; subject: string }) {
+    /**
+     * Links the user to the person with this issuer and subject (409 on a conflict); `created` is
+     * false when the user was linked to that very person already (nothing changes then).
+     */
+    link(
+      store: Store,
+      userId: string,
+      identity: { issuer: string; subject: string },
+    ): Promise<{ link: SsoLinkRow; created: boolean }> {
       return store.transaction(async (tx) => {
         const user = await deps.identity.users.lockHuman(tx, userId);
         const existing = await assertFree(tx, user, identity);
-        return existing ?? insertLink(tx, user, identity, 'subject');
+        if (existing) return { link: existing, created: false };
+        return { link: await insertLink(tx, user, identity, 'subject'), created: true };
       });
     },
 
@@ -121,6 +135,20 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
           details: { expiresAt: row.expiresAt },
         });
         return { user, code, expiresAt: row.expiresAt };
+      });
+    },
+
+    /**
+     * Removes the user's link, audited (the account stays; the person's next sign-in makes a new
+     * one); false when there was none.
+     */
+    unlink(store: Store, userId: string): Promise<boolean> {
+      return store.transaction(async (tx) => {
+        const link = await tx.table(ssoLinksTable).findOne({ userId });
+        const user = link ? await tx.table(usersTable).get(userId) : null;
+        if (!link || !(await tx.table(ssoLinksTable).delete(link.id))) return false;
+        await deps.audit.record(tx, unlinkedEvent(user, link));
+        return true;
       });
     },
 

@@ -14,6 +14,8 @@ const PROVIDER_TIMEOUT_S = 10;
 export class ProviderUnavailable extends Error {}
 /** The provider or the browser sent something that fails a check: this sign-in is refused. */
 export class SignInRefused extends Error {}
+/** The section does not match what the provider says of itself: no sign-in until it is fixed. */
+export class ProviderMisconfigured extends Error {}
 
 export interface StartedSignIn {
   url: URL;
@@ -38,9 +40,22 @@ export function createRelyingParty(oidc: () => OidcConfig) {
           ? { execute: [client.allowInsecureRequests] }
           : {}),
       })
+      .then((found) => {
+        // Discovery accepts an issuer that differs only as URLs do (`https://idp.example.com/`
+        // for `https://idp.example.com`), but ID tokens carry the provider's own spelling: links
+        // and blocks are keyed by it, and one made with the configured spelling (an admin's
+        // `--subject`) would never match. So the two must be the same string.
+        const named = found.serverMetadata().issuer;
+        if (named !== current.issuer)
+          throw new ProviderMisconfigured(
+            `sso.oidc.issuer is "${current.issuer}", but the provider names itself "${named}": write sso.oidc.issuer exactly as the provider's discovery document does`,
+          );
+        return found;
+      })
       .catch((error: unknown) => {
         // Not kept: the next sign-in tries the provider again.
         if (cached?.config === config) cached = null;
+        if (error instanceof ProviderMisconfigured) throw error;
         throw new ProviderUnavailable(`discovery at ${current.issuer} failed: ${describe(error)}`);
       });
     cached = { key, config };
@@ -120,7 +135,12 @@ function describe(error: unknown): string {
 
 /** A network failure or timeout is the provider's outage; anything else refuses the sign-in. */
 function classify(error: unknown): Error {
-  if (error instanceof ProviderUnavailable || error instanceof SignInRefused) return error;
+  if (
+    error instanceof ProviderUnavailable ||
+    error instanceof ProviderMisconfigured ||
+    error instanceof SignInRefused
+  )
+    return error;
   const name = error instanceof Error ? error.name : '';
   const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
   if (

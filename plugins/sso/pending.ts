@@ -6,6 +6,7 @@
  * and until when. Single use is recorded at the callback (`single-use.ts`).
  */
 import { base64url } from '../../kernel/identity/secrets.ts';
+import { isLinkCode } from './linking.ts';
 
 export const COOKIE = 'hub_sso';
 /** How long a person has at the provider between start and callback. */
@@ -19,7 +20,11 @@ export interface Pending {
   nonce: string;
   /** Epoch milliseconds after which the sign-in is void. */
   expiresAt: number;
-  /** The sha256 of the one-time link code the sign-in started with (linking.ts), if any. */
+  /**
+   * The one-time link code the sign-in started with (linking.ts), if any: the code itself, never
+   * its sha256, which the database keeps — so a copy of the database (which also holds the
+   * cookie's key) is not enough to forge a sign-in that links someone else's account.
+   */
   link?: string;
 }
 
@@ -75,7 +80,7 @@ export async function decode(
     const texts = [value.state, value.verifier, value.nonce];
     if (!texts.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 200)) return null;
     if (typeof value.tenant !== 'string' || !TENANT_ID.test(value.tenant)) return null;
-    if (value.link !== undefined && !/^[0-9a-f]{64}$/.test(String(value.link))) return null;
+    if (value.link !== undefined && !isLinkCode(String(value.link))) return null;
     if (!Number.isFinite(value.expiresAt) || value.expiresAt <= now) return null;
     return value;
   } catch {

@@ -1,6 +1,6 @@
 /** Refusal pages: why a sign-in did not work, with a 4xx status (503 when a dependency is down). */
 import { HttpError } from '../../kernel/errors.ts';
-import { ProviderUnavailable, SignInRefused } from './oidc.ts';
+import { ProviderMisconfigured, ProviderUnavailable, SignInRefused } from './oidc.ts';
 
 /** A refusal page with its status; thrown inside the handlers, rendered by {@link answer}. */
 export class Refusal extends Error {
@@ -40,6 +40,13 @@ export function asRefusal(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
   if (error instanceof SignInRefused)
     return new Refusal(400, 'Sign-in refused', `The sign-in cannot go on: ${error.message}.`);
+  if (error instanceof ProviderMisconfigured)
+    return new Refusal(
+      503,
+      'Sign-in unavailable',
+      "The hub's single sign-on settings do not match the identity provider. Ask the hub administrator: the hub's log says what to change.",
+      false,
+    );
   if (error instanceof ProviderUnavailable)
     return new Refusal(
       503,

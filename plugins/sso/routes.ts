@@ -170,7 +170,7 @@ export function publicSsoRoutes(
             verifier: started.verifier,
             nonce: started.nonce,
             expiresAt,
-            ...(link ? { link: sha256Hex(link.code) } : {}),
+            ...(link ? { link: link.code } : {}),
           },
           await keys.key(),
         );

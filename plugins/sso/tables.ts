@@ -72,6 +72,8 @@ export const ssoKeysTable = defineTable({
     secret: col.string(64),
     createdAt: col.timestamp(),
   },
+  // A key in plain text has no place in an export: the target makes its own at its first start.
+  exported: false,
 });
 
 export const COOKIE_KEY_ID = 'cookie';
@@ -92,6 +94,8 @@ export const ssoUsedStatesTable = defineTable({
   indexes: [['expiresAt']],
   // Read by the callback only, never through a cache.
   changeFeed: false,
+  // They guard cookies signed with the key, which is not exported either.
+  exported: false,
 });
 
 /**

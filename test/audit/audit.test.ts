@@ -204,6 +204,18 @@ describe.each(allDrivers())('audit log on %s', (kind) => {
     await write({});
   });
 
+  it('records a reload refused for its YAML with the parser message and line, never a line of the file', async () => {
+    // A secret on the line before the error, where the excerpt of the log shows its neighbours.
+    await writeFile(file, 'llm: { providers: [{ name: a, apiKey: sk-live-SECRET123 }] }\nx: : y\n');
+    const res = await t.request('POST', '/admin/config/reload');
+    expect(res.status, res.text).toBe(400);
+    const reason = `${file}: invalid YAML: Nested mappings are not allowed in compact mappings at line 2, column 4`;
+    expect(res.body.fatalError).toBe(reason);
+    const [event] = await events('?action=config.reload_failed&limit=1');
+    expect(event?.details).toEqual({ ok: false, reason });
+    await write({});
+  });
+
   it('records a section that failed to apply as config.reload_failed, with each status and the reason, never the password', async () => {
     const password = 'pw-of-the-unreachable-db';
     await write({

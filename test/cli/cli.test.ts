@@ -200,16 +200,10 @@ describe('workspace-hub config errors', () => {
   );
 
   it('runs a command without a section it does not use whose variable this shell lacks, with a warning; start still refuses', async () => {
-    const sso = {
-      oidc: {
-        issuer: 'https://idp.example.com/realms/corp',
-        clientId: 'workspace-hub',
-        clientSecret: '${HUB_TEST_NEVER_SET}',
-      },
-    };
-    await withProject({ sso, ...quietLogging }, async (project) => {
+    const metrics = { enabled: true, token: '${HUB_TEST_NEVER_SET}' };
+    await withProject({ metrics, ...quietLogging }, async (project) => {
       const file = join(project.dir, 'server.yaml');
-      const warning = `warning: ${file}: HUB_TEST_NEVER_SET (sso.oidc.clientSecret) is not set in this environment; this command does not use the sso section, so it runs without it.\n`;
+      const warning = `warning: ${file}: HUB_TEST_NEVER_SET (metrics.token) is not set in this environment; this command does not use the metrics section, so it runs without it.\n`;
       const migrated = await project.run('migrate');
       expect([migrated.code, migrated.stderr]).toEqual([0, warning]);
       const listed = await project.run('user', 'list');
@@ -219,7 +213,7 @@ describe('workspace-hub config errors', () => {
       const start = await project.run('start', '--port', '0');
       expect(start.code).toBe(3);
       expect(start.stderr).toBe(
-        `${file}: sso.oidc.clientSecret: Missing environment variable HUB_TEST_NEVER_SET for config key sso.oidc.clientSecret\n`,
+        `${file}: metrics.token: Missing environment variable HUB_TEST_NEVER_SET for config key metrics.token\n`,
       );
     });
   });

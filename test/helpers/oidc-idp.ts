@@ -1,12 +1,15 @@
 /**
  * A real OpenID Provider for the single sign-on suites: `oidc-provider` in process on a free
- * loopback port, with its development login and consent pages, PKCE required, one client
- * registered with the hub's exact redirect URI, and people with groups. `tamper` lets a test make
+ * loopback port, with login and consent pages of its own (oidc-idp-interactions.ts) and a store
+ * per provider (oidc-idp-store.ts), PKCE required, one client registered with the hub's exact
+ * redirect URI, and people with groups. `tamper` lets a test make
  * the provider's token endpoint hand out an ID token with other claims, signed with the
  * provider's own key (what a misconfigured or hostile provider would send).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { interactionPages } from './oidc-idp-interactions.ts';
+import { memoryAdapter } from './oidc-idp-store.ts';
 
 /**
  * oidc-provider warns at import that Node 20 is not a release it supports. The hub supports Node
@@ -98,7 +101,18 @@ export async function startTestIdp(options: {
     ],
     jwks: { keys: [jwk] },
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
+    adapter: memoryAdapter(),
+    features: { devInteractions: { enabled: false } },
+    // Lifetimes in seconds, long enough for any suite (the defaults are functions that announce
+    // themselves at every use).
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 600,
+      Grant: 3600,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 3600,
+    },
     claims: options.groupsScope
       ? { openid: ['sub'], profile: ['preferred_username'], email: ['email'], groups: ['groups'] }
       : { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
@@ -142,6 +156,17 @@ export async function startTestIdp(options: {
     );
     body.id_token = `${signing}.${b64url(new Uint8Array(signature))}`;
   });
-  server.on('request', provider.callback());
+  const pages = interactionPages(provider);
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    pages(req, res)
+      .then((answered) => {
+        if (!answered) callback(req, res);
+      })
+      .catch((error: unknown) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      });
+  });
   return idp;
 }

@@ -151,6 +151,25 @@ describe('config loading', () => {
     expect(message).toContain('|   url: ' + '*'.repeat('postgres://hub:s3cret@db/hub'.length));
   });
 
+  it('masks credentials in a flow mapping, on the lines of a block scalar and in a URL of the excerpt', () => {
+    const excerptOf = (text: string) =>
+      errorOf(() => parseConfig(text, noPlugins, {}))
+        .message.split('\n')
+        .slice(1);
+    expect(
+      excerptOf('llm: { providers: [{ name: a, apiKey: sk-live-SECRET1 }] }\nlogging: : x\n')[0],
+    ).toBe('  1 | llm: { providers: [{ name: a, apiKey: ****************}] }');
+    expect(
+      excerptOf('sso:\n  oidc:\n    clientSecret: >-\n      SECRET2\n    issuer: : x\n').slice(
+        0,
+        2,
+      ),
+    ).toEqual(['  4 |       *******', '  5 |     issuer: : x']);
+    expect(
+      excerptOf('plugins:\n  catalogs: [https://ci:SECRET3@c.example/c.json]\nlogging: : x\n')[0],
+    ).toBe('  2 |   catalogs: [https://ci:*******@c.example/c.json]');
+  });
+
   it('reports invalid YAML without a stack trace', () => {
     expect(errorOf(() => parseConfig('server: [unclosed\n', noPlugins, {})).message).toMatch(
       /invalid YAML/,

@@ -705,6 +705,26 @@ describe('access log and the logger', () => {
     },
   );
 
+  it.each(['pretty', 'json'] as const)(
+    'masks every kind of hub secret a message or field carries (%s)',
+    (format) => {
+      const lines: string[] = [];
+      const log = createLogger({ level: 'info', format, write: (line) => lines.push(line) });
+      const secrets = {
+        token: `hbk_${'a'.repeat(43)}`,
+        invitation: `hbi_${'b'.repeat(43)}`,
+        link: `hbl_${'c'.repeat(43)}`,
+      };
+      log.info(`GET /login?link=${secrets.link}`, {
+        ...secrets,
+        url: `/join#code=${secrets.invitation}`,
+      });
+      expect(lines).toHaveLength(1);
+      for (const secret of Object.values(secrets)) expect(lines[0]).not.toContain(secret);
+      expect(lines[0]).toContain('/login?link=hbl_…redacted');
+    },
+  );
+
   it('writes nothing per request with logging.accessLog: false', async () => {
     const { lines, log } = capture();
     await withTestHub(

@@ -5,14 +5,33 @@
  * `--expires-in-days` says otherwise; `sso links`, `sso block`, `sso blocks` and `sso unblock`.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { ssoLinksTable } from '../../plugins/sso/tables.ts';
-import { quietLogging, useCliProject } from '../helpers/cli.ts';
+import { quietLogging, useCliProject, type UsedProject } from '../helpers/cli.ts';
 
 const ISSUER = 'https://idp.example.com';
+
+/** Writes the link a sign-in would have written, in the project's database. */
+const linker = (project: UsedProject) => async (userId: string, subject: string) => {
+  const driver = await createDriver(project.database.config);
+  try {
+    const now = new Date().toISOString();
+    await driver.forTenant(DEFAULT_TENANT_ID).table(ssoLinksTable).insert({
+      id: newId(),
+      issuer: ISSUER,
+      subject,
+      userId,
+      createdAt: now,
+      lastSignInAt: now,
+    });
+  } finally {
+    await driver.close();
+  }
+};
 
 describe('workspace-hub user list with single sign-on', () => {
   const project = useCliProject(
@@ -23,23 +42,7 @@ describe('workspace-hub user list with single sign-on', () => {
     },
     { migrate: true },
   );
-  /** The link a sign-in would have written. */
-  const link = async (userId: string, subject: string) => {
-    const driver = await createDriver(project.database.config);
-    try {
-      const now = new Date().toISOString();
-      await driver.forTenant(DEFAULT_TENANT_ID).table(ssoLinksTable).insert({
-        id: newId(),
-        issuer: ISSUER,
-        subject,
-        userId,
-        createdAt: now,
-        lastSignInAt: now,
-      });
-    } finally {
-      await driver.close();
-    }
-  };
+  const link = linker(project);
 
   it('marks the users linked to the identity provider', async () => {
     const { user: linked } = await project.json('user', 'create', '--name', 'ivy');
@@ -194,6 +197,11 @@ describe('workspace-hub user list with single sign-on', () => {
 
     const linked = await project.json('sso', 'link', 'mo', '--subject', 'mo-subject');
     expect(linked.link).toMatchObject({ userId: user.id, subject: 'mo-subject', issuer: ISSUER });
+    const same = await project.run('sso', 'link', 'mo', '--subject', 'mo-subject');
+    expect([same.code, same.stdout]).toEqual([
+      0,
+      `"mo" is linked to subject mo-subject of ${ISSUER} already.\n`,
+    ]);
     const twice = await project.run('sso', 'link', 'mo', '--subject', 'other');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('is linked to the identity provider already');
@@ -220,5 +228,37 @@ describe('workspace-hub user list with single sign-on', () => {
       const result = await project.run(...args);
       expect(result.code, `${line}: ${result.stderr}`).toBe(0);
     }
+  });
+});
+
+describe("workspace-hub with single sign-on whose client secret only the service's environment holds", () => {
+  const project = useCliProject(
+    'sqlite',
+    {
+      ...quietLogging,
+      sso: {
+        oidc: { issuer: ISSUER, clientId: 'workspace-hub', clientSecret: '${HUB_TEST_NEVER_SET}' },
+        tokenTtlDays: 30,
+      },
+    },
+    { migrate: true },
+  );
+  const link = linker(project);
+
+  it("leaves out only the secret: a linked user's token keeps the sign-in lifetime, a block the issuer", async () => {
+    const { user } = await project.json('user', 'create', '--name', 'kit');
+    await link(user.id, 'kit-subject');
+    const before = Date.now();
+    const created = await project.run(
+      ...['user', 'token', 'create', '--user', 'kit', '--name', 'laptop'],
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toBe(
+      `warning: ${join(project.dir, 'server.yaml')}: HUB_TEST_NEVER_SET (sso.oidc.clientSecret) is not set in this environment; this command does not use sso.oidc.clientSecret, so it runs without it.\n`,
+    );
+    const expires = /^Expires: (\S+)$/m.exec(created.stdout)![1]!;
+    expect(Date.parse(expires) - before).toBeGreaterThanOrEqual(30 * 86_400_000 - 1000);
+    const blocked = await project.json('sso', 'block', '--subject', 'someone');
+    expect(blocked.block.issuer).toBe(ISSUER);
   });
 });

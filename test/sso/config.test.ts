@@ -1,15 +1,19 @@
 /**
  * The `sso` section: validated like every section (each problem named by its YAML path), with
  * defaults, `http://` issuers only on loopback, and the relying party discovering the provider
- * again when the section changes.
+ * again when the section changes; and the suite's own OpenID Provider, which signs people in
+ * without a word on the console.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { parseConfig } from '../../kernel/config/load.ts';
 import { ssoSchema, type OidcConfig, type SsoConfig } from '../../plugins/sso/config.ts';
 import { createRelyingParty } from '../../plugins/sso/oidc.ts';
+import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
+import { useTestHub } from '../helpers/hub.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const sections = { sso: ssoSchema };
 
@@ -163,5 +167,42 @@ describe('the relying party', () => {
     current = oidcOf(second);
     rp.reset();
     expect((await rp.start(redirect)).url.origin).toBe(second.issuer);
+  });
+});
+
+describe("the suite's OpenID Provider", () => {
+  const HUB_BASE = 'http://hub.example.test';
+  let idp: TestIdp;
+  const said: string[] = [];
+  const spies: { mockRestore(): void }[] = [];
+  beforeAll(async () => {
+    for (const level of ['log', 'info', 'warn', 'error'] as const)
+      spies.push(
+        vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+          said.push(args.map(String).join(' '));
+        }),
+      );
+    idp = await startTestIdp({
+      redirectUri: `${HUB_BASE}/auth/sso/callback`,
+      people: [{ login: 'ida' }],
+    });
+  });
+  afterAll(async () => {
+    for (const spy of spies) spy.mockRestore();
+    await idp?.close();
+  });
+  const t = useTestHub(EMBEDDED_DRIVER, () => ({
+    config: { server: { publicUrl: HUB_BASE }, sso: { oidc: oidcClient(idp) } },
+  }));
+  const hub = inProcess(t);
+
+  it('signs a person in through its own login and consent pages without a word on the console', async () => {
+    const page = await callback(
+      { hub },
+      await walkToCallback({ hub, hubBase: HUB_BASE, login: 'ida' }),
+    );
+    expect(page.status).toBe(200);
+    expect(codeOf(await page.text())).toMatch(/^hbi_/);
+    expect(said.filter((line) => line.includes('oidc-provider'))).toEqual([]);
   });
 });

@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
+import { encode, importCookieKey, type Pending } from '../../plugins/sso/pending.ts';
+import { ssoKeysTable, ssoLinkCodesTable } from '../../plugins/sso/tables.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
@@ -21,7 +23,7 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
   beforeAll(async () => {
     idp = await startTestIdp({
       redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: ['alice', 'bea', 'cal', 'dan'].map((login) => ({ login, groups: ['staff'] })),
+      people: ['alice', 'bea', 'cal', 'dan', 'gil'].map((login) => ({ login, groups: ['staff'] })),
     });
   });
   afterAll(async () => idp?.close());
@@ -112,6 +114,13 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
     const linked = await link({ userId: bea.id, subject: 'bea' });
     expect(linked.status).toBe(201);
     expect(linked.body).toMatchObject({ userId: bea.id, issuer: idp.issuer, subject: 'bea' });
+    // The same link again changes nothing, and says so: 200 with the link as it was.
+    const same = await link({ userId: bea.id, subject: 'bea' });
+    expect([same.status, same.body]).toEqual([200, linked.body]);
+    const linkedEvents = (
+      await t.request('GET', `/admin/audit?targetId=${bea.id}&action=sso.linked`)
+    ).body.events;
+    expect(linkedEvents).toHaveLength(1);
     expect((await userOf((await signIn('bea')).html)).id).toBe(bea.id);
     // bea is linked now: no second identity, and no link code.
     const second = await link({ userId: bea.id, subject: 'someone-else' });
@@ -120,6 +129,52 @@ describe.each(DRIVERS)('linking an existing account (%s)', (kind) => {
     expect(
       (await t.request('POST', '/admin/sso/link-codes', { body: { userId: bea.id } })).status,
     ).toBe(409);
+  });
+
+  it("links no account from a cookie forged with what a copy of the database holds: the cookie's key and the link code's hash", async () => {
+    const fay = await t.createUser({ name: 'fay' });
+    await linkCode(fay.id);
+    // The holder of a backup signs in as themselves and re-signs their cookie to name fay's link.
+    const walk = await walkToCallback({ hub, hubBase: HUB_BASE, login: 'gil' });
+    const [key] = await t.store().table(ssoKeysTable).find();
+    const stored = await t.store().table(ssoLinkCodesTable).findOne({ userId: fay.id });
+    const [payload] = walk.hubJar.get('hub_sso')!.split('.');
+    const pending = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Pending;
+    walk.hubJar.set(
+      'hub_sso',
+      await encode({ ...pending, link: stored!.codeHash }, await importCookieKey(key!.secret)),
+    );
+    const page = await callback({ hub }, walk);
+    expect(page.status).toBe(400);
+    expect(codeOf(await page.text())).toBeNull();
+    const links = (await t.request('GET', '/admin/sso/links')).body.links;
+    expect(links.map((l: { userId: string }) => l.userId)).not.toContain(fay.id);
+  });
+
+  it('audits an unlink as it audits a link', async () => {
+    const user = await t.createUser({ name: 'eli' });
+    const linked = await t.request('POST', '/admin/sso/links', {
+      body: { userId: user.id, subject: 'eli-subject' },
+    });
+    expect(linked.status).toBe(201);
+    expect((await t.request('DELETE', `/admin/sso/links/${user.id}`)).status).toBe(204);
+    expect((await t.request('DELETE', `/admin/sso/links/${user.id}`)).status).toBe(404);
+    const events = (await t.request('GET', `/admin/audit?targetId=${user.id}`)).body.events;
+    expect(
+      events.map((e: { action: string; details: Record<string, unknown> }) => [
+        e.action,
+        e.details.subject,
+      ]),
+    ).toEqual([
+      ['sso.unlinked', 'eli-subject'],
+      ['sso.linked', 'eli-subject'],
+      ['user.created', undefined],
+    ]);
+    expect(events[0]).toMatchObject({
+      actor: { id: t.adminId },
+      target: { kind: 'user', id: user.id, name: 'eli' },
+      details: { issuer: idp.issuer, subject: 'eli-subject' },
+    });
   });
 
   it("refuses a one-time link whose signer is another user's already, and leaves the link usable", async () => {

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
+import { createInvitesService } from '../../plugins/invites/index.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
@@ -23,7 +24,10 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
   beforeAll(async () => {
     idp = await startTestIdp({
       redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: ['kim', 'lee', 'max', 'ned'].map((login) => ({ login, groups: ['staff'] })),
+      people: ['kim', 'lee', 'max', 'ned', 'pat', 'ray'].map((login) => ({
+        login,
+        groups: ['staff'],
+      })),
     });
   });
   afterAll(async () => idp?.close());
@@ -102,6 +106,23 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
     expect(expired.status).toBe(401);
   });
 
+  it("gives the token of an admin's invitation for a linked account the sign-in lifetime too", async () => {
+    const ray = await signedIn('ray');
+    const local = await t.createUser({});
+    const invitedToken = async (userId: string) => {
+      const invited = await t.request('POST', `/admin/users/${userId}/invitations`, { body: {} });
+      expect(invited.status).toBe(201);
+      const redeemed = await t.request('POST', '/auth/invitations/redeem', {
+        token: null,
+        body: { secret: invited.body.secret },
+      });
+      expect(redeemed.status).toBe(201);
+      return redeemed.body.token as { expiresAt: string | null };
+    };
+    expect((await invitedToken(ray.userId)).expiresAt).toBe(inDays(30));
+    expect((await invitedToken(local.id)).expiresAt).toBeNull();
+  });
+
   it('blocks a linked person: tokens stop, sign-ins are refused and audited, also once the user is deleted', async () => {
     const max = await signedIn('max');
     const blocked = await t.request('POST', '/admin/sso/blocks', { body: { userId: max.userId } });
@@ -132,6 +153,47 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
     expect((await t.request('DELETE', `/admin/sso/blocks/${blocked.body.id}`)).status).toBe(204);
     expect((await t.request('DELETE', `/admin/sso/blocks/${blocked.body.id}`)).status).toBe(404);
     expect((await signIn('max')).status).toBe(200);
+  });
+
+  it('withdraws the code a sign-in page still shows when the person is blocked, and no later invitation of theirs redeems', async () => {
+    const pat = await signedIn('pat');
+    // Pat signs in again: the page shows a fresh one-time code, valid sso.codeMinutes.
+    const page = await signIn('pat');
+    const code = codeOf(page.html);
+    expect(code).toMatch(/^hbi_/);
+    const blocked = await t.request('POST', '/admin/sso/blocks', { body: { userId: pat.userId } });
+    expect(blocked.status).toBe(201);
+    const redeem = (secret: string) =>
+      t.request('POST', '/auth/invitations/redeem', { token: null, body: { secret } });
+    const shown = await redeem(code!);
+    expect([shown.status, shown.body.reason]).toEqual([410, 'revoked']);
+    const [event] = (await t.request('GET', `/admin/audit?action=sso.blocked&targetId=pat`)).body
+      .events;
+    expect(event.details).toMatchObject({ revokedTokens: 1, revokedInvitations: 1 });
+
+    // A code issued as the block was made (its sign-in checked the blocks just before) is
+    // refused at redeem, and its preview says it was withdrawn.
+    const user = await t.hub.identity.users.get(t.store(), pat.userId);
+    const late = await createInvitesService({ identity: t.hub.identity, clock }).issue(
+      t.store(),
+      user,
+      1,
+      { tokenTtlDays: 30 },
+    );
+    const preview = await t.request('POST', '/auth/invitations/preview', {
+      token: null,
+      body: { secret: late.secret },
+    });
+    expect([preview.status, preview.body.reason]).toEqual([410, 'revoked']);
+    expect((await redeem(late.secret)).status).toBe(410);
+    // An admin's new invitation for the blocked person is refused, naming the block.
+    const invited = await t.request('POST', `/admin/users/${pat.userId}/invitations`, { body: {} });
+    expect(invited.status).toBe(409);
+    expect(invited.body.error).toContain('blocked from signing in');
+    const tokens = (await t.request('GET', `/admin/tokens?userId=${pat.userId}`)).body.tokens;
+    expect(tokens.every((token: { revokedAt: string | null }) => token.revokedAt !== null)).toBe(
+      true,
+    );
   });
 
   it('blocks a person by subject before any sign-in, in this tenant only', async () => {

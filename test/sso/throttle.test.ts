@@ -6,6 +6,7 @@
  * changed a role the provider says nothing about.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ssoUsedStatesTable } from '../../plugins/sso/tables.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
@@ -61,6 +62,36 @@ describe('the callback behind a shared address (trustProxy, X-Forwarded-For)', (
     expect((await elsewhere('/auth/sso/callback?code=x&state=y', { headers: {} })).status).toBe(
       400,
     );
+  });
+
+  it('stops a client that starts sign-ins and abandons them in a loop, at ten times the limit', async () => {
+    const loop = { 'x-forwarded-for': '198.51.100.9' };
+    /** A start and the callback of its own sign-in, as the provider returns a cancelled one. */
+    const abandon = async () => {
+      const started = await t.request('GET', '/auth/sso/start', { token: null, headers: loop });
+      expect(started.status).toBe(302);
+      const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+      const cookie = started.headers.getSetCookie()[0]!.split(';')[0]!;
+      return t.request('GET', `/auth/sso/callback?state=${state}&error=access_denied`, {
+        token: null,
+        headers: { ...loop, cookie },
+      });
+    };
+    const used = () => t.store().table(ssoUsedStatesTable).count({});
+    const before = await used();
+    // Ten times the policy's ten failures: a few cancelled sign-ins lock no colleague out.
+    for (let i = 0; i < 100; i += 1) expect((await abandon()).status).toBe(400);
+    expect(await used()).toBe(before + 100);
+    const stopped = await abandon();
+    expect(stopped.status).toBe(429);
+    expect(stopped.text).toContain('Too many failed sign-ins');
+    expect(await used()).toBe(before + 100);
+    // Guessing without a sign-in of one's own is a separate count, and so is another address.
+    expect(
+      (await inProcess(t, loop)('/auth/sso/callback?code=x&state=y', { headers: {} })).status,
+    ).toBe(400);
+    const page = await callback({ hub: office }, await walk('lee'));
+    expect(page.status).toBe(200);
   });
 });
 
