@@ -1,0 +1,116 @@
+/**
+ * `/console/history/<prefix>/:id`: a record's revisions (who, when; paged as the API pages them),
+ * the diff of any two versions, side by side or unified (a GET form chooses), and Restore (a POST
+ * through `POST /<prefix>/:id/revisions/:revisionId/restore`). Everything is the API's answer as
+ * the signed-in user: a revision written where they may not go is not listed, and asking for it
+ * gets the API's 403; a refused restore shows the API's message with its status.
+ */
+import { ApiError, type ConsoleApi } from '../api-client.ts';
+import { diffRecords } from '../diff.ts';
+import type { DiffLayout } from '../diff-view.tsx';
+import { historyKind, historyPath, type HistoryKind } from '../history-kinds.ts';
+import { definePage, type PageContext, type PageView } from '../page.ts';
+import { HistoryBody, type Refusal, type Revision, type Shown } from './history-view.tsx';
+
+/** Revisions per page of the list. */
+export const REVISIONS_PAGE = 20;
+
+/** The API's refusals of a restore that the page shows beside the list, with their status. */
+const SHOWN_REFUSALS: readonly number[] = [403, 404, 409] satisfies Refusal['status'][];
+
+const revisionsPath = (kind: HistoryKind, id: string) =>
+  `/${kind.prefix}/${encodeURIComponent(id)}/revisions`;
+
+/** One revision with the record as it was. */
+const read = (api: ConsoleApi, base: string, revisionId: string) =>
+  api.get<Shown>(`${base}/${encodeURIComponent(revisionId)}`);
+
+/**
+ * The version shown on the left of `to`: the one asked for, else the one before `to` (from the
+ * listed page, or the next visible one below it); null when `to` is the oldest.
+ */
+async function olderSide(
+  api: ConsoleApi,
+  base: string,
+  listed: readonly Revision[],
+  to: Shown,
+  asked: string | undefined,
+): Promise<Shown | null> {
+  if (asked) return read(api, base, asked);
+  const at = listed.findIndex((revision) => revision.id === to.revision.id);
+  const before =
+    at >= 0 && listed[at + 1]
+      ? listed[at + 1]
+      : (await api.get<{ revisions: Revision[] }>(`${base}?limit=1&cursor=${to.revision.version}`))
+          .revisions[0];
+  return before ? read(api, base, before.id) : null;
+}
+
+async function historyView(page: PageContext, refusal?: Refusal): Promise<PageView> {
+  const kind = historyKind(page.param('prefix'));
+  if (!kind)
+    return {
+      title: 'Not found',
+      body: <p id="reason">The hub keeps no history of that kind of record.</p>,
+      status: 404,
+    };
+  const id = page.param('id');
+  const base = revisionsPath(kind, id);
+  const cursor = page.query('cursor');
+  const list = await page.api.get<{ revisions: Revision[]; nextCursor?: string }>(
+    `${base}?limit=${REVISIONS_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+  );
+  const newest = cursor
+    ? (await page.api.get<{ revisions: Revision[] }>(`${base}?limit=1`)).revisions[0]
+    : list.revisions[0];
+  const toId = page.query('to') || newest?.id;
+  const to = toId ? await read(page.api, base, toId) : null;
+  const from = to ? await olderSide(page.api, base, list.revisions, to, page.query('from')) : null;
+  const layout: DiffLayout = page.query('view') === 'unified' ? 'unified' : 'split';
+  const name = String(to?.record['name'] ?? id);
+  return {
+    title: `History of ${kind.noun} “${name}”`,
+    status: refusal?.status ?? 200,
+    body: (
+      <HistoryBody
+        page={page}
+        kind={kind}
+        id={id}
+        list={list}
+        newest={newest ?? null}
+        from={from}
+        to={to}
+        diff={to ? diffRecords(from?.record ?? null, to.record) : null}
+        layout={layout}
+        refusal={refusal}
+      />
+    ),
+  };
+}
+
+export const historyPage = definePage({
+  path: '/history/:prefix/:id',
+  summary:
+    "A record's revisions, a diff of two versions and Restore (prefix: requests, documents, folders, collections, environments, snippets, live-servers or live-pages)",
+  admin: false,
+  get: (page) => historyView(page),
+  async post(page, fields) {
+    const kind = historyKind(page.param('prefix'));
+    if (!kind) return historyView(page);
+    if (fields.intent !== 'restore' || !fields.revision)
+      return { ...(await historyView(page)), status: 400 };
+    const id = page.param('id');
+    try {
+      await page.api.send(
+        'POST',
+        `${revisionsPath(kind, id)}/${encodeURIComponent(fields.revision)}/restore`,
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError) || !SHOWN_REFUSALS.includes(error.status)) throw error;
+      const status = error.status as Refusal['status'];
+      return historyView(page, { message: error.message, status });
+    }
+    const version = /^\d+$/.test(fields.version ?? '') ? `?restored=${fields.version}` : '';
+    return { redirect: `${historyPath(kind.prefix, id)}${version}` };
+  },
+});
