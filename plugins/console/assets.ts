@@ -43,7 +43,7 @@ dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
 .muted,.note{color:var(--muted)}
 .note{font-size:.9rem}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:normal}
 td code{white-space:nowrap}
@@ -87,6 +87,8 @@ blockquote{margin:.25rem 0;padding-left:.75rem;border-left:3px solid var(--line)
 .picture{border-radius:50%;object-fit:cover;vertical-align:middle}
 .who-am-i{display:flex;align-items:center;gap:.6rem;flex-wrap:wrap}
 .compare{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:1rem;align-items:end;margin-bottom:1rem}
+.compare button{justify-self:start}
+.card>form+form{margin-top:.75rem}
 fieldset.choice{border:1px solid var(--line);border-radius:8px;margin:0;padding:.4rem .8rem;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 fieldset.choice label{font-weight:400;display:flex;align-items:center;gap:.35rem}
 fieldset.choice input{width:auto}

@@ -60,11 +60,12 @@ const olderText = (from: Shown | null, to: Shown) =>
 const optionText = (revision: Revision) =>
   `Version ${revision.version} · ${revision.action} by ${actorName(revision.actor)} · ${revision.at.slice(0, 16).replace('T', ' ')} UTC`;
 
-/** Restore `revision` (not offered for the record as it is now). */
-const RestoreForm: FC<{ props: Props; revision: Revision; name: string }> = ({
+/** Restore `revision` (not offered for the record as it is now); `spelled`: the version visible. */
+const RestoreForm: FC<{ props: Props; revision: Revision; name: string; spelled?: boolean }> = ({
   props,
   revision,
   name,
+  spelled = false,
 }) => (
   <Form
     action={props.page.href(historyPath(props.kind.prefix, props.id))}
@@ -77,7 +78,13 @@ const RestoreForm: FC<{ props: Props; revision: Revision; name: string }> = ({
     <input type="hidden" name="revision" value={revision.id} />
     <input type="hidden" name="version" value={String(revision.version)} />
     <button type="submit" class="quiet">
-      Restore<Hidden>{` version ${revision.version}`}</Hidden>
+      {spelled ? (
+        `Restore version ${revision.version}`
+      ) : (
+        <>
+          Restore<Hidden>{` version ${revision.version}`}</Hidden>
+        </>
+      )}
     </button>
   </Form>
 );
@@ -178,7 +185,7 @@ const Compare: FC<{ props: Props; to: Shown }> = ({ props, to }) => {
         />
       ) : null}
       {from && !isCurrent(props, from.revision) ? (
-        <RestoreForm props={props} revision={from.revision} name={name} />
+        <RestoreForm props={props} revision={from.revision} name={name} spelled />
       ) : null}
     </section>
   );

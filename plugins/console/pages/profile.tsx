@@ -74,13 +74,12 @@ async function profileView(page: PageContext, failed?: Failed): Promise<PageView
             <ProfileForm page={page} action="/profile" form={state('profile')} />
           </section>
           <section class="card" aria-labelledby="picture-title">
-            <h2 id="picture-title">Picture</h2>
+            <h2 id="picture-title">Your picture</h2>
             <Form
               action={page.href('/profile')}
               csrf={page.csrf}
               intent="picture"
               state={state('picture')}
-              label="Your picture"
               multipart
             >
               <Field
