@@ -26,24 +26,35 @@ const read = (api: ConsoleApi, base: string, revisionId: string) =>
   api.get<Shown>(`${base}/${encodeURIComponent(revisionId)}`);
 
 /**
- * The version shown on the left of `to`: the one asked for, else the one before `to` (from the
- * listed page, or the next visible one below it); null when `to` is the oldest.
+ * The two versions the diff compares: `to` (asked for, else the newest) and the one on its left
+ * (asked for, else the one before `to`: the next on the listed page, else the next visible one
+ * below it; null when `to` is the oldest the reader may see). Reads that wait for nothing else
+ * run together: each read of a revision is an audited write on the hub.
  */
-async function olderSide(
+async function sides(
   api: ConsoleApi,
   base: string,
-  listed: readonly Revision[],
-  to: Shown,
-  asked: string | undefined,
-): Promise<Shown | null> {
-  if (asked) return read(api, base, asked);
-  const at = listed.findIndex((revision) => revision.id === to.revision.id);
-  const before =
-    at >= 0 && listed[at + 1]
-      ? listed[at + 1]
-      : (await api.get<{ revisions: Revision[] }>(`${base}?limit=1&cursor=${to.revision.version}`))
-          .revisions[0];
-  return before ? read(api, base, before.id) : null;
+  list: { revisions: readonly Revision[]; nextCursor?: string },
+  toId: string | undefined,
+  fromId: string | undefined,
+): Promise<{ to: Shown | null; from: Shown | null }> {
+  if (!toId) return { to: null, from: null };
+  const listed = list.revisions;
+  const at = listed.findIndex((revision) => revision.id === toId);
+  const toRead = read(api, base, toId);
+  const olderId = async (): Promise<string | undefined> => {
+    if (fromId) return fromId;
+    if (at >= 0 && listed[at + 1]) return listed[at + 1]!.id;
+    if (at >= 0 && !list.nextCursor) return undefined;
+    const version = at >= 0 ? listed[at]!.version : (await toRead).revision.version;
+    const below = await api.get<{ revisions: Revision[] }>(`${base}?limit=1&cursor=${version}`);
+    return below.revisions[0]?.id;
+  };
+  const [to, from] = await Promise.all([
+    toRead,
+    olderId().then((id) => (id ? read(api, base, id) : null)),
+  ]);
+  return { to, from };
 }
 
 async function historyView(page: PageContext, refusal?: Refusal): Promise<PageView> {
@@ -57,15 +68,15 @@ async function historyView(page: PageContext, refusal?: Refusal): Promise<PageVi
   const id = page.param('id');
   const base = revisionsPath(kind, id);
   const cursor = page.query('cursor');
-  const list = await page.api.get<{ revisions: Revision[]; nextCursor?: string }>(
-    `${base}?limit=${REVISIONS_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-  );
-  const newest = cursor
-    ? (await page.api.get<{ revisions: Revision[] }>(`${base}?limit=1`)).revisions[0]
-    : list.revisions[0];
+  const [list, first] = await Promise.all([
+    page.api.get<{ revisions: Revision[]; nextCursor?: string }>(
+      `${base}?limit=${REVISIONS_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    ),
+    cursor ? page.api.get<{ revisions: Revision[] }>(`${base}?limit=1`) : null,
+  ]);
+  const newest = (first ?? list).revisions[0];
   const toId = page.query('to') || newest?.id;
-  const to = toId ? await read(page.api, base, toId) : null;
-  const from = to ? await olderSide(page.api, base, list.revisions, to, page.query('from')) : null;
+  const { to, from } = await sides(page.api, base, list, toId, page.query('from') || undefined);
   const layout: DiffLayout = page.query('view') === 'unified' ? 'unified' : 'split';
   const name = String(to?.record['name'] ?? id);
   return {
