@@ -10,11 +10,13 @@ export interface HistoryKind {
   noun: string;
   /** Inside a collection (its tree and trash show it), rather than a top-level record. */
   inCollection: boolean;
+  /** `GET /<prefix>/:id` answers the record as it is now. */
+  readable?: true;
 }
 
 export const HISTORY_KINDS: readonly HistoryKind[] = [
-  { prefix: 'requests', noun: 'saved request', inCollection: true },
-  { prefix: 'documents', noun: 'document', inCollection: true },
+  { prefix: 'requests', noun: 'saved request', inCollection: true, readable: true },
+  { prefix: 'documents', noun: 'document', inCollection: true, readable: true },
   { prefix: 'folders', noun: 'folder', inCollection: true },
   { prefix: 'collections', noun: 'collection', inCollection: false },
   { prefix: 'environments', noun: 'environment', inCollection: false },

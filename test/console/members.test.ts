@@ -122,6 +122,14 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
       /<td class="text ins"><span class="sr">Added: <\/span>https:\/\/shop.test\/<ins>v3<\/ins><\/td>/,
     );
     expect(textOf(page.html, 'unchanged')).toContain('method');
+    // Only the old side was an old revision: the newest is the record as it is, not audited.
+    const reads = await t.request(
+      'GET',
+      `/admin/audit?action=revision.read&targetId=${request.id}`,
+    );
+    expect(reads.body.events.map((event: any) => [event.actor.id, event.details.version])).toEqual([
+      [member.id, 2],
+    ]);
 
     const revisions = (await t.request('GET', `/requests/${request.id}/revisions`)).body.revisions;
     const [v3, , v1] = revisions;

@@ -28,22 +28,31 @@ const read = (api: ConsoleApi, base: string, revisionId: string) =>
 /**
  * The two versions the diff compares: `to` (asked for, else the newest) and the one on its left
  * (asked for, else the one before `to`: the next on the listed page, else the next visible one
- * below it; null when `to` is the oldest the reader may see). Reads that wait for nothing else
- * run together: each read of a revision is an audited write on the hub.
+ * below it; null when `to` is the oldest the reader may see). Each read of a revision is an
+ * audited write on the hub, so reads that wait for nothing else run together, and the newest
+ * version of a record the API answers directly is read as it is now (the same record).
  */
 async function sides(
   api: ConsoleApi,
-  base: string,
+  kind: HistoryKind,
+  id: string,
   list: { revisions: readonly Revision[]; nextCursor?: string },
-  toId: string | undefined,
-  fromId: string | undefined,
+  newest: Revision | undefined,
+  asked: { to?: string | undefined; from?: string | undefined },
 ): Promise<{ to: Shown | null; from: Shown | null }> {
+  const base = revisionsPath(kind, id);
+  const toId = asked.to || newest?.id;
   if (!toId) return { to: null, from: null };
   const listed = list.revisions;
   const at = listed.findIndex((revision) => revision.id === toId);
-  const toRead = read(api, base, toId);
+  const live = kind.readable && newest && toId === newest.id && newest.action !== 'deleted';
+  const toRead: Promise<Shown> = live
+    ? api
+        .get<Record<string, unknown>>(`/${kind.prefix}/${encodeURIComponent(id)}`)
+        .then((record) => ({ revision: newest, record }))
+    : read(api, base, toId);
   const olderId = async (): Promise<string | undefined> => {
-    if (fromId) return fromId;
+    if (asked.from) return asked.from;
     if (at >= 0 && listed[at + 1]) return listed[at + 1]!.id;
     if (at >= 0 && !list.nextCursor) return undefined;
     const version = at >= 0 ? listed[at]!.version : (await toRead).revision.version;
@@ -52,7 +61,7 @@ async function sides(
   };
   const [to, from] = await Promise.all([
     toRead,
-    olderId().then((id) => (id ? read(api, base, id) : null)),
+    olderId().then((older) => (older ? read(api, base, older) : null)),
   ]);
   return { to, from };
 }
@@ -75,8 +84,8 @@ async function historyView(page: PageContext, refusal?: Refusal): Promise<PageVi
     cursor ? page.api.get<{ revisions: Revision[] }>(`${base}?limit=1`) : null,
   ]);
   const newest = (first ?? list).revisions[0];
-  const toId = page.query('to') || newest?.id;
-  const { to, from } = await sides(page.api, base, list, toId, page.query('from') || undefined);
+  const asked = { to: page.query('to'), from: page.query('from') };
+  const { to, from } = await sides(page.api, kind, id, list, newest, asked);
   const layout: DiffLayout = page.query('view') === 'unified' ? 'unified' : 'split';
   const name = String(to?.record['name'] ?? id);
   return {
