@@ -17,7 +17,6 @@ import { seriousViolations } from '../helpers/axe.ts';
 import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
-import { pluginsWithProbe } from './client.ts';
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 390, height: 844 };
@@ -26,7 +25,7 @@ const DOCS = join(process.cwd(), 'docs');
 describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
   'the console member pages in headless Chromium on %s',
   (kind) => {
-    const served = useBrowserHub(async () => ({ plugins: await pluginsWithProbe() }), kind);
+    const served = useBrowserHub({}, kind);
     const h = fixtures(served.t);
     const requested: string[] = [];
 
@@ -86,8 +85,8 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
       });
       await h.document(collection.id, { name: 'Read me', content: '# Shop\n<b>not bold</b>' });
       const [alice, bob] = [
-        await h.user({ collectionAccess: [collection.id] }),
-        await h.user({ collectionAccess: [collection.id] }),
+        await served.t.createUser({ name: 'alice', collectionAccess: [collection.id] }),
+        await served.t.createUser({ name: 'bob', collectionAccess: [collection.id] }),
       ];
       const edit = (token: string, body: object) =>
         served.t.request('PUT', `/requests/${request.id}`, {
@@ -119,7 +118,7 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
       await page.getByRole('link', { name: 'History of Create order' }).click();
       expect(await page.locator('h1').innerText()).toBe('History of saved request “Create order”');
       expect(await page.locator('#diff-title').innerText()).toMatch(
-        /^From version 2, updated by user-\S+ to version 3, updated by user-\S+$/,
+        /^From version 2, updated by alice to version 3, updated by bob$/,
       );
       const count = (side: 'del' | 'ins') =>
         page.locator(`#diff td.${side}`, { hasText: '"count"' });
@@ -287,7 +286,7 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
       expect(await page.locator('h1').innerText()).toBe('Overview');
       await screenshot(page, 'console-overview', true);
       const nav = await page.getByRole('navigation', { name: 'Console' }).innerText();
-      for (const label of ['Home', 'Collections', 'Notices', 'Profile', 'Probe'])
+      for (const label of ['Home', 'Collections', 'Notices', 'Profile'])
         expect(nav).toContain(label);
       const pages: [string, string][] = [
         ['/console/collections', 'Collections'],
