@@ -6,18 +6,10 @@
  * temporary B-tree. The statements `GET /admin/audit`'s page runs are recorded, then explained by
  * a real database with the tables as declared.
  */
-import {
-  Kysely,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-} from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
-import type { SqlDialect } from '../../kernel/storage/kysely/dialect.ts';
 import { timeIdPrefix } from '../../kernel/time-id.ts';
 import { createSqlStore } from '../../kernel/storage/kysely/store.ts';
 import { auditPlugin } from '../../plugins/audit/index.ts';
@@ -25,36 +17,7 @@ import { auditPage } from '../../plugins/audit/query.ts';
 import { auditEventsTable } from '../../plugins/audit/tables.ts';
 import { revisionsTable } from '../../plugins/entities/tables.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
-
-/** The statements a SQLite-flavoured table API runs, without running them. */
-function recordingDialect(recorded: CompiledQuery[]): SqlDialect {
-  const connection: DatabaseConnection = {
-    async executeQuery(query) {
-      recorded.push(query);
-      return { rows: [] };
-    },
-    streamQuery: () => {
-      throw new Error('not used');
-    },
-  };
-  const db = new Kysely<any>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => ({
-        init: async () => undefined,
-        acquireConnection: async () => connection,
-        beginTransaction: async () => undefined,
-        commitTransaction: async () => undefined,
-        rollbackTransaction: async () => undefined,
-        releaseConnection: async () => undefined,
-        destroy: async () => undefined,
-      }),
-      createIntrospector: (kysely) => new SqliteIntrospector(kysely),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  });
-  return { kind: 'sqlite', flavor: 'sqlite', db, close: () => db.destroy() };
-}
+import { recordingDialect } from '../helpers/recording-dialect.ts';
 
 describe('the audit log newest first on SQLite', () => {
   let database: TestDatabase;
@@ -107,7 +70,7 @@ describe('the audit log newest first on SQLite', () => {
 
   it("reads a page of the tenant's whole log, events and changes, from indexes without sorting", async () => {
     const recorded: CompiledQuery[] = [];
-    const dialect = recordingDialect(recorded);
+    const dialect = recordingDialect(recorded, 'sqlite');
     const store = createSqlStore(dialect, dialect.db, 't1', false);
     await auditPage(store, { limit: 10, keptSince: at(0) });
     expect(recorded.map((query) => /FROM "?(\w+)"?/i.exec(query.sql)?.[1])).toEqual([

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
+import { consoleInBrowser } from './in-browser.ts';
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 390, height: 844 };
@@ -27,20 +28,7 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
   (kind) => {
     const served = useBrowserHub({}, kind);
     const h = fixtures(served.t);
-    const requested: string[] = [];
-
-    async function open(viewport: { width: number; height: number }) {
-      const watched = await watchedPage(served.browser, viewport);
-      watched.context.on('request', (request) => requested.push(request.url()));
-      return watched;
-    }
-
-    async function signIn(page: Page, token: string) {
-      await page.goto(`${served.base}/console`);
-      await page.getByLabel('Token').fill(token);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${served.base}/console`);
-    }
+    const { open, signIn, requested } = consoleInBrowser(served);
 
     /** axe finds nothing serious at this width and at 390 px, where nothing overflows sideways. */
     async function accessible(page: Page) {

@@ -24,6 +24,12 @@ const textOf = (html: string, id: string) => {
     : null;
 };
 
+/** The versions the history page's list of revisions shows, in its order. */
+const listedVersions = (html: string) =>
+  [...html.slice(html.indexOf('id="revisions"')).matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) =>
+    Number(m[1]),
+  );
+
 describe.each(consoleDrivers())('console member pages on %s', (kind) => {
   const t = useTestHub(kind, async () => ({ plugins: await pluginsWithProbe() }));
   const h = fixtures(t);
@@ -173,10 +179,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
       .replaceAll('&amp;', '&');
     const second = await browser.get(older);
     expect(second.status).toBe(200);
-    const versions = [
-      ...second.html.slice(second.html.indexOf('id="revisions"')).matchAll(/<tr><td>(\d+)<\/td>/g),
-    ].map((m) => Number(m[1]));
-    expect(versions).toEqual([3, 2, 1]);
+    expect(listedVersions(second.html)).toEqual([3, 2, 1]);
     expect(second.html).toContain('>Newest revisions</a>');
     // The last listed row compares with the version on the next page.
     const v4 = (await t.request('GET', `/requests/${request.id}/revisions?cursor=5&limit=1`)).body
@@ -288,12 +291,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
 
     const history = await browser.get(`/console/history/requests/${moved.id}`);
     expect(history.status).toBe(200);
-    const listed = [
-      ...history.html
-        .slice(history.html.indexOf('id="revisions"'))
-        .matchAll(/<tr><td>(\d+)<\/td>/g),
-    ].map((m) => Number(m[1]));
-    expect(listed).toEqual([4, 3]);
+    expect(listedVersions(history.html)).toEqual([4, 3]);
     expect(history.html).not.toContain('SECRET');
     const v3 = /<option value="([^"]+)">Version 3 /.exec(history.html)![1]!;
     const moveOnly = await browser.get(`/console/history/requests/${moved.id}?to=${v3}`);
