@@ -280,7 +280,8 @@ if (profiler) {
   await profiler.post('Profiler.start');
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+const quantile = (sorted, q) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 const results = [];
 for (const target of targets) {
   const render = async () => {

@@ -23,7 +23,8 @@ const top = Number(args.top);
 
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+for (const node of profile.nodes)
+  for (const child of node.children ?? []) parent.set(child, node.id);
 // Each sample's time: the gap to the next sample.
 const selfMs = new Map();
 profile.samples.forEach((id, i) => {
@@ -52,7 +53,9 @@ const all = [...selfMs.values()].reduce((a, b) => a + b, 0);
 const print = (title, map) => {
   console.log(`\n${title} (of ${all.toFixed(0)} ms sampled)`);
   for (const [name, ms] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top))
-    console.log(`${ms.toFixed(1).padStart(9)} ms ${((ms / all) * 100).toFixed(1).padStart(5)} %  ${name}`);
+    console.log(
+      `${ms.toFixed(1).padStart(9)} ms ${((ms / all) * 100).toFixed(1).padStart(5)} %  ${name}`,
+    );
 };
 print('Self time', self);
 print('Total time', total);
