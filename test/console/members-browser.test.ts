@@ -291,6 +291,13 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
         expect(answer?.status(), path).toBe(200);
         expect(await page.locator('h1').innerText(), path).toBe(title);
         await accessible(page);
+        await screenshot(
+          page,
+          `console-admin${path
+            .replace(/^\/console/, '')
+            .replace(/\/[0-9a-f-]{36}/g, '-id')
+            .replaceAll('/', '-')}`,
+        );
       }
       expect(await page.locator('#f-level').inputValue()).toBe('all');
       expect(problems).toEqual([]);
