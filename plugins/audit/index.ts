@@ -18,7 +18,10 @@ export const auditPlugin = definePlugin({
   dependencies: ['entities'],
   api: auditApi,
   tables: [auditEventsTable],
-  migrations: [{ id: 'audit/0001-events', createTables: [auditEventsTable] }],
+  migrations: [
+    { id: 'audit/0001-events', createTables: [auditEventsTable] },
+    { id: 'audit/0002-newest-first-index', addIndexes: [auditEventsTable] },
+  ],
   setup(ctx) {
     ctx.audit.register(createRecorder(ctx.clock));
     const keepDays = () => ctx.hubConfig().history.auditKeepDays;

@@ -31,12 +31,10 @@ export const auditEventsTable = defineTable({
     requestId: col.stringNullable(REQUEST_ID_MAX),
     details: col.json<Record<string, unknown>>(),
   },
-  // Ids are time-ordered (kernel/time-id.ts): the primary key is the log's order, newest first.
-  indexes: [
-    ['actorId', 'id'],
-    ['action', 'id'],
-    ['targetId', 'id'],
-  ],
+  // Ids are time-ordered (kernel/time-id.ts): the log's order, newest first. The unfiltered page
+  // (the console's overview) needs its own (tenant, id) index: with only the primary key, SQLite
+  // met `tenant_id = ?` with a filter index and sorted the whole log (16 ms at 10 000 events).
+  indexes: [['id'], ['actorId', 'id'], ['action', 'id'], ['targetId', 'id']],
   // The whole log newest first by any mix of its filters, and retention's key range, per tenant.
   firestoreIndexes: equalitiesThenId([['actorId'], ['action'], ['targetId']]),
   // Read only by the audit routes and the CLI, never through a cache: no change signal per event.

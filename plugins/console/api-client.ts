@@ -46,6 +46,8 @@ export interface ConsoleApi {
     path: string,
     body?: unknown,
   ): Promise<T>;
+  /** `GET path` of bytes (an image) as the session's user: its type and body; null for 404. */
+  bytes(path: string): Promise<{ type: string; body: Uint8Array } | null>;
 }
 
 export interface ApiCaller {
@@ -56,7 +58,7 @@ export interface ApiCaller {
 }
 
 /** Runs one request for the page being served (`c`): its request id and client address go along. */
-export async function callApi<T>(
+async function answer(
   c: Context<KernelEnv>,
   api: InProcessApi,
   clientIp: (c: Context<KernelEnv>) => string,
@@ -64,27 +66,37 @@ export async function callApi<T>(
   method: string,
   path: string,
   body?: unknown,
-): Promise<T> {
+): Promise<Response> {
   const request = inProcessRequest(method, path, {
     tenant: caller.tenantId,
     requestId: c.get('requestId'),
     ...(body !== undefined ? { body } : {}),
     ...(caller.headers ? { headers: caller.headers } : {}),
   });
-  const response = await api.fetch(request, { tokenHash: caller.tokenHash, ip: clientIp(c) });
-  if (response.status === 204) return null as T;
-  const text = await response.text();
-  const parsed: unknown = text ? JSON.parse(text) : null;
-  if (response.ok) return parsed as T;
+  return api.fetch(request, { tokenHash: caller.tokenHash, ip: clientIp(c) });
+}
+
+/** The refusal an answer that is not a success carries, as an {@link ApiError}. */
+function refusalOf(response: Response, parsed: unknown): ApiError {
   const refusal = (parsed ?? {}) as { error?: string; code?: string };
   const retry = Number(response.headers.get('retry-after'));
-  throw new ApiError(
+  return new ApiError(
     response.status,
     refusal.error ?? `The hub answered ${response.status}.`,
     refusal.code ?? 'internal_error',
     Number.isFinite(retry) && retry > 0 ? retry : null,
     refusal,
   );
+}
+
+/** One request's JSON answer (null for 204); a refusal throws its {@link ApiError}. */
+export async function callApi<T>(...args: Parameters<typeof answer>): Promise<T> {
+  const response = await answer(...args);
+  if (response.status === 204) return null as T;
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : null;
+  if (response.ok) return parsed as T;
+  throw refusalOf(response, parsed);
 }
 
 /** The API as the session's user, for one page. */
@@ -97,5 +109,15 @@ export function consoleApi(
   return {
     get: (path) => callApi(c, api, clientIp, caller, 'GET', path),
     send: (method, path, body) => callApi(c, api, clientIp, caller, method, path, body),
+    async bytes(path) {
+      const response = await answer(c, api, clientIp, caller, 'GET', path);
+      if (response.status === 404) return null;
+      if (!response.ok) {
+        const text = await response.text();
+        throw refusalOf(response, text ? JSON.parse(text) : null);
+      }
+      const type = response.headers.get('content-type') ?? 'application/octet-stream';
+      return { type, body: new Uint8Array(await response.arrayBuffer()) };
+    },
   };
 }

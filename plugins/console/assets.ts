@@ -43,7 +43,7 @@ dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
 .muted,.note{color:var(--muted)}
 .note{font-size:.9rem}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:normal}
 td code{white-space:nowrap}
@@ -68,6 +68,43 @@ button.quiet{background:transparent;color:var(--accent);border:1px solid var(--a
 .filter{margin-bottom:.75rem;max-width:20rem}
 footer{max-width:72rem;margin:0 auto;padding:0 1rem 2rem}
 [hidden]{display:none!important}
+.sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.links,.pager,.actions{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem}
+.actions form{margin:0}
+td.actions{white-space:nowrap}
+.tree{list-style:none;margin:0;padding-left:1.1rem;border-left:2px solid var(--line)}
+.card>.tree{padding-left:0;border:0}
+.tree li{padding:.3rem 0;overflow-wrap:anywhere}
+.kind,.method,.badge{display:inline-block;font-size:.75rem;font-weight:700;padding:.05rem .4rem;border-radius:6px;border:1px solid var(--muted);color:var(--muted)}
+.method{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:var(--fg)}
+.badge{color:var(--accent);border-color:var(--accent)}
+pre{font:.85rem/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:.75rem;border-radius:8px;max-height:24rem;overflow:auto}
+summary{cursor:pointer;color:var(--accent);font-weight:600}
+blockquote{margin:.25rem 0;padding-left:.75rem;border-left:3px solid var(--line);color:var(--muted)}
+.notices{list-style:none;margin:1rem 0 0;padding:0}
+.notice-entry{display:flex;gap:.75rem;align-items:flex-start;padding:.6rem 0;border-top:1px solid var(--line)}
+.notice-entry p{margin:0}
+.picture{border-radius:50%;object-fit:cover;vertical-align:middle}
+.who-am-i{display:flex;align-items:center;gap:.6rem;flex-wrap:wrap}
+.compare{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:1rem;align-items:end;margin-bottom:1rem}
+.compare button{justify-self:start}
+.card>form+form{margin-top:.75rem}
+fieldset.choice{border:1px solid var(--line);border-radius:8px;margin:0;padding:.4rem .8rem;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
+fieldset.choice label{font-weight:400;display:flex;align-items:center;gap:.35rem}
+fieldset.choice input{width:auto}
+legend{font-weight:600;padding:0 .3rem}
+h3{font-size:1rem;margin:1.25rem 0 .5rem}
+table.diff{font:.85rem/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;min-width:36rem}
+table.diff th{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+table.diff td{padding:.05rem .5rem;border:0}
+table.diff td.text{white-space:pre-wrap;overflow-wrap:anywhere;width:50%}
+table.diff.unified td.text{width:auto}
+table.diff td.no{color:var(--muted);text-align:right;user-select:none;width:1%;white-space:nowrap}
+td.del{background:#fde8e8}td.ins{background:#e3f6ec}td.none{background:var(--bg)}
+td.del::before{content:"− " / "";font-weight:700}td.ins::before{content:"+ " / "";font-weight:700}
+del{background:#f7c1c1;color:inherit;text-decoration:line-through}ins{background:#b7e6cc;color:inherit;text-decoration:none}
+@media (prefers-color-scheme:dark){td.del{background:#3b1d1d}td.ins{background:#15332a}del{background:#6b2424}ins{background:#1f5a42}}
+tr.fold td{color:var(--muted);text-align:center;background:var(--bg);font-style:italic}
 @media (max-width:40rem){main{padding:1rem .75rem 2rem}.card{padding:1rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}
 `;
 

@@ -59,11 +59,14 @@ export const Form: FC<{
   confirm?: string;
   inline?: boolean;
   label?: string;
+  /** Sends files (`multipart/form-data`); the page reads them with `page.c.req.parseBody()`. */
+  multipart?: boolean;
   children?: Child;
 }> = (props) => (
   <form
     method="post"
     action={props.action}
+    enctype={props.multipart ? 'multipart/form-data' : undefined}
     class={props.inline ? undefined : 'stack'}
     data-confirm={props.confirm}
     aria-label={props.label}
@@ -122,14 +125,22 @@ function fieldParts(props: FieldProps) {
 
 /** A labelled text input (any `type`) that keeps what was typed and shows its error. */
 export const Field: FC<
-  FieldProps & { type?: string; required?: boolean; autocomplete?: string; maxlength?: number }
+  FieldProps & {
+    type?: string;
+    required?: boolean;
+    autocomplete?: string;
+    maxlength?: number;
+    /** The file types a `type="file"` input offers. */
+    accept?: string;
+  }
 > = (props) => {
   const parts = fieldParts(props);
   return parts.around(
     <input
       {...parts.control}
       type={props.type ?? 'text'}
-      value={props.type === 'password' ? undefined : parts.value}
+      accept={props.accept}
+      value={props.type === 'password' || props.type === 'file' ? undefined : parts.value}
       required={props.required}
       autocomplete={props.autocomplete}
       maxlength={props.maxlength}

@@ -45,9 +45,12 @@ export const revisionsTable = defineTable({
     /** The snapshot's bytes as stored, counted in its author's and tenant's history usage. */
     size: col.int(),
   },
-  indexes: [['recordId', 'version']],
+  // (tenant, id): the audit log's view, newest first. With only the primary key, SQLite met the
+  // tenant's equality with the record index and sorted every revision of the tenant, snapshots and
+  // all (15 ms at 20 000 revisions, growing with the history).
+  indexes: [['recordId', 'version'], ['id']],
   // The audit log's view (newest first, by any mix of actor, kind and action, and record) and
-  // pruning's key ranges walk the primary key on SQL; Firestore needs an index per shape.
+  // pruning's key ranges walk the id order on SQL; Firestore needs an index per shape.
   firestoreIndexes: equalitiesThenId([['actorId'], ['kind', 'action'], ['recordId']]),
   // Read only by the history routes, never through a cache: no change signal per revision.
   changeFeed: false,

@@ -289,4 +289,6 @@ export const entityMigrations: Migration[] = [
       }
     },
   },
+  // The audit log's newest workspace changes read in id order per tenant, not sorted (SQLite).
+  { id: 'entities/0007-revision-order-index', addIndexes: [revisionsTable] },
 ];

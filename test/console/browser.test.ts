@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub, watchedPage } from '../helpers/browser.ts';
+import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { pluginsWithProbe } from './client.ts';
+import { consoleInBrowser } from './in-browser.ts';
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 390, height: 844 };
@@ -23,21 +24,7 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
   'the console in headless Chromium on %s',
   (kind) => {
     const served = useBrowserHub(async () => ({ plugins: await pluginsWithProbe() }), kind);
-    const requested: string[] = [];
-
-    /** A page of its own browser context, each of its requests recorded. */
-    async function open(viewport: { width: number; height: number }) {
-      const watched = await watchedPage(served.browser, viewport);
-      watched.context.on('request', (request) => requested.push(request.url()));
-      return watched;
-    }
-
-    async function signIn(page: Page, token: string) {
-      await page.goto(`${served.base}/console`);
-      await page.getByLabel('Token').fill(token);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${served.base}/console`);
-    }
+    const { open, signIn, requested } = consoleInBrowser(served);
 
     /** axe-core finds nothing serious or critical on the page as it is. */
     async function accessible(page: Page) {

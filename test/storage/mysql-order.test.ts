@@ -4,21 +4,14 @@
  * names a column the filter pins to one value, so the table API leaves such columns out there.
  * The statement the table API builds is recorded, then explained by a real MariaDB.
  */
-import {
-  Kysely,
-  MysqlAdapter,
-  MysqlIntrospector,
-  MysqlQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-} from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
-import type { SqlDialect } from '../../kernel/storage/kysely/dialect.ts';
 import { tableApi } from '../../kernel/storage/kysely/table-api.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
+import { recordingDialect } from '../helpers/recording-dialect.ts';
 
 const items = defineTable({
   name: 'order_items',
@@ -33,36 +26,6 @@ const items = defineTable({
     ['folderId', 'sortOrder'],
   ],
 });
-
-/** The statements a MySQL-flavoured table API runs, without running them. */
-function recordingDialect(recorded: CompiledQuery[]): SqlDialect {
-  const connection: DatabaseConnection = {
-    async executeQuery(query) {
-      recorded.push(query);
-      return { rows: [] };
-    },
-    streamQuery: () => {
-      throw new Error('not used');
-    },
-  };
-  const db = new Kysely<any>({
-    dialect: {
-      createAdapter: () => new MysqlAdapter(),
-      createDriver: () => ({
-        init: async () => undefined,
-        acquireConnection: async () => connection,
-        beginTransaction: async () => undefined,
-        commitTransaction: async () => undefined,
-        rollbackTransaction: async () => undefined,
-        releaseConnection: async () => undefined,
-        destroy: async () => undefined,
-      }),
-      createIntrospector: (kysely) => new MysqlIntrospector(kysely),
-      createQueryCompiler: () => new MysqlQueryCompiler(),
-    },
-  });
-  return { kind: 'mysql', flavor: 'mysql', db, close: () => db.destroy() };
-}
 
 describe.runIf(driverAvailable('mysql'))('the last item of a container on MySQL/MariaDB', () => {
   let database: TestDatabase;
@@ -89,7 +52,7 @@ describe.runIf(driverAvailable('mysql'))('the last item of a container on MySQL/
   /** What MariaDB plans for the statement the table API runs for `options`. */
   async function plan(options: Parameters<ReturnType<typeof tableApi>['find']>[0]) {
     const recorded: CompiledQuery[] = [];
-    const dialect = recordingDialect(recorded);
+    const dialect = recordingDialect(recorded, 'mysql');
     await tableApi(
       {
         dialect,

@@ -2,11 +2,10 @@
  * `/console`: an administrator's overview, a member's start page (signed out: the sign-in page,
  * which the frame shows). Its form saves the member's initials and colour.
  */
-import { ApiError } from '../api-client.ts';
-import { failedForm } from '../forms.tsx';
 import { definePage } from '../page.ts';
 import { overviewView } from './overview.tsx';
-import { PROFILE_FIELDS, startView } from './start.tsx';
+import { saveProfile } from './profile-form.tsx';
+import { startView } from './start.tsx';
 
 export const homePage = definePage({
   path: '',
@@ -15,14 +14,5 @@ export const homePage = definePage({
   admin: false,
   nav: 'Home',
   get: (page) => (page.me.user.role === 'admin' ? overviewView(page.api) : startView(page)),
-  async post(page, fields) {
-    const body = { initials: fields.initials, color: fields.color };
-    try {
-      await page.api.send('PUT', '/auth/profile/avatar', body);
-      return { redirect: '?saved' };
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return { ...(await startView(page, failedForm(fields, error, PROFILE_FIELDS))), status: 400 };
-    }
-  },
+  post: (page, fields) => saveProfile(page, fields, '?saved', (form) => startView(page, form)),
 });

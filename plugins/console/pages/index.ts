@@ -4,6 +4,20 @@
  * in `/openapi.json` from this list.
  */
 import type { ConsolePage } from '../page.ts';
+import { collectionPage } from './collection.tsx';
+import { collectionsPage } from './collections.tsx';
+import { historyPage } from './history.tsx';
 import { homePage } from './home.tsx';
+import { noticesPage } from './notices.tsx';
+import { profilePage } from './profile.tsx';
+import { trashPage } from './trash.tsx';
 
-export const pages: readonly ConsolePage[] = [homePage];
+export const pages: readonly ConsolePage[] = [
+  homePage,
+  collectionsPage,
+  collectionPage,
+  trashPage,
+  historyPage,
+  noticesPage,
+  profilePage,
+];

@@ -1,25 +1,19 @@
 /**
  * A member's `/console`: their profile, a form for their initials and colour (`PUT
- * /auth/profile/avatar`), and the collections they may open (`GET /collections`).
+ * /auth/profile/avatar`), how many notices are unread, and the collections they may open
+ * (`GET /collections`).
  */
 import type { FC } from 'hono/jsx';
-import { AVATAR_PALETTE } from '../../../kernel/identity/avatar-defaults.ts';
-import { Field, Form, SelectField, type FormState } from '../forms.tsx';
+import type { FormState } from '../forms.tsx';
 import { Avatar } from '../layout.tsx';
 import type { Me, PageContext, PageView } from '../page.ts';
-
-/** The profile form's fields: what it keeps after a refusal. */
-export const PROFILE_FIELDS = ['initials', 'color'] as const;
-
-const colourName = (key: string) => {
-  const name = key.split('-')[0]!;
-  return name.charAt(0).toUpperCase() + name.slice(1);
-};
+import { ProfileForm } from './profile-form.tsx';
 
 export async function startView(page: PageContext, form?: FormState): Promise<PageView> {
-  const { collections } = await page.api.get<{ collections: { id: string; name: string }[] }>(
-    '/collections',
-  );
+  const [{ collections }, unread] = await Promise.all([
+    page.api.get<{ collections: { id: string; name: string }[] }>('/collections'),
+    page.api.get<{ count: number }>('/notices/unread-count'),
+  ]);
   return {
     title: 'Start',
     body: (
@@ -27,6 +21,7 @@ export async function startView(page: PageContext, form?: FormState): Promise<Pa
         page={page}
         me={page.me}
         collections={collections}
+        unread={unread.count}
         form={form}
         saved={page.query('saved') !== undefined}
       />
@@ -38,9 +33,10 @@ const StartBody: FC<{
   page: PageContext;
   me: Me;
   collections: { id: string; name: string }[];
+  unread: number;
   form: FormState | undefined;
   saved: boolean;
-}> = ({ page, me, collections, form, saved }) => (
+}> = ({ page, me, collections, unread, form, saved }) => (
   <>
     {saved ? (
       <p class="notice" role="status">
@@ -54,29 +50,22 @@ const StartBody: FC<{
           <Avatar initials={me.user.avatarInitials} color={me.user.avatarColor} />{' '}
           <b id="profile-name">{me.user.name}</b> <span class="muted">({me.user.role})</span>
         </p>
-        <Form
-          action={page.href('')}
-          csrf={page.csrf}
-          intent="profile"
-          state={form}
-          label="Your avatar"
-        >
-          <Field
-            name="initials"
-            label="Initials"
-            value={me.user.avatarInitials}
-            state={form}
-            hint="One to three letters shown where a picture would be."
-          />
-          <SelectField
-            name="color"
-            label="Colour"
-            value={me.user.avatarColor}
-            state={form}
-            options={AVATAR_PALETTE.map((key) => ({ value: key, label: colourName(key) }))}
-          />
-          <button type="submit">Save profile</button>
-        </Form>
+        <ProfileForm page={page} action="" form={form} />
+        <p>
+          <a href={page.href('/profile')}>Your picture and notifications</a>
+        </p>
+      </section>
+      <section class="card" aria-labelledby="notices-title">
+        <h2 id="notices-title">Notices</h2>
+        <p id="unread">
+          <a href={page.href('/notices')}>
+            {unread === 0
+              ? 'Nothing unread'
+              : unread === 1
+                ? '1 unread notice'
+                : `${unread} unread notices`}
+          </a>
+        </p>
       </section>
       <section class="card" aria-labelledby="collections-title">
         <h2 id="collections-title">Your collections</h2>
