@@ -6,7 +6,7 @@
 import { YAMLParseError } from 'yaml';
 
 /** A value whose key may hold a credential (a URL may carry a password): its value is masked. */
-const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
+export const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
 
 /**
  * The offending line of a YAML syntax error (1-based `line` and `col`, as the `yaml` package's
