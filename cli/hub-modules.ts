@@ -14,6 +14,7 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
+export { toTenantRecord } from '../kernel/identity/tenants.ts';
 export { systemClock } from '../kernel/clock.ts';
 export {
   configuredIssuer,

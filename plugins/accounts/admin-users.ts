@@ -1,9 +1,10 @@
 /** Admin routes for users and tokens (`/admin/*` is admin-only in the kernel pipeline). */
 import { createPluginApp } from '../../kernel/plugin.ts';
-import { forbidden, notFound } from '../../kernel/errors.ts';
+import { conflict, forbidden, notFound } from '../../kernel/errors.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
-import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
+import { apiTokensTable, usersTable, type ApiTokenRow } from '../../kernel/identity/tables.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody, validate } from '../../kernel/http/validate.ts';
@@ -17,6 +18,15 @@ import { userListExtensions, type LinkedProvider } from './list-extensions.ts';
 
 const USER_NOT_FOUND = 'User not found';
 const TOKEN_NOT_FOUND = 'Token not found';
+
+/** A token an administrator may revoke or delete: 404 unknown, 403 the system account's. */
+async function changeableToken(store: Store, id: string): Promise<ApiTokenRow> {
+  const token = await store.table(apiTokensTable).get(id);
+  if (!token) throw notFound(TOKEN_NOT_FOUND);
+  const owner = token.userId ? await store.table(usersTable).get(token.userId) : null;
+  if (owner?.system) throw forbidden('Tokens of the internal system account cannot be changed.');
+  return token;
+}
 
 export function adminUserRoutes(
   identity: Identity,
@@ -98,14 +108,17 @@ export function adminUserRoutes(
       const rows = await tokens.list(c.get('store'), c.req.valid('query').userId);
       return c.json({ tokens: rows.map(toTokenRecord) });
     })
+    .post('/admin/tokens/:id/revoke', async (c) => {
+      const store = c.get('store');
+      const token = await changeableToken(store, pathId(c, 'id', TOKEN_NOT_FOUND));
+      const revoked = await tokens.revoke(store, token.id);
+      if (!revoked) throw conflict('Token is revoked already.');
+      return c.json({ token: toTokenRecord(revoked) });
+    })
     .delete('/admin/tokens/:id', async (c) => {
       const store = c.get('store');
-      const token = await store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
-      if (!token) throw notFound(TOKEN_NOT_FOUND);
-      const owner = token.userId ? await c.get('store').table(usersTable).get(token.userId) : null;
-      if (owner?.system)
-        throw forbidden('Tokens of the internal system account cannot be changed.');
-      await tokens.delete(c.get('store'), token.id);
+      const token = await changeableToken(store, pathId(c, 'id', TOKEN_NOT_FOUND));
+      await tokens.delete(store, token.id);
       return c.body(null, 204);
     });
 }

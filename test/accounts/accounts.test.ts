@@ -437,6 +437,27 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect((await t.request('DELETE', `/admin/tokens/${issued.body.token.id}`)).status).toBe(404);
     });
 
+    it('revokes a token: it stops working, stays listed with revokedAt, and a second revoke is 409', async () => {
+      const user = await t.createUser({});
+      const issued = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+        body: { name: 'phone' },
+      });
+      const id = issued.body.token.id;
+      const res = await t.request('POST', `/admin/tokens/${id}/revoke`);
+      expect(res.status).toBe(200);
+      expect(res.body.token).toMatchObject({ id, name: 'phone', revokedAt: expect.any(String) });
+      expect((await t.request('GET', '/auth/session', { token: issued.body.secret })).status).toBe(
+        401,
+      );
+      const listed = await t.request('GET', `/admin/tokens?userId=${user.id}`);
+      expect(listed.body.tokens.find((token: { id: string }) => token.id === id).revokedAt).toBe(
+        res.body.token.revokedAt,
+      );
+      const again = await t.request('POST', `/admin/tokens/${id}/revoke`);
+      expect([again.status, again.body.error]).toEqual([409, 'Token is revoked already.']);
+      expect((await t.request('POST', `/admin/tokens/${newId()}/revoke`)).status).toBe(404);
+    });
+
     it('refuses to delete a token of the system account', async () => {
       const store = t.store();
       const system = await store.table(usersTable).findOne({ system: true });
@@ -453,6 +474,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         expiresAt: null,
       });
       expect((await t.request('DELETE', `/admin/tokens/${id}`)).status).toBe(403);
+      expect((await t.request('POST', `/admin/tokens/${id}/revoke`)).status).toBe(403);
       await store.table(apiTokensTable).delete(id);
     });
 
