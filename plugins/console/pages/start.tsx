@@ -3,18 +3,12 @@
  * /auth/profile/avatar`), and the collections they may open (`GET /collections`).
  */
 import type { FC } from 'hono/jsx';
-import { AVATAR_PALETTE } from '../../../kernel/identity/avatar-defaults.ts';
 import { Field, Form, SelectField, type FormState } from '../forms.tsx';
-import { Avatar } from '../layout.tsx';
+import { Avatar, COLOUR_OPTIONS } from '../layout.tsx';
 import type { Me, PageContext, PageView } from '../page.ts';
 
 /** The profile form's fields: what it keeps after a refusal. */
 export const PROFILE_FIELDS = ['initials', 'color'] as const;
-
-const colourName = (key: string) => {
-  const name = key.split('-')[0]!;
-  return name.charAt(0).toUpperCase() + name.slice(1);
-};
 
 export async function startView(page: PageContext, form?: FormState): Promise<PageView> {
   const { collections } = await page.api.get<{ collections: { id: string; name: string }[] }>(
@@ -73,7 +67,7 @@ const StartBody: FC<{
             label="Colour"
             value={me.user.avatarColor}
             state={form}
-            options={AVATAR_PALETTE.map((key) => ({ value: key, label: colourName(key) }))}
+            options={COLOUR_OPTIONS}
           />
           <button type="submit">Save profile</button>
         </Form>
