@@ -5,5 +5,15 @@
  */
 import type { ConsolePage } from '../page.ts';
 import { homePage } from './home.tsx';
+import { invitationsPage } from './invitations.tsx';
+import { tokensPage } from './tokens.tsx';
+import { userPage } from './user.tsx';
+import { usersPage } from './users.tsx';
 
-export const pages: readonly ConsolePage[] = [homePage];
+export const pages: readonly ConsolePage[] = [
+  homePage,
+  usersPage,
+  userPage,
+  tokensPage,
+  invitationsPage,
+];
