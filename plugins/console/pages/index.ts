@@ -4,11 +4,14 @@
  * in `/openapi.json` from this list.
  */
 import type { ConsolePage } from '../page.ts';
+import { auditExportPage } from './audit-export.ts';
+import { auditPage } from './audit.tsx';
 import { homePage } from './home.tsx';
 import { invitationsPage } from './invitations.tsx';
 import { tokensPage } from './tokens.tsx';
 import { userPage } from './user.tsx';
 import { usersPage } from './users.tsx';
+import { workspacePage } from './workspace.tsx';
 
 export const pages: readonly ConsolePage[] = [
   homePage,
@@ -16,4 +19,7 @@ export const pages: readonly ConsolePage[] = [
   userPage,
   tokensPage,
   invitationsPage,
+  workspacePage,
+  auditPage,
+  auditExportPage,
 ];
