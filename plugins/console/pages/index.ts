@@ -8,6 +8,8 @@ import { auditExportPage } from './audit-export.ts';
 import { auditPage } from './audit.tsx';
 import { homePage } from './home.tsx';
 import { invitationsPage } from './invitations.tsx';
+import { settingsPage } from './settings.tsx';
+import { tenantsPage } from './tenants.tsx';
 import { tokensPage } from './tokens.tsx';
 import { userPage } from './user.tsx';
 import { usersPage } from './users.tsx';
@@ -22,4 +24,6 @@ export const pages: readonly ConsolePage[] = [
   workspacePage,
   auditPage,
   auditExportPage,
+  settingsPage,
+  tenantsPage,
 ];
