@@ -74,53 +74,46 @@ export async function auditView(page: PageContext): Promise<PageView> {
 }
 
 const Events: FC<{ page: PageContext; events: readonly AuditEvent[] }> = ({ page, events }) => (
-  <Table id="events" title="Events" filter="Filter this page">
-    <thead>
-      <tr>
-        <th scope="col">When</th>
-        <th scope="col">Action</th>
-        <th scope="col">Who</th>
-        <th scope="col">What</th>
-        <th scope="col">From</th>
-        <th scope="col">Details</th>
-      </tr>
-    </thead>
-    <tbody>
-      {events.map((event) => (
-        <tr data-event={event.id}>
-          <td>
-            <When at={event.at} />
-          </td>
-          <td>
-            <code>{event.action}</code>
-          </td>
-          <td>
-            {event.actor ? (
-              <a href={page.href(`/audit${queryOf({ actor: event.actor.id })}`)}>
-                {event.actor.name}
-              </a>
-            ) : (
-              <span class="muted">command line</span>
-            )}
-          </td>
-          <td>
-            {event.target.kind}{' '}
-            <a href={page.href(`/audit${queryOf({ target: event.target.id })}`)}>
-              {event.target.name}
+  <Table
+    id="events"
+    title="Events"
+    filter="Filter this page"
+    columns={['When', 'Action', 'Who', 'What', 'From', 'Details']}
+  >
+    {events.map((event) => (
+      <tr data-event={event.id}>
+        <td>
+          <When at={event.at} />
+        </td>
+        <td>
+          <code>{event.action}</code>
+        </td>
+        <td>
+          {event.actor ? (
+            <a href={page.href(`/audit${queryOf({ actor: event.actor.id })}`)}>
+              {event.actor.name}
             </a>
-          </td>
-          <td>{event.ip ?? <span class="muted">—</span>}</td>
-          <td>
-            {Object.keys(event.details).length > 0 ? (
-              <details>
-                <summary>Details</summary>
-                <pre>{JSON.stringify(event.details, null, 1)}</pre>
-              </details>
-            ) : null}
-          </td>
-        </tr>
-      ))}
-    </tbody>
+          ) : (
+            <span class="muted">command line</span>
+          )}
+        </td>
+        <td>
+          {event.target.kind}{' '}
+          <a href={page.href(`/audit${queryOf({ target: event.target.id })}`)}>
+            {event.target.name}
+          </a>
+        </td>
+        <td>{event.ip ?? <span class="muted">—</span>}</td>
+        <td>
+          {Object.keys(event.details).length > 0 ? (
+            <details>
+              <summary>Details</summary>
+              <pre>{JSON.stringify(event.details, null, 1)}</pre>
+            </details>
+          ) : null}
+        </td>
+      </tr>
+    ))}
   </Table>
 );
 

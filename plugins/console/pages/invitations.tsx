@@ -9,7 +9,17 @@ import { ApiError } from '../api-client.ts';
 import { Field, Form, failedForm, type FormState } from '../forms.tsx';
 import { definePage, type FormFields, type PageContext, type PageView } from '../page.ts';
 import { loadCatalog } from './catalog.ts';
-import { Done, Pager, pageOf, queryOf, SecretOnce, Table, When } from './parts.tsx';
+import {
+  Done,
+  Pager,
+  pageOf,
+  queryOf,
+  SecretOnce,
+  Table,
+  When,
+  RowAction,
+  wholeNumber,
+} from './parts.tsx';
 import { listUsers, namedUser, type UserRecord } from './user-data.ts';
 import { NEW_USER, refusedUser, userBody, UserFields } from './user-form.tsx';
 
@@ -25,11 +35,10 @@ interface Invitation {
 const HOURS_HINT = "1 to 8760; blank: the hub's default (invites.expiresInHours).";
 const REISSUE_FIELDS = ['user', 'hours'];
 
-/** `expiresInHours` as typed: blank leaves it out, anything but digits goes to the API as is. */
+/** `expiresInHours` as typed (left out when blank). */
 function hoursOf(raw: string | undefined) {
-  const hours = (raw ?? '').trim();
-  if (hours === '') return {};
-  return { expiresInHours: /^\d+$/.test(hours) ? Number(hours) : hours };
+  const hours = wholeNumber(raw);
+  return hours === undefined ? {} : { expiresInHours: hours };
 }
 
 async function invitationsView(
@@ -113,58 +122,48 @@ const InvitationTable: FC<{
   invitations: readonly Invitation[];
   names: ReadonlyMap<string, string>;
 }> = ({ page, invitations, names }) => (
-  <Table id="invitations" title="Invitations" filter="Filter invitations">
-    <thead>
-      <tr>
-        <th scope="col">User</th>
-        <th scope="col">Code</th>
-        <th scope="col">State</th>
-        <th scope="col">Created</th>
-        <th scope="col">Expires</th>
-        <th scope="col">Actions</th>
+  <Table
+    id="invitations"
+    title="Invitations"
+    filter="Filter invitations"
+    columns={['User', 'Code', 'State', 'Created', 'Expires', 'Actions']}
+  >
+    {invitations.map((invitation) => (
+      <tr data-invitation={invitation.id}>
+        <td>
+          {names.has(invitation.userId) ? (
+            <a href={page.href(`/users/${encodeURIComponent(invitation.userId)}`)}>
+              {names.get(invitation.userId)}
+            </a>
+          ) : (
+            <span class="muted">{invitation.userId}</span>
+          )}
+        </td>
+        <td>
+          <code>{invitation.codePrefix}…</code>
+        </td>
+        <td class={invitation.status === 'pending' ? 'good' : undefined}>{invitation.status}</td>
+        <td>
+          <When at={invitation.createdAt} />
+        </td>
+        <td>
+          <When at={invitation.expiresAt} />
+        </td>
+        <td>
+          {invitation.status === 'pending' ? (
+            <RowAction
+              page={page}
+              action={page.href('/invitations')}
+              intent="revoke"
+              label={`Revoke the invitation of ${names.get(invitation.userId) ?? invitation.userId}`}
+              name="invitationId"
+              value={invitation.id}
+              button="Revoke"
+            />
+          ) : null}
+        </td>
       </tr>
-    </thead>
-    <tbody>
-      {invitations.map((invitation) => (
-        <tr data-invitation={invitation.id}>
-          <td>
-            {names.has(invitation.userId) ? (
-              <a href={page.href(`/users/${encodeURIComponent(invitation.userId)}`)}>
-                {names.get(invitation.userId)}
-              </a>
-            ) : (
-              <span class="muted">{invitation.userId}</span>
-            )}
-          </td>
-          <td>
-            <code>{invitation.codePrefix}…</code>
-          </td>
-          <td class={invitation.status === 'pending' ? 'good' : undefined}>{invitation.status}</td>
-          <td>
-            <When at={invitation.createdAt} />
-          </td>
-          <td>
-            <When at={invitation.expiresAt} />
-          </td>
-          <td>
-            {invitation.status === 'pending' ? (
-              <Form
-                action={page.href('/invitations')}
-                csrf={page.csrf}
-                intent="revoke"
-                inline
-                label={`Revoke the invitation of ${names.get(invitation.userId) ?? invitation.userId}`}
-              >
-                <input type="hidden" name="invitationId" value={invitation.id} />
-                <button type="submit" class="quiet">
-                  Revoke
-                </button>
-              </Form>
-            ) : null}
-          </td>
-        </tr>
-      ))}
-    </tbody>
+    ))}
   </Table>
 );
 

@@ -1,9 +1,12 @@
 /**
  * Pieces the administrator's pages share: a secret shown once with its copy button, a notice of
  * what just happened, a time in UTC (the script shows it in the reader's zone), a table that
- * scrolls sideways as a focusable region at 390 px, and links between pages of a long list.
+ * scrolls sideways as a focusable region at 390 px, an action on one of its rows, and links
+ * between pages of a long list.
  */
 import type { Child, FC } from 'hono/jsx';
+import { Form } from '../forms.tsx';
+import type { PageContext } from '../page.ts';
 
 /** How many rows a long list shows per page. */
 export const PAGE_SIZE = 50;
@@ -47,18 +50,60 @@ export const When: FC<{ at: string | null; never?: string }> = ({ at, never = 'â
     <span class="muted">{never}</span>
   );
 
-/** A table under its heading, scrolling sideways in a region keys can reach. */
-export const Table: FC<{ id: string; title: string; filter?: string; children?: Child }> = (
-  props,
-) => (
+/** A table under its heading, its columns named, scrolling sideways in a region keys can reach. */
+export const Table: FC<{
+  id: string;
+  title: string;
+  columns: readonly string[];
+  filter?: string;
+  children?: Child;
+}> = (props) => (
   <section class="card" aria-labelledby={`${props.id}-title`}>
     <h2 id={`${props.id}-title`}>{props.title}</h2>
     <div class="scroll" tabindex={0} role="region" aria-labelledby={`${props.id}-title`}>
       <table id={props.id} data-filter={props.filter}>
-        {props.children}
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col">{column}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
       </table>
     </div>
   </section>
+);
+
+/**
+ * One action on a row of a table: a small form with the row's id (`name`=`value`), its button
+ * named by the action, asking first when `confirm` is given.
+ */
+export const RowAction: FC<{
+  page: PageContext;
+  action: string;
+  intent: string;
+  /** The form's name for assistive technology: the action and the row (`Delete laptop`). */
+  label: string;
+  name: string;
+  value: string;
+  button: string;
+  confirm?: string;
+  danger?: boolean;
+}> = (props) => (
+  <Form
+    action={props.action}
+    csrf={props.page.csrf}
+    intent={props.intent}
+    inline
+    label={props.label}
+    {...(props.confirm ? { confirm: props.confirm } : {})}
+  >
+    <input type="hidden" name={props.name} value={props.value} />
+    <button type="submit" class={props.danger ? 'quiet danger' : 'quiet'}>
+      {props.button}
+    </button>
+  </Form>
 );
 
 /** The rows of `items` on page `page` (1-based) and how many pages there are. */
@@ -88,4 +133,14 @@ export function queryOf(values: Record<string, string | number | undefined>): st
     if (value !== undefined && value !== '') query.set(key, String(value));
   const text = query.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * A whole number as typed in a form: undefined when blank, a number when it is digits, else the
+ * text itself, so the API refuses it with its own message naming the field.
+ */
+export function wholeNumber(raw: string | undefined): number | string | undefined {
+  const text = (raw ?? '').trim();
+  if (text === '') return undefined;
+  return /^\d+$/.test(text) ? Number(text) : text;
 }

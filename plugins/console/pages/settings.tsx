@@ -85,35 +85,22 @@ async function settingsView(
 }
 
 const ReloadReport: FC<{ sections: readonly SectionOutcome[] }> = ({ sections }) => (
-  <Table id="reload" title="Reload report">
-    <thead>
-      <tr>
-        <th scope="col">Section</th>
-        <th scope="col">Outcome</th>
-        <th scope="col">Why</th>
+  <Table id="reload" title="Reload report" columns={['Section', 'Outcome', 'Why']}>
+    {sections.map((section) => (
+      <tr data-section={section.section}>
+        <td>
+          <code>{section.section}</code>
+        </td>
+        <td
+          class={
+            section.status === 'failed' ? 'bad' : section.status === 'reloaded' ? 'good' : undefined
+          }
+        >
+          {section.status}
+        </td>
+        <td>{section.error ?? ''}</td>
       </tr>
-    </thead>
-    <tbody>
-      {sections.map((section) => (
-        <tr data-section={section.section}>
-          <td>
-            <code>{section.section}</code>
-          </td>
-          <td
-            class={
-              section.status === 'failed'
-                ? 'bad'
-                : section.status === 'reloaded'
-                  ? 'good'
-                  : undefined
-            }
-          >
-            {section.status}
-          </td>
-          <td>{section.error ?? ''}</td>
-        </tr>
-      ))}
-    </tbody>
+    ))}
   </Table>
 );
 

@@ -11,7 +11,7 @@ import { DEFAULT_TENANT_ID } from '../../../kernel/identity/tenants.ts';
 import { ApiError } from '../api-client.ts';
 import { Field, Form, failedForm, type FormState } from '../forms.tsx';
 import { definePage, type FormFields, type PageContext, type PageView } from '../page.ts';
-import { Done, SecretOnce, Table, When } from './parts.tsx';
+import { Done, SecretOnce, Table, When, RowAction } from './parts.tsx';
 
 interface Tenant {
   id: string;
@@ -93,46 +93,34 @@ async function tenantsView(page: PageContext, form?: FormState): Promise<PageVie
 }
 
 const TenantTable: FC<{ page: PageContext; tenants: readonly Tenant[] }> = ({ page, tenants }) => (
-  <Table id="tenants" title="Tenants">
-    <thead>
-      <tr>
-        <th scope="col">Id</th>
-        <th scope="col">Name</th>
-        <th scope="col">Created</th>
-        <th scope="col">Actions</th>
+  <Table id="tenants" title="Tenants" columns={['Id', 'Name', 'Created', 'Actions']}>
+    {tenants.map((tenant) => (
+      <tr data-tenant={tenant.id}>
+        <td>
+          <code>{tenant.id}</code>
+          {tenant.id === page.me.tenantId ? <span class="muted"> (this session)</span> : null}
+        </td>
+        <td>{tenant.name}</td>
+        <td>
+          <When at={tenant.createdAt} />
+        </td>
+        <td>
+          {tenant.id === DEFAULT_TENANT_ID ? null : (
+            <RowAction
+              page={page}
+              action={page.href('/tenants')}
+              intent="delete"
+              label={`Delete ${tenant.id}`}
+              name="id"
+              value={tenant.id}
+              button="Delete"
+              confirm={`Delete the tenant ${tenant.id} and everything in it: users, tokens, collections, history? This cannot be undone.`}
+              danger
+            />
+          )}
+        </td>
       </tr>
-    </thead>
-    <tbody>
-      {tenants.map((tenant) => (
-        <tr data-tenant={tenant.id}>
-          <td>
-            <code>{tenant.id}</code>
-            {tenant.id === page.me.tenantId ? <span class="muted"> (this session)</span> : null}
-          </td>
-          <td>{tenant.name}</td>
-          <td>
-            <When at={tenant.createdAt} />
-          </td>
-          <td>
-            {tenant.id === DEFAULT_TENANT_ID ? null : (
-              <Form
-                action={page.href('/tenants')}
-                csrf={page.csrf}
-                intent="delete"
-                inline
-                label={`Delete ${tenant.id}`}
-                confirm={`Delete the tenant ${tenant.id} and everything in it: users, tokens, collections, history? This cannot be undone.`}
-              >
-                <input type="hidden" name="id" value={tenant.id} />
-                <button type="submit" class="quiet danger">
-                  Delete
-                </button>
-              </Form>
-            )}
-          </td>
-        </tr>
-      ))}
-    </tbody>
+    ))}
   </Table>
 );
 

@@ -5,22 +5,22 @@
  * button. `expiresInDays` may give it a lifetime; left blank, the hub's default applies.
  */
 import type { FC } from 'hono/jsx';
+import type { TokenRecord } from '../../../kernel/identity/tokens.ts';
 import { ApiError } from '../api-client.ts';
 import { Field, Form, failedForm, type FormState } from '../forms.tsx';
 import { definePage, type FormFields, type PageContext, type PageView } from '../page.ts';
-import { Done, Pager, pageOf, queryOf, SecretOnce, Table, When } from './parts.tsx';
+import {
+  Done,
+  Pager,
+  pageOf,
+  queryOf,
+  SecretOnce,
+  Table,
+  When,
+  RowAction,
+  wholeNumber,
+} from './parts.tsx';
 import { listUsers, namedUser, type UserRecord } from './user-data.ts';
-
-interface TokenRecord {
-  id: string;
-  userId: string | null;
-  name: string;
-  tokenPrefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  expiresAt: string | null;
-}
 
 const DONE: Record<string, string> = { revoked: 'Token revoked.', deleted: 'Token deleted.' };
 const CREATE_FIELDS = ['user', 'name', 'expiresInDays'];
@@ -109,90 +109,72 @@ const TokenTable: FC<{
   const now = Date.now();
   const action = page.href(`/tokens${queryOf({ user: page.query('user') })}`);
   return (
-    <Table id="tokens" title="Tokens" filter="Filter tokens">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Owner</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">State</th>
-          <th scope="col">Actions</th>
-        </tr>
-      </thead>
-      <tbody>
-        {tokens.map((token) => {
-          const owner = token.userId === null ? undefined : owners.get(token.userId);
-          const state = stateOf(token, now);
-          return (
-            <tr data-token={token.id}>
-              <td>{token.name}</td>
-              <td>
-                {owner ? (
-                  <a href={page.href(`/users/${encodeURIComponent(owner.id)}`)}>{owner.name}</a>
-                ) : (
-                  <span class="muted">{token.userId ?? '—'}</span>
-                )}
-              </td>
-              <td>
-                <code>{token.tokenPrefix}…</code>
-              </td>
-              <td>
-                <When at={token.createdAt} />
-              </td>
-              <td>
-                <When at={token.lastUsedAt} never="never" />
-              </td>
-              <td>
-                <When at={token.expiresAt} never="never" />
-              </td>
-              <td class={state === 'active' ? 'good' : 'bad'}>{state}</td>
-              <td class="actions">
-                {state === 'active' ? (
-                  <Form
-                    action={action}
-                    csrf={page.csrf}
-                    intent="revoke"
-                    inline
-                    label={`Revoke ${token.name}`}
-                  >
-                    <input type="hidden" name="tokenId" value={token.id} />
-                    <button type="submit" class="quiet">
-                      Revoke
-                    </button>
-                  </Form>
-                ) : null}
-                <Form
+    <Table
+      id="tokens"
+      title="Tokens"
+      filter="Filter tokens"
+      columns={['Name', 'Owner', 'Prefix', 'Created', 'Last used', 'Expires', 'State', 'Actions']}
+    >
+      {tokens.map((token) => {
+        const owner = token.userId === null ? undefined : owners.get(token.userId);
+        const state = stateOf(token, now);
+        return (
+          <tr data-token={token.id}>
+            <td>{token.name}</td>
+            <td>
+              {owner ? (
+                <a href={page.href(`/users/${encodeURIComponent(owner.id)}`)}>{owner.name}</a>
+              ) : (
+                <span class="muted">{token.userId ?? '—'}</span>
+              )}
+            </td>
+            <td>
+              <code>{token.tokenPrefix}…</code>
+            </td>
+            <td>
+              <When at={token.createdAt} />
+            </td>
+            <td>
+              <When at={token.lastUsedAt} never="never" />
+            </td>
+            <td>
+              <When at={token.expiresAt} never="never" />
+            </td>
+            <td class={state === 'active' ? 'good' : 'bad'}>{state}</td>
+            <td class="actions">
+              {state === 'active' ? (
+                <RowAction
+                  page={page}
                   action={action}
-                  csrf={page.csrf}
-                  intent="delete"
-                  inline
-                  label={`Delete ${token.name}`}
-                  confirm={`Delete the token “${token.name}”? It stops working and leaves the list.`}
-                >
-                  <input type="hidden" name="tokenId" value={token.id} />
-                  <button type="submit" class="quiet danger">
-                    Delete
-                  </button>
-                </Form>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
+                  intent="revoke"
+                  label={`Revoke ${token.name}`}
+                  name="tokenId"
+                  value={token.id}
+                  button="Revoke"
+                />
+              ) : null}
+              <RowAction
+                page={page}
+                action={action}
+                intent="delete"
+                label={`Delete ${token.name}`}
+                name="tokenId"
+                value={token.id}
+                button="Delete"
+                confirm={`Delete the token “${token.name}”? It stops working and leaves the list.`}
+                danger
+              />
+            </td>
+          </tr>
+        );
+      })}
     </Table>
   );
 };
 
 async function create(page: PageContext, fields: FormFields): Promise<PageView> {
-  const days = (fields.expiresInDays ?? '').trim();
-  const body = {
-    name: fields.name ?? '',
-    // Anything but digits goes as typed, so the API's own message says what is wrong.
-    ...(days === '' ? {} : { expiresInDays: /^\d+$/.test(days) ? Number(days) : days }),
-  };
+  const days = wholeNumber(fields.expiresInDays);
+  const body = { name: fields.name ?? '', ...(days === undefined ? {} : { expiresInDays: days }) };
   try {
     const user = namedUser(await listUsers(page.api), fields.user);
     const made = await page.api.send<{ token: TokenRecord; secret: string }>(

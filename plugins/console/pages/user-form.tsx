@@ -10,6 +10,7 @@ import { CheckField, Field, failedForm, SelectField, type FormState } from '../f
 import type { FormFields } from '../page.ts';
 import { AccessPicker, pickedIds, pickerNames, placeAccessError } from './access-view.tsx';
 import type { Catalog } from './catalog.ts';
+import { wholeNumber } from './parts.tsx';
 
 /** A user's settings as the form shows them (an existing user's, or a new one's defaults). */
 export interface UserSettings {
@@ -42,9 +43,7 @@ export function userBody(fields: FormFields, catalog: Catalog): Record<string, u
     body[entry.field] = pickedIds(fields, entry.field);
   }
   body.llmAccess = fields.llmAccess === 'on';
-  const limit = (fields.llmMonthlyTokenLimit ?? '').trim();
-  // Anything but digits goes as typed, so the API's own message says what is wrong with it.
-  body.llmMonthlyTokenLimit = limit === '' ? null : /^\d+$/.test(limit) ? Number(limit) : limit;
+  body.llmMonthlyTokenLimit = wholeNumber(fields.llmMonthlyTokenLimit) ?? null;
   return body;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { FC } from 'hono/jsx';
 import { ACCESS_FIELDS } from '../../../kernel/identity/access.ts';
+import type { TokenRecord } from '../../../kernel/identity/tokens.ts';
 import { ApiError } from '../api-client.ts';
 import { Form, type FormState } from '../forms.tsx';
 import { Avatar } from '../layout.tsx';
@@ -15,12 +16,6 @@ import { Done, queryOf, When } from './parts.tsx';
 import { AccessLines, LlmUsage, RunUsage, SsoLink } from './user-cells.tsx';
 import { listUsers, usageOf, type Usage, type UserRecord } from './user-data.ts';
 import { refusedUser, userBody, UserFields, type UserSettings } from './user-form.tsx';
-
-interface TokenRecord {
-  id: string;
-  revokedAt: string | null;
-  expiresAt: string | null;
-}
 
 const DONE: Record<string, string> = {
   saved: 'Saved.',

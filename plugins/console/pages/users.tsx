@@ -79,40 +79,39 @@ const UserTable: FC<{
   usage: Usage;
   href(path: string): string;
 }> = ({ users, catalog, usage, href }) => (
-  <Table id="users" title="Users">
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Role</th>
-        <th scope="col">Access</th>
-        <th scope="col">Single sign-on</th>
-        <th scope="col">LLM tokens {usage.period}</th>
-        <th scope="col">Run results</th>
+  <Table
+    id="users"
+    title="Users"
+    columns={[
+      'Name',
+      'Role',
+      'Access',
+      'Single sign-on',
+      `LLM tokens ${usage.period}`,
+      'Run results',
+    ]}
+  >
+    {users.map((user) => (
+      <tr data-user={user.id}>
+        <td>
+          <Avatar initials={user.avatarInitials} color={user.avatarColor} />{' '}
+          <a href={href(`/users/${encodeURIComponent(user.id)}`)}>{user.name}</a>
+        </td>
+        <td>{user.role}</td>
+        <td>
+          <AccessLines user={user} catalog={catalog} />
+        </td>
+        <td>
+          <SsoLink user={user} />
+        </td>
+        <td>
+          <LlmUsage user={user} usage={usage} />
+        </td>
+        <td>
+          <RunUsage user={user} usage={usage} />
+        </td>
       </tr>
-    </thead>
-    <tbody>
-      {users.map((user) => (
-        <tr data-user={user.id}>
-          <td>
-            <Avatar initials={user.avatarInitials} color={user.avatarColor} />{' '}
-            <a href={href(`/users/${encodeURIComponent(user.id)}`)}>{user.name}</a>
-          </td>
-          <td>{user.role}</td>
-          <td>
-            <AccessLines user={user} catalog={catalog} />
-          </td>
-          <td>
-            <SsoLink user={user} />
-          </td>
-          <td>
-            <LlmUsage user={user} usage={usage} />
-          </td>
-          <td>
-            <RunUsage user={user} usage={usage} />
-          </td>
-        </tr>
-      ))}
-    </tbody>
+    ))}
   </Table>
 );
 

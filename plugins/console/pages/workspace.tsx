@@ -7,10 +7,9 @@
  */
 import type { FC } from 'hono/jsx';
 import { ENTITY_ACCESS_FIELDS, type EntityAccessField } from '../../../kernel/identity/access.ts';
-import { Form } from '../forms.tsx';
 import { definePage, type PageContext, type PageView } from '../page.ts';
 import { adminPathOf, listKeyOf, pluralTitle } from './catalog.ts';
-import { Done, Pager, pageOf, queryOf, Table } from './parts.tsx';
+import { Done, Pager, pageOf, queryOf, RowAction, Table } from './parts.tsx';
 
 interface Row {
   id: string;
@@ -68,53 +67,44 @@ const KindTable: FC<{
   rows: readonly Row[];
   action: string;
 }> = ({ page, field, rows, action }) => (
-  <Table id="entities" title={pluralTitle(field)} filter="Filter by name">
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Deletion lock</th>
-        <th scope="col">Actions</th>
+  <Table
+    id="entities"
+    title={pluralTitle(field)}
+    filter="Filter by name"
+    columns={['Name', 'Deletion lock', 'Actions']}
+  >
+    {rows.map((row) => (
+      <tr data-entity={row.id}>
+        <td>
+          {row.name} <span class="muted note">({row.id})</span>
+        </td>
+        <td class={row.deletionLocked ? 'bad' : undefined}>
+          {row.deletionLocked ? 'locked' : 'unlocked'}
+        </td>
+        <td class="actions">
+          <RowAction
+            page={page}
+            action={action}
+            intent={row.deletionLocked ? 'unlock' : 'lock'}
+            label={`${row.deletionLocked ? 'Unlock' : 'Lock'} ${row.name}`}
+            name="id"
+            value={row.id}
+            button={row.deletionLocked ? 'Unlock' : 'Lock'}
+          />
+          <RowAction
+            page={page}
+            action={action}
+            intent="delete"
+            label={`Delete ${row.name}`}
+            name="id"
+            value={row.id}
+            button="Delete"
+            confirm={`Delete “${row.name}” and everything in it, whatever its lock?`}
+            danger
+          />
+        </td>
       </tr>
-    </thead>
-    <tbody>
-      {rows.map((row) => (
-        <tr data-entity={row.id}>
-          <td>
-            {row.name} <span class="muted note">({row.id})</span>
-          </td>
-          <td class={row.deletionLocked ? 'bad' : undefined}>
-            {row.deletionLocked ? 'locked' : 'unlocked'}
-          </td>
-          <td class="actions">
-            <Form
-              action={action}
-              csrf={page.csrf}
-              intent={row.deletionLocked ? 'unlock' : 'lock'}
-              inline
-              label={`${row.deletionLocked ? 'Unlock' : 'Lock'} ${row.name}`}
-            >
-              <input type="hidden" name="id" value={row.id} />
-              <button type="submit" class="quiet">
-                {row.deletionLocked ? 'Unlock' : 'Lock'}
-              </button>
-            </Form>
-            <Form
-              action={action}
-              csrf={page.csrf}
-              intent="delete"
-              inline
-              label={`Delete ${row.name}`}
-              confirm={`Delete “${row.name}” and everything in it, whatever its lock?`}
-            >
-              <input type="hidden" name="id" value={row.id} />
-              <button type="submit" class="quiet danger">
-                Delete
-              </button>
-            </Form>
-          </td>
-        </tr>
-      ))}
-    </tbody>
+    ))}
   </Table>
 );
 
