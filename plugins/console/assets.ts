@@ -74,7 +74,7 @@ footer{max-width:72rem;margin:0 auto;padding:0 1rem 2rem}
 .check label{font-weight:400}
 fieldset.picker{border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:0;min-width:0}
 legend{font-weight:600;padding:0 .3rem}
-fieldset[aria-invalid=true]{border-color:var(--bad);border-width:2px}
+fieldset.invalid{border-color:var(--bad);border-width:2px}
 .choices{max-height:14rem;overflow-y:auto;margin:.4rem 0 0 1.5rem}
 form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:.75rem;align-items:end;margin-bottom:1rem}
 .pager,.tabs ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:0 0 1rem;padding:0;list-style:none}

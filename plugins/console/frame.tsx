@@ -62,8 +62,9 @@ export function createFrame(
     return signInPage(c, SESSION_ENDED, 401);
   }
 
-  /** The navigation: every page with a link that this user may open, in registration order. */
+  /** Whether a page exists for this hub and user (most always do). */
   const available = (page: ConsolePage, me: Me) => page.available?.(deps.hubConfig(), me) ?? true;
+  /** The navigation: every page with a link that this user may open, in registration order. */
   const navFor = (me: Me, current: ConsolePage | null): NavLink[] =>
     pages
       .filter(

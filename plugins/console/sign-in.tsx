@@ -101,11 +101,10 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
       method,
     });
     if (before && !(before instanceof Response))
-      await deps.sessions.signOut(
-        deps.auditedStore(c, before.session.tenantId),
-        before.session,
-        before.me.user,
-      );
+      await deps.sessions.signOut(deps.auditedStore(c, before.session.tenantId), before.session, {
+        id: before.me.user.id,
+        name: before.me.user.name,
+      });
     writeSessionCookie(c, deps.hubConfig().server, value, deps.sessions.cookieSeconds());
     return c.redirect(paths().base, 303);
   }

@@ -123,7 +123,9 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
     });
     expect(stale.status).toBe(400);
     expect(errorOf(stale.html, 'collectionAccess')).toBe('Unknown collection id: no-such-id.');
-    expect(stale.html).toMatch(/<fieldset[^>]*id="f-collectionAccess"[^>]*aria-invalid="true"/);
+    expect(stale.html).toMatch(
+      /<fieldset class="picker invalid" id="f-collectionAccess" aria-describedby="f-collectionAccess-error">/,
+    );
     expect(textOf(stale.html)).toContain('⚠ Unknown collection id “no-such-id”');
   });
 

@@ -125,9 +125,8 @@ export const AccessPicker: FC<{
   };
   return (
     <fieldset
-      class="picker"
+      class={error ? 'picker invalid' : 'picker'}
       id={fieldId(field)}
-      aria-invalid={error ? 'true' : undefined}
       aria-describedby={error ? errorId : undefined}
     >
       <legend>{title}</legend>
