@@ -49,7 +49,7 @@ export interface PageView {
   title: string;
   body: Child;
   /** @default 200 */
-  status?: 200 | 400 | 404 | 409;
+  status?: 200 | 400 | 403 | 404 | 409;
 }
 
 /** After a form was handled: go to this console path (`303 See Other`, so a reload never posts). */

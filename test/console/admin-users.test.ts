@@ -168,6 +168,16 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
     );
     expect(valueOf(refused.html, 'name')).toBe('system');
 
+    // The API's 403 for one's own role comes back above the form, with the form as typed.
+    const own = await submit(browser, `/console/users/${t.adminId}`, {
+      intent: 'update',
+      name: 'still-me',
+      role: 'user',
+    });
+    expect(own.status).toBe(403);
+    expect(textOf(own.html)).toContain('You cannot change your own role.');
+    expect(valueOf(own.html, 'name')).toBe('still-me');
+
     const unlinked = await submit(browser, path, { intent: 'unlink' });
     expect(unlinked.location).toBe(`${path}?done=unlinked`);
     expect((await t.request('GET', '/admin/sso/links')).body.links).not.toContainEqual(

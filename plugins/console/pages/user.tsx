@@ -38,7 +38,11 @@ const settingsOf = (user: UserRecord): UserSettings => ({
   lists: Object.fromEntries(ACCESS_FIELDS.map((field) => [field, user[field]])),
 });
 
-async function userView(page: PageContext, form?: FormState): Promise<PageView> {
+async function userView(
+  page: PageContext,
+  form?: FormState,
+  status: 400 | 403 = 400,
+): Promise<PageView> {
   const user = await userOf(page);
   const [catalog, usage, tokens] = await Promise.all([
     loadCatalog(page.api),
@@ -80,7 +84,7 @@ async function userView(page: PageContext, form?: FormState): Promise<PageView> 
         </section>
       </>
     ),
-    ...(form ? { status: 400 as const } : {}),
+    ...(form ? { status } : {}),
   };
 }
 
@@ -172,8 +176,10 @@ async function act(page: PageContext, fields: FormFields) {
         await page.api.send('PUT', path, userBody(fields, catalog));
         return { redirect: `${here}?done=saved` };
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        return userView(page, refusedUser(fields, error, catalog));
+        // 403: a change the API refuses for this account (your own role), with the form as typed.
+        if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 403))
+          throw error;
+        return userView(page, refusedUser(fields, error, catalog), error.status);
       }
     }
   }
