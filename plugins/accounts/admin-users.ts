@@ -1,6 +1,7 @@
 /** Admin routes for users and tokens (`/admin/*` is admin-only in the kernel pipeline). */
 import { createPluginApp } from '../../kernel/plugin.ts';
-import { conflict, forbidden, notFound } from '../../kernel/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
+import { encodeCursor } from '../../kernel/http/paging.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { apiTokensTable, usersTable, type ApiTokenRow } from '../../kernel/identity/tables.ts';
@@ -105,8 +106,17 @@ export function adminUserRoutes(
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
     .get('/admin/tokens', validate('query', listTokensQuery), async (c) => {
-      const rows = await tokens.list(c.get('store'), c.req.valid('query').userId);
-      return c.json({ tokens: rows.map(toTokenRecord) });
+      const { userId, limit, cursor } = c.req.valid('query');
+      if (limit === undefined && cursor !== undefined)
+        throw badRequest('cursor: only with limit (the list without limit is whole)');
+      // One more than asked tells whether another page follows.
+      const page = limit === undefined ? undefined : { limit: limit + 1, after: cursor };
+      const rows = await tokens.list(c.get('store'), userId, page);
+      if (limit === undefined || rows.length <= limit)
+        return c.json({ tokens: rows.map(toTokenRecord) });
+      const shown = rows.slice(0, limit);
+      const last = shown[shown.length - 1]!;
+      return c.json({ tokens: shown.map(toTokenRecord), nextCursor: encodeCursor(last) });
     })
     .post('/admin/tokens/:id/revoke', async (c) => {
       const store = c.get('store');

@@ -124,7 +124,11 @@ export const accountsApi: RouteDocs = {
   },
   'GET /admin/tokens': {
     summary: "List tokens (never their secrets), newest first; `userId` keeps one user's",
-    responses: { 200: z.object({ tokens: z.array(tokenRecordSchema) }) },
+    description:
+      'Every token without `limit`; with it, pages of that many and `nextCursor` while more follow.',
+    responses: {
+      200: z.object({ tokens: z.array(tokenRecordSchema), nextCursor: z.string().optional() }),
+    },
   },
   'POST /admin/tokens/:id/revoke': {
     summary: 'Revoke a token: it is refused from then on, and stays listed with `revokedAt`',

@@ -458,6 +458,33 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect((await t.request('POST', `/admin/tokens/${newId()}/revoke`)).status).toBe(404);
     });
 
+    it('pages tokens with limit and cursor, newest first, and lists all without a limit', async () => {
+      const user = await t.createUser({});
+      for (const name of ['a', 'b', 'c'])
+        await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name } });
+      const all = (await t.request('GET', `/admin/tokens?userId=${user.id}`)).body;
+      expect(all.tokens).toHaveLength(4);
+      expect(all.nextCursor).toBeUndefined();
+      const first = (await t.request('GET', `/admin/tokens?userId=${user.id}&limit=3`)).body;
+      expect(first.tokens.map((token: { id: string }) => token.id)).toEqual(
+        all.tokens.slice(0, 3).map((token: { id: string }) => token.id),
+      );
+      const rest = await t.request(
+        'GET',
+        `/admin/tokens?userId=${user.id}&limit=3&cursor=${first.nextCursor}`,
+      );
+      expect(rest.body.tokens.map((token: { id: string }) => token.id)).toEqual([all.tokens[3].id]);
+      expect(rest.body.nextCursor).toBeUndefined();
+      for (const [query, message] of [
+        [`cursor=${first.nextCursor}`, 'cursor: only with limit (the list without limit is whole)'],
+        ['limit=3&cursor=nope!', 'cursor: Invalid tokens cursor'],
+        ['limit=0', 'limit: must be an integer from 1 to 100'],
+      ]) {
+        const refused = await t.request('GET', `/admin/tokens?${query}`);
+        expect([refused.status, refused.body.error]).toEqual([400, message]);
+      }
+    });
+
     it('refuses to delete a token of the system account', async () => {
       const store = t.store();
       const system = await store.table(usersTable).findOne({ system: true });

@@ -75,6 +75,20 @@ describe.each(consoleDrivers())('console tokens and invitations on %s', (kind) =
     expect((await tokensOf(user.id)).find((token) => token.name === 'ci')!.expiresAt).toBeNull();
   });
 
+  it("pages a user's tokens fifty at a time with the API's cursor", async () => {
+    const user = await t.createUser({});
+    for (let i = 0; i < 54; i++)
+      await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name: `t${i}` } });
+    const browser = await signedIn(t);
+    const first = await browser.get(`/console/tokens?user=${user.id}`);
+    expect(first.html.match(/<tr data-token=/g)).toHaveLength(50);
+    const older = /<a href="([^"]*cursor=[^"]+)">Older tokens<\/a>/.exec(first.html)![1]!;
+    const second = await browser.get(older.replaceAll('&amp;', '&'));
+    expect(second.html.match(/<tr data-token=/g)).toHaveLength(5);
+    expect(second.html).toContain('>Newest tokens</a>');
+    expect(second.html).not.toContain('Older tokens');
+  });
+
   it('keeps what was typed and shows the message beside the token field it names', async () => {
     const name = uniqueName('typed');
     await t.createUser({ name });

@@ -8,7 +8,7 @@ import type { FC } from 'hono/jsx';
 import { Field, FormMessage, type FormState } from '../forms.tsx';
 import { definePage, type PageContext, type PageView } from '../page.ts';
 import { apiQuery, filtersOf, readAudit, type AuditEvent } from './audit-query.ts';
-import { queryOf, Table, When } from './parts.tsx';
+import { CursorPager, queryOf, Table, When } from './parts.tsx';
 
 const TIME_HINT = 'ISO 8601, e.g. 2026-01-02 or 2026-01-02T03:04:05Z.';
 
@@ -58,16 +58,12 @@ export async function auditView(page: PageContext): Promise<PageView> {
         ) : (
           <Events page={page} events={read.events} />
         )}
-        <nav class="pager" aria-label="Pages">
-          {page.query('cursor') ? (
-            <a href={page.href(`/audit${queryOf(filters)}`)}>Newest events</a>
-          ) : null}
-          {read.nextCursor ? (
-            <a href={page.href(`/audit${queryOf({ ...filters, cursor: read.nextCursor })}`)}>
-              Older events
-            </a>
-          ) : null}
-        </nav>
+        <CursorPager
+          cursor={page.query('cursor')}
+          next={read.nextCursor}
+          href={(cursor) => page.href(`/audit${queryOf({ ...filters, cursor })}`)}
+          noun="events"
+        />
       </>
     ),
   };

@@ -126,6 +126,23 @@ export const Pager: FC<{ page: number; pages: number; href(page: number): string
     </nav>
   ) : null;
 
+/**
+ * Links through a list the API pages by cursor: back to its start when this is a later page
+ * (`cursor` given), and on to the page after when the API gave `next`.
+ */
+export const CursorPager: FC<{
+  cursor: string | undefined;
+  next: string | undefined;
+  href(cursor?: string): string;
+  /** What the list holds, for the links' names: "events", "tokens". */
+  noun: string;
+}> = (props) => (
+  <nav class="pager" aria-label="Pages">
+    {props.cursor ? <a href={props.href()}>Newest {props.noun}</a> : null}
+    {props.next ? <a href={props.href(props.next)}>Older {props.noun}</a> : null}
+  </nav>
+);
+
 /** A query string of the values given (blank ones left out). */
 export function queryOf(values: Record<string, string | number | undefined>): string {
   const query = new URLSearchParams();

@@ -11,8 +11,8 @@ import { Field, Form, failedForm, type FormState } from '../forms.tsx';
 import { definePage, type FormFields, type PageContext, type PageView } from '../page.ts';
 import {
   Done,
-  Pager,
-  pageOf,
+  CursorPager,
+  PAGE_SIZE,
   queryOf,
   SecretOnce,
   Table,
@@ -34,13 +34,15 @@ const stateOf = (token: TokenRecord, now: number) =>
 
 async function tokensView(page: PageContext, form?: FormState): Promise<PageView> {
   const userId = page.query('user');
+  const cursor = page.query('cursor');
   const [answer, users] = await Promise.all([
-    page.api.get<{ tokens: TokenRecord[] }>(`/admin/tokens${queryOf({ userId })}`),
+    page.api.get<{ tokens: TokenRecord[]; nextCursor?: string }>(
+      `/admin/tokens${queryOf({ userId, limit: PAGE_SIZE, cursor })}`,
+    ),
     listUsers(page.api),
   ]);
   const owners = new Map(users.map((user) => [user.id, user]));
   const owner = userId === undefined ? undefined : owners.get(userId);
-  const shown = pageOf(answer.tokens, page.query('page'));
   return {
     title: owner ? `Tokens of ${owner.name}` : 'Tokens',
     body: (
@@ -52,11 +54,12 @@ async function tokensView(page: PageContext, form?: FormState): Promise<PageView
             <a href={page.href('/tokens')}>Every token</a>
           </p>
         ) : null}
-        <TokenTable page={page} tokens={shown.rows} owners={owners} />
-        <Pager
-          page={shown.page}
-          pages={shown.pages}
-          href={(n) => page.href(`/tokens${queryOf({ user: userId, page: n })}`)}
+        <TokenTable page={page} tokens={answer.tokens} owners={owners} />
+        <CursorPager
+          cursor={cursor}
+          next={answer.nextCursor}
+          href={(at) => page.href(`/tokens${queryOf({ user: userId, cursor: at })}`)}
+          noun="tokens"
         />
         <section class="card" aria-labelledby="create-title">
           <h2 id="create-title">Create token</h2>
