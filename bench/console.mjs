@@ -111,7 +111,12 @@ const sections = Object.fromEntries(
 );
 const driver = await createDriver(db.config);
 const hub = await createHub({
-  config: validateConfig({ logging: { level: 'silent' } }, sections, {}),
+  // Multitenancy on, so the tenants page is timed too.
+  config: validateConfig(
+    { logging: { level: 'silent' }, multitenancy: { enabled: true } },
+    sections,
+    {},
+  ),
   plugins,
   driver,
   throttle: createMemoryThrottleStore(),
@@ -261,6 +266,11 @@ for (const page of pages) {
   for (const [pattern, value] of Object.entries(PARAMETERS)) path = path.replace(pattern, value);
   if (path.includes(':')) {
     note(`left out ${page.path}: no value for its parameters`);
+    continue;
+  }
+  // A download (the audit log's JSON lines) is a file, not a page to render.
+  if (page.file) {
+    note(`left out ${page.path}: a download, not a page`);
     continue;
   }
   for (const variant of VARIANTS[page.path] ?? ['']) {

@@ -15,6 +15,7 @@ export {
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
 export { MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';
+export { toTenantRecord } from '../kernel/identity/tenants.ts';
 export { systemClock } from '../kernel/clock.ts';
 export {
   configuredIssuer,

@@ -144,18 +144,6 @@ export function invitationRow(
   ];
 }
 
-/** The tenant fields the CLI shows and prints as JSON. */
-export function toTenantRecord(row: TenantRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    avatarInitials: row.avatarInitials,
-    avatarColor: row.avatarColor,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
 /** Columns and one row of `tenant list`. */
 export const TENANT_COLUMNS = ['ID', 'NAME', 'CREATED', 'UPDATED'];
 export const tenantRow = (tenant: TenantRow) => [

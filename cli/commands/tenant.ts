@@ -2,15 +2,7 @@
 import { defineCommand } from 'citty';
 import { commonArgs, jsonArg } from '../args.ts';
 const hubModules = () => import('../hub-modules.ts');
-import {
-  print,
-  printJson,
-  printTable,
-  tenantBlock,
-  tenantRow,
-  TENANT_COLUMNS,
-  toTenantRecord,
-} from '../output.ts';
+import { print, printJson, printTable, tenantBlock, tenantRow, TENANT_COLUMNS } from '../output.ts';
 
 const tenantIdArg = {
   'tenant-id': {
@@ -27,7 +19,7 @@ const listCommand = defineCommand({
   },
   args: { ...jsonArg, ...commonArgs },
   async run({ args }) {
-    const { loadCliConfig, withHub } = await hubModules();
+    const { loadCliConfig, toTenantRecord, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     await withHub(loaded, args.verbose, async (hub) => {
       const rows = await hub.identity.tenants.list();
@@ -54,7 +46,7 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const { loadCliConfig, requireMultitenancy, withHub } = await hubModules();
+    const { loadCliConfig, requireMultitenancy, toTenantRecord, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {
@@ -72,7 +64,7 @@ const deleteCommand = defineCommand({
   },
   args: { ...tenantIdArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
-    const { loadCliConfig, requireMultitenancy, withHub } = await hubModules();
+    const { loadCliConfig, requireMultitenancy, toTenantRecord, withHub } = await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {

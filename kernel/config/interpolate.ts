@@ -44,18 +44,27 @@ export function interpolateString(value: string, env: Env, path: string): string
   );
 }
 
+/** Whether a string reads an environment variable (a `${NAME}` that is not the escaped `$${NAME}`). */
+function readsVariable(value: string): boolean {
+  for (const match of value.matchAll(PLACEHOLDER)) if (match[2] !== undefined) return true;
+  return false;
+}
+
 /**
  * Returns a copy of `value` with every string scalar interpolated. With `problems`, a missing
  * variable is recorded there (and the value left as written) instead of thrown, so a caller can
- * report it with every other problem of the file.
+ * report it with every other problem of the file. With `fromEnv`, the path of every value that
+ * read a variable is added to it (such a value may be a secret wherever it stands).
  */
 export function interpolate(
   value: unknown,
   env: Env,
   path = '',
   problems?: MissingVariable[],
+  fromEnv?: Set<string>,
 ): unknown {
   if (typeof value === 'string') {
+    if (fromEnv && readsVariable(value)) fromEnv.add(path || '(root)');
     try {
       return interpolateString(value, env, path || '(root)');
     } catch (error) {
@@ -66,12 +75,12 @@ export function interpolate(
   }
   if (Array.isArray(value))
     return value.map((item, index) =>
-      interpolate(item, env, path ? `${path}.${index}` : String(index), problems),
+      interpolate(item, env, path ? `${path}.${index}` : String(index), problems, fromEnv),
     );
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value))
-      out[key] = interpolate(item, env, path ? `${path}.${key}` : key, problems);
+      out[key] = interpolate(item, env, path ? `${path}.${key}` : key, problems, fromEnv);
     return out;
   }
   return value;

@@ -98,6 +98,34 @@ function fatalMissing(
   return fatal;
 }
 
+/** The paths of each validated config whose values read an environment variable (`${NAME}`). */
+const environmentPaths = new WeakMap<HubConfig, ReadonlySet<string>>();
+
+/**
+ * The dotted paths (`db.password`, `llm.providers.0.apiKey`) whose values in `config` came from
+ * `${NAME}` placeholders: a value the file did not show may be a secret, whatever its key.
+ */
+export function pathsFromEnvironment(config: HubConfig): ReadonlySet<string> {
+  return environmentPaths.get(config) ?? new Set();
+}
+
+/**
+ * Gives `config`, put together from sections of `sources` (a reload keeps some sections of the
+ * running config), the environment paths of the sources its sections came from; a section taken
+ * whole from none of them (partly kept) gets the paths of all, so nothing read from a variable is
+ * ever shown.
+ */
+export function carryEnvironmentPaths(config: HubConfig, sources: readonly HubConfig[]): void {
+  const paths = new Set<string>();
+  for (const section of Object.keys(config)) {
+    const same = sources.filter((source) => source[section] === config[section]);
+    for (const source of same.length > 0 ? same : sources)
+      for (const path of pathsFromEnvironment(source))
+        if (path === section || path.startsWith(`${section}.`)) paths.add(path);
+  }
+  environmentPaths.set(config, paths);
+}
+
 /** Validates an already parsed document against the kernel's and the plugins' section schemas. */
 export function validateConfig(
   document: unknown,
@@ -112,11 +140,16 @@ export function validateConfig(
   }
   // Every missing variable is reported, together with every other problem of the file.
   const missing: MissingVariable[] = [];
-  const interpolated = interpolate(value, env, '', missing) as Record<string, unknown>;
+  const fromEnv = new Set<string>();
+  const interpolated = interpolate(value, env, '', missing, fromEnv) as Record<string, unknown>;
   const problems = fatalMissing(interpolated, missing, source, unused);
   const schema = z.strictObject({ ...kernelSections, ...pluginSections });
   const result = schema.safeParse(interpolated);
-  if (result.success && problems.length === 0) return result.data as HubConfig;
+  if (result.success && problems.length === 0) {
+    const config = result.data as HubConfig;
+    environmentPaths.set(config, fromEnv);
+    return config;
+  }
   const found = result.success ? [] : describeIssues(result.error.issues, schema, interpolated);
   // A misspelled key first: it usually explains a "missing" one in the same section.
   const unknown = found.filter((p) => p.message.startsWith('unknown'));

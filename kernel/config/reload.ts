@@ -14,7 +14,7 @@ import type { RedisConfig } from '../redis/config.ts';
 import type { DbConfig } from '../storage/config.ts';
 import { ConfigError } from './errors.ts';
 import type { Env } from './interpolate.ts';
-import { parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
+import { carryEnvironmentPaths, parseConfig, type HubConfig, type SectionSchemas } from './load.ts';
 
 /** Reported sections, in report order (the desktop client's enum, minus `docs`, which we lack). */
 export const RELOAD_SECTIONS = [
@@ -217,6 +217,7 @@ async function reloadOnce(host: ReloadHost): Promise<ReloadOutcome> {
   }
 
   const config = applied as HubConfig;
+  carryEnvironmentPaths(config, [next, previous]);
   host.commit(config);
   const changed = [...results.values()]
     .filter((r) => r.status === 'reloaded')

@@ -3,6 +3,7 @@
  * composes all of them into one strict schema (see load.ts).
  */
 import { z } from 'zod';
+import { notSecret, secret } from './secrets.ts';
 import { dbSchema } from '../storage/config.ts';
 import { redisSchema } from '../redis/config.ts';
 
@@ -58,7 +59,8 @@ export const serverSchema = z
      * The address clients reach the hub at (behind a proxy, the proxy's https URL). Every link the
      * hub hands out (invitations) uses it. @default http://<host>:<port>
      */
-    publicUrl: publicUrl.optional(),
+    // Refuses credentials, so showing it (GET /admin/config) gives nothing away.
+    publicUrl: notSecret(publicUrl.optional()),
     /**
      * Memory for the read cache (authenticated tokens, serialized lists), in bytes; 0 turns it
      * off. Used on SQLite and PostgreSQL, which tell the hub of every write. @default 64 MiB
@@ -152,7 +154,7 @@ export const metricsSchema = z
     /** Serve `GET /metrics` (Prometheus text format). @default true */
     enabled: envBoolean.default(true),
     /** When set, `/metrics` needs `Authorization: Bearer <token>`; write it as `${ENV}`. */
-    token: z.string().min(16, 'must be at least 16 characters').optional(),
+    token: secret(z.string().min(16, 'must be at least 16 characters').optional()),
     /**
      * Without a token, answer `/metrics` to every client rather than only to clients on this host
      * (loopback, by the address the hub computes; see `server.trustProxy`). @default false

@@ -6,7 +6,7 @@
 import { YAMLParseError } from 'yaml';
 
 /** A value whose key may hold a credential (a URL may carry a password): its value is masked. */
-const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
+export const SECRET_KEY = /pass|secret|token|key|credential|url|dsn|auth/i;
 /** A key at the start of a line (block style), and the rest of the line: its value. */
 const BLOCK_KEY = /^(\s*-?\s*["']?([\w.-]+)["']?\s*:\s)(.+)$/;
 /** A key and the value after it, anywhere on a line (also inside a flow mapping `{ a: b }`). */

@@ -14,17 +14,22 @@ import { ID_MAX } from './params.ts';
 export const MAX_LIMIT = 100;
 const LIMIT_MESSAGE = `must be an integer from 1 to ${MAX_LIMIT}`;
 
-/**
- * `limit`: a decimal integer from 1 to 100, `defaultLimit` when absent. Strict on purpose: no hex
- * (`0x10`), exponents, signs, blanks or repeated keys, each a 400 naming the field.
- */
-export function limitQuery(defaultLimit: number) {
-  return z
+/** A decimal integer from 1 to 100: no hex (`0x10`), exponents, signs, blanks or repeated keys. */
+const limitText = () =>
+  z
     .string({ error: LIMIT_MESSAGE })
     .regex(/^\d{1,3}$/, LIMIT_MESSAGE)
     .transform(Number)
-    .refine((value) => value >= 1 && value <= MAX_LIMIT, LIMIT_MESSAGE)
-    .default(defaultLimit);
+    .refine((value) => value >= 1 && value <= MAX_LIMIT, LIMIT_MESSAGE);
+
+/** `limit`: `defaultLimit` when absent; each bad value a 400 naming the field. */
+export function limitQuery(defaultLimit: number) {
+  return limitText().default(defaultLimit);
+}
+
+/** `limit` of a list that answers everything without one (paging is the caller's choice). */
+export function optionalLimitQuery() {
+  return limitText().optional();
 }
 
 /** A row's place in a (createdAt, id) order. */

@@ -26,6 +26,7 @@ import { observeRequests } from './access-log.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './api-docs.ts';
 import { frontPageDocs, frontPageRoutes } from './front-page.ts';
 import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
+import { configViewDocs, configViewRoutes } from './config-view.ts';
 import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
 import { urlLimit } from './limits.ts';
@@ -154,7 +155,10 @@ export function createPipeline(deps: PipelineDeps): {
   app.route(
     '/',
     apiDocsRoutes(app, [
-      { tag: 'kernel', routes: { ...frontPageDocs, ...kernelRouteDocs, ...overviewDocs } },
+      {
+        tag: 'kernel',
+        routes: { ...frontPageDocs, ...kernelRouteDocs, ...overviewDocs, ...configViewDocs },
+      },
       ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
     ]),
   );
@@ -198,6 +202,10 @@ export function createPipeline(deps: PipelineDeps): {
     }
     return c.json({ sections: outcome.sections });
   });
+  const sections = Object.fromEntries(
+    deps.plugins.flatMap((p) => (p.config ? [[p.config.section, p.config.schema]] : [])),
+  );
+  app.route('/', configViewRoutes(config, sections));
   app.route(
     '/',
     overviewRoutes({

@@ -18,6 +18,18 @@ export const DEFAULT_TENANT_ID = '__default__';
 export const DEFAULT_HUB_NAME = 'Workspace Hub';
 const TENANT_ID = /^[A-Za-z0-9_-]+$/;
 
+/** The tenant fields the CLI prints and `/admin/tenants` answers. */
+export function toTenantRecord(row: TenantRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    avatarInitials: row.avatarInitials,
+    avatarColor: row.avatarColor,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
 /** Checks a tenant id as sent in a header or on the command line; returns it trimmed. */
 export function validateTenantId(raw: string): string {
   const id = raw.trim();

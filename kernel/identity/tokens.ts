@@ -211,14 +211,23 @@ export function createTokensService({
       });
     },
 
-    /** Tokens (never secrets), newest first, optionally of one user. */
-    async list(store: Store, userId?: string): Promise<ApiTokenRow[]> {
+    /**
+     * Tokens (never secrets), newest first, optionally of one user; with `page`, at most `limit`
+     * of them after the position of `after` (a keyset page).
+     */
+    async list(
+      store: Store,
+      userId?: string,
+      page?: { limit: number; after?: Pick<ApiTokenRow, 'createdAt' | 'id'> | undefined },
+    ): Promise<ApiTokenRow[]> {
       return store.table(apiTokensTable).find({
         ...(userId ? { where: { userId } } : {}),
         orderBy: [
           ['createdAt', 'desc'],
           ['id', 'asc'],
         ],
+        ...(page ? { limit: page.limit } : {}),
+        ...(page?.after ? { after: page.after } : {}),
       });
     },
 

@@ -3,6 +3,7 @@
  * settings (Redis holds the counters, so the section owns them, as the desktop client expects).
  */
 import { z } from 'zod';
+import { secret } from '../config/secrets.ts';
 
 /**
  * An integer, also given as a numeric string: `${NAME}` interpolation always yields strings. Unlike
@@ -22,10 +23,12 @@ export const redisSchema = z.strictObject({
   /** Redis port. @default 6379 */
   port: int(1, 65535).default(6379),
   /** AUTH password; an empty string (e.g. `${REDIS_PASSWORD:-}`) means none. @default undefined */
-  password: z
-    .string()
-    .optional()
-    .transform((value) => (value === '' ? undefined : value)),
+  password: secret(
+    z
+      .string()
+      .optional()
+      .transform((value) => (value === '' ? undefined : value)),
+  ),
   /** Database index. @default 0 */
   db: int(0, 15).default(0),
   /**

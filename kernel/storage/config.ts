@@ -1,5 +1,6 @@
 /** The `db` section of server.yaml. */
 import { z } from 'zod';
+import { secret } from '../config/secrets.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -11,7 +12,7 @@ const sslOption = z
       rejectUnauthorized: z.boolean().optional(),
       ca: z.string().optional(),
       cert: z.string().optional(),
-      key: z.string().optional(),
+      key: secret(z.string().optional()),
     }),
   ])
   .optional();
@@ -19,7 +20,7 @@ const sslOption = z
 const networkDb = {
   host: z.string().min(1).default('127.0.0.1'),
   user: z.string().min(1),
-  password: z.string().default(''),
+  password: secret(z.string().default('')),
   database: z.string().min(1),
   /** Connection pool size. @default 10 */
   max: z.coerce.number().int().min(1).max(1000).default(10),

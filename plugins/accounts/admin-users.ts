@@ -1,9 +1,11 @@
 /** Admin routes for users and tokens (`/admin/*` is admin-only in the kernel pipeline). */
 import { createPluginApp } from '../../kernel/plugin.ts';
-import { forbidden, notFound } from '../../kernel/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../kernel/errors.ts';
+import { encodeCursor } from '../../kernel/http/paging.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
-import { apiTokensTable, usersTable } from '../../kernel/identity/tables.ts';
+import { apiTokensTable, usersTable, type ApiTokenRow } from '../../kernel/identity/tables.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody, validate } from '../../kernel/http/validate.ts';
@@ -17,6 +19,15 @@ import { userListExtensions, type LinkedProvider } from './list-extensions.ts';
 
 const USER_NOT_FOUND = 'User not found';
 const TOKEN_NOT_FOUND = 'Token not found';
+
+/** A token an administrator may revoke or delete: 404 unknown, 403 the system account's. */
+async function changeableToken(store: Store, id: string): Promise<ApiTokenRow> {
+  const token = await store.table(apiTokensTable).get(id);
+  if (!token) throw notFound(TOKEN_NOT_FOUND);
+  const owner = token.userId ? await store.table(usersTable).get(token.userId) : null;
+  if (owner?.system) throw forbidden('Tokens of the internal system account cannot be changed.');
+  return token;
+}
 
 export function adminUserRoutes(
   identity: Identity,
@@ -95,17 +106,29 @@ export function adminUserRoutes(
       return c.json({ token: toTokenRecord(token), secret }, 201);
     })
     .get('/admin/tokens', validate('query', listTokensQuery), async (c) => {
-      const rows = await tokens.list(c.get('store'), c.req.valid('query').userId);
-      return c.json({ tokens: rows.map(toTokenRecord) });
+      const { userId, limit, cursor } = c.req.valid('query');
+      if (limit === undefined && cursor !== undefined)
+        throw badRequest('cursor: only with limit (the list without limit is whole)');
+      // One more than asked tells whether another page follows.
+      const page = limit === undefined ? undefined : { limit: limit + 1, after: cursor };
+      const rows = await tokens.list(c.get('store'), userId, page);
+      if (limit === undefined || rows.length <= limit)
+        return c.json({ tokens: rows.map(toTokenRecord) });
+      const shown = rows.slice(0, limit);
+      const last = shown[shown.length - 1]!;
+      return c.json({ tokens: shown.map(toTokenRecord), nextCursor: encodeCursor(last) });
+    })
+    .post('/admin/tokens/:id/revoke', async (c) => {
+      const store = c.get('store');
+      const token = await changeableToken(store, pathId(c, 'id', TOKEN_NOT_FOUND));
+      const revoked = await tokens.revoke(store, token.id);
+      if (!revoked) throw conflict('Token is revoked already.');
+      return c.json({ token: toTokenRecord(revoked) });
     })
     .delete('/admin/tokens/:id', async (c) => {
       const store = c.get('store');
-      const token = await store.table(apiTokensTable).get(pathId(c, 'id', TOKEN_NOT_FOUND));
-      if (!token) throw notFound(TOKEN_NOT_FOUND);
-      const owner = token.userId ? await c.get('store').table(usersTable).get(token.userId) : null;
-      if (owner?.system)
-        throw forbidden('Tokens of the internal system account cannot be changed.');
-      await tokens.delete(c.get('store'), token.id);
+      const token = await changeableToken(store, pathId(c, 'id', TOKEN_NOT_FOUND));
+      await tokens.delete(store, token.id);
       return c.body(null, 204);
     });
 }

@@ -42,6 +42,20 @@ export const tokenRecordSchema = z
   })
   .meta({ id: 'Token' });
 
+export const tenantRecordSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().describe("The tenant's hub name"),
+    avatarInitials: z.string(),
+    avatarColor: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Tenant' });
+
+const MULTITENANCY_ROUTE =
+  "Only administrators of the default tenant (403 for another tenant's); 404 while `multitenancy.enabled` is false. Created and deleted tenants are audited in the default tenant's log.";
+
 /** A token's secret, shown once. */
 const secret = z.string().describe('The token secret (`hbk_…`); shown only in this response');
 
@@ -110,10 +124,47 @@ export const accountsApi: RouteDocs = {
   },
   'GET /admin/tokens': {
     summary: "List tokens (never their secrets), newest first; `userId` keeps one user's",
-    responses: { 200: z.object({ tokens: z.array(tokenRecordSchema) }) },
+    description:
+      'Every token without `limit`; with it, pages of that many and `nextCursor` while more follow.',
+    responses: {
+      200: z.object({ tokens: z.array(tokenRecordSchema), nextCursor: z.string().optional() }),
+    },
+  },
+  'POST /admin/tokens/:id/revoke': {
+    summary: 'Revoke a token: it is refused from then on, and stays listed with `revokedAt`',
+    description: '409 when it is revoked already; 403 for a token of the internal system account.',
+    errors: [404, 409],
+    responses: { 200: z.object({ token: tokenRecordSchema }) },
   },
   'DELETE /admin/tokens/:id': {
-    summary: 'Revoke a token',
+    summary: 'Delete a token (it is refused from then on, and no longer listed)',
+    errors: [404],
+    responses: { 204: null },
+  },
+  'GET /admin/tenants': {
+    summary: 'List tenants (the default tenant `__default__` always exists)',
+    description: MULTITENANCY_ROUTE,
+    errors: [404],
+    responses: { 200: z.object({ tenants: z.array(tenantRecordSchema) }) },
+  },
+  'POST /admin/tenants': {
+    summary: 'Create a tenant, and with `adminName` its first administrator',
+    description: `${MULTITENANCY_ROUTE} \`id\`: letters, digits, underscores and hyphens, at most 64; 409 when taken. \`name\` is the tenant's hub name. With \`adminName\` the answer carries that administrator and their token's secret, shown only here; if the account cannot be made, the tenant is not made either.`,
+    errors: [404, 409],
+    responses: {
+      201: z.object({
+        tenant: tenantRecordSchema,
+        admin: z
+          .object({ user: userRecordSchema, token: tokenRecordSchema, secret })
+          .optional()
+          .describe('The first administrator, when `adminName` was given'),
+      }),
+    },
+  },
+  'DELETE /admin/tenants/:id': {
+    summary: 'Delete a tenant and every row it owns (not the default tenant)',
+    description: MULTITENANCY_ROUTE,
+    errors: [404],
     responses: { 204: null },
   },
 };

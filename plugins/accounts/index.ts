@@ -1,9 +1,10 @@
 /**
- * The `accounts` plugin: health, the session, and admin management of users and tokens. The rules
+ * The `accounts` plugin: health, the session, and admin management of users, tokens and tenants. The rules
  * themselves live in the kernel's identity service, which the CLI shares.
  */
 import { definePlugin, createPluginApp } from '../../kernel/plugin.ts';
 import { accountsApi } from './api.ts';
+import { adminTenantRoutes } from './admin-tenants.ts';
 import { adminUserRoutes } from './admin-users.ts';
 import { healthRoutes, sessionRoutes } from './session.ts';
 
@@ -16,6 +17,7 @@ export const accountsPlugin = definePlugin({
     const routes = createPluginApp();
     routes.route('/', sessionRoutes(ctx.hubConfig, ctx.cache));
     routes.route('/', adminUserRoutes(ctx.identity, ctx.clock, ctx.cache, ctx.hubConfig));
+    routes.route('/', adminTenantRoutes(ctx.identity, ctx.hubConfig, ctx.storage));
     return { publicRoutes: healthRoutes(), routes };
   },
 });

@@ -1,5 +1,6 @@
 /** Request bodies of the accounts routes. Unknown keys are ignored so newer clients keep working. */
 import { z } from 'zod';
+import { cursorQuery, optionalLimitQuery } from '../../kernel/http/paging.ts';
 
 const accessList = z.array(z.string().max(255)).max(10_000);
 
@@ -55,4 +56,8 @@ export const listTokensQuery = z.strictObject({
     .max(128, 'must be at most 128 characters')
     .optional()
     .describe("Only this user's tokens"),
+  limit: optionalLimitQuery().describe(
+    'At most this many (1 to 100), with `nextCursor` when more follow; without it, all',
+  ),
+  cursor: cursorQuery('tokens').describe('`nextCursor` of the page before (with `limit`)'),
 });

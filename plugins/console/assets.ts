@@ -52,6 +52,7 @@ code{font:.9rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wr
 .good{color:var(--ok);font-weight:600}
 .bad{color:var(--bad);font-weight:600}
 form.stack{display:grid;gap:1rem}
+form.stack>button{justify-self:start}
 .field{display:grid;gap:.3rem}
 label{font-weight:600}
 input,select,textarea{font:inherit;color:inherit;background:var(--card);border:1px solid var(--muted);border-radius:8px;padding:.55rem .7rem;width:100%}
@@ -105,6 +106,22 @@ td.del::before{content:"− " / "";font-weight:700}td.ins::before{content:"+ " /
 del{background:#f7c1c1;color:inherit;text-decoration:line-through}ins{background:#b7e6cc;color:inherit;text-decoration:none}
 @media (prefers-color-scheme:dark){td.del{background:#3b1d1d}td.ins{background:#15332a}del{background:#6b2424}ins{background:#1f5a42}}
 tr.fold td{color:var(--muted);text-align:center;background:var(--bg);font-style:italic}
+.check{display:flex;align-items:baseline;gap:.5rem}
+.check input{width:auto;flex:none}
+.check label{font-weight:400}
+fieldset.picker{border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:0;min-width:0}
+fieldset.invalid{border-color:var(--bad);border-width:2px}
+.choices{max-height:14rem;overflow-y:auto;margin:.4rem 0 0 1.5rem}
+form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:.75rem;align-items:end;margin-bottom:1rem}
+.pager,.tabs ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:0 0 1rem;padding:0;list-style:none}
+.tabs a{display:block;padding:.35rem .7rem;border-radius:8px;text-decoration:none}
+.tabs a[aria-current=page]{background:var(--card);color:var(--fg)}
+td.actions form{display:inline-block;margin:0 .25rem .25rem 0}
+button.danger{background:var(--bad)}
+button.quiet.danger{background:transparent;color:var(--bad);border-color:var(--bad)}
+.secret code{font-size:1rem;word-break:break-all}
+ul.plain{list-style:none;margin:0;padding:0}
+.warn{display:block}
 @media (max-width:40rem){main{padding:1rem .75rem 2rem}.card{padding:1rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}
 `;
 

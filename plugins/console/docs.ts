@@ -19,7 +19,9 @@ const refusals = {
   403: html(
     "A member on an administrator's page, a form without the session's form token, or another site's form",
   ),
-  404: html('What the page shows does not exist (or the console is off: JSON)'),
+  404: html(
+    'What the page shows does not exist, or the page is not available on this hub (or the console is off: JSON)',
+  ),
   409: html('The API refused the change as conflicting'),
   429: html('Too many failed attempts from this address'),
   503: html('The database or another dependency cannot answer'),
@@ -33,7 +35,7 @@ function pageDocs(page: ConsolePage): RouteDocs {
       summary: `${page.summary} (HTML)`,
       description: `${who}; without a session it redirects to the sign-in page${page.path === '' ? ' (here: is the sign-in page)' : ''}. Never cached.`,
       responses: {
-        200: html('The page'),
+        200: page.file ? { ...page.file, schema: { type: 'string' } } : html('The page'),
         303: null,
         400: html('A query the API refused'),
         ...refusals,
@@ -44,6 +46,9 @@ function pageDocs(page: ConsolePage): RouteDocs {
     docs[`POST ${path}`] = {
       summary: `A form of ${path} (HTML form post with the session's form token)`,
       responses: {
+        200: html(
+          'The outcome itself, where it shows what only this answer has (a new token or link, a reload report)',
+        ),
         303: null,
         400: html("The page again, with the API's message beside the field and what was typed"),
         ...refusals,

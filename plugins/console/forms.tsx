@@ -163,3 +163,25 @@ export const SelectField: FC<
     </select>,
   );
 };
+
+/** A labelled checkbox (sent as `on` when ticked) that keeps its state after a refusal. */
+export const CheckField: FC<FieldProps & { checked?: boolean }> = (props) => {
+  const parts = fieldParts(props);
+  const checked = props.state ? props.state.values[props.name] === 'on' : props.checked;
+  return (
+    <div class="check">
+      <input {...parts.control} type="checkbox" checked={checked} />
+      <label for={parts.id}>{props.label}</label>
+      {props.hint ? (
+        <p class="note" id={`${parts.id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {parts.error ? (
+        <p class="error" id={`${parts.id}-error`}>
+          {parts.error}
+        </p>
+      ) : null}
+    </div>
+  );
+};

@@ -62,10 +62,14 @@ export function createFrame(
     return signInPage(c, SESSION_ENDED, 401);
   }
 
+  /** Whether a page exists for this hub and user (most always do). */
+  const available = (page: ConsolePage, me: Me) => page.available?.(deps.hubConfig(), me) ?? true;
   /** The navigation: every page with a link that this user may open, in registration order. */
   const navFor = (me: Me, current: ConsolePage | null): NavLink[] =>
     pages
-      .filter((page) => page.nav && (!page.admin || me.user.role === 'admin'))
+      .filter(
+        (page) => page.nav && (!page.admin || me.user.role === 'admin') && available(page, me),
+      )
       .map((page) => ({
         href: `${paths().base}${page.path}`,
         label: page.nav!,
@@ -139,6 +143,12 @@ export function createFrame(
         status: 403,
       });
     }
+    if (!available(page, who.me))
+      return show(c, who, page, {
+        title: STATUS_TITLES[404]!,
+        message: 'This page is not available on this hub.',
+        status: 404,
+      });
     try {
       return await work(who);
     } catch (error) {
@@ -150,7 +160,10 @@ export function createFrame(
     signedIn,
     /** `GET` of a page. */
     get: (page: ConsolePage) => (c: Context<KernelEnv>) =>
-      guarded(c, page, async (who) => show(c, who, page, await page.get(context(c, who)))),
+      guarded(c, page, async (who) => {
+        const view = await page.get(context(c, who));
+        return view instanceof Response ? view : show(c, who, page, view);
+      }),
 
     /** `POST` of a page (its Origin is checked before): the form token first, then the page. */
     post: (page: ConsolePage) => (c: Context<KernelEnv>) =>

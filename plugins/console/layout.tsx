@@ -4,6 +4,7 @@
  * page's heading, and the footer. Styles and script are the hub's own files; nothing inline.
  */
 import type { Child, FC } from 'hono/jsx';
+import { AVATAR_PALETTE } from '../../kernel/identity/avatar-defaults.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { SCRIPT, STYLE } from './assets.ts';
 import { Form } from './forms.tsx';
@@ -28,6 +29,12 @@ export interface LayoutProps {
   narrow?: boolean;
   children?: Child;
 }
+
+/** The avatar palette as choices of a form, by a readable name (`sky-600` is "Sky"). */
+export const COLOUR_OPTIONS = AVATAR_PALETTE.map((key) => {
+  const name = key.split('-')[0]!;
+  return { value: key, label: name.charAt(0).toUpperCase() + name.slice(1) };
+});
 
 export const Avatar: FC<{ initials: string; color: string }> = ({ initials, color }) => (
   <span class={`avatar av-${color}`} aria-hidden="true">

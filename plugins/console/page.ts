@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
+import type { HubConfig } from '../../kernel/config/load.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import type { ConsoleApi } from './api-client.ts';
 
@@ -23,7 +24,7 @@ export interface Me {
   };
   token: { id: string; prefix: string };
   tenantId: string;
-  hub: { name: string };
+  hub: { name: string; initials: string; color: string; imageUrl?: string };
 }
 
 /** What a page's handlers get. */
@@ -68,7 +69,17 @@ export interface ConsolePage {
   admin: boolean;
   /** Its link in the navigation (pages with parameters have none). */
   nav?: string;
-  get(page: PageContext): Promise<PageView>;
+  /**
+   * Whether the page exists for this hub and user (say, only with multitenancy): when not, it has
+   * no link and answers the 404 page. @default always
+   */
+  available?(hub: HubConfig, me: Me): boolean;
+  /**
+   * What a GET answers when it is no page but a file (a download): its type, for `/openapi.json`.
+   * Such a page's `get` returns the `Response` itself.
+   */
+  file?: { contentType: string; description: string };
+  get(page: PageContext): Promise<PageView | Response>;
   /** Handles the page's forms; a view answers with errors beside the fields, a redirect on success. */
   post?(page: PageContext, fields: FormFields): Promise<PageView | Redirect>;
 }

@@ -14,7 +14,7 @@ import { DEFAULT_TENANT_ID, validateTenantId } from '../../kernel/identity/tenan
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { ApiError, callApi, type ApiCaller } from './api-client.ts';
 import { consolePaths, formFields, type ConsoleDeps } from './context.ts';
-import { clearSessionCookie, writeSessionCookie } from './cookie.ts';
+import { clearSessionCookie, readSessionCookie, writeSessionCookie } from './cookie.ts';
 import type { Frame } from './frame.tsx';
 import { failedForm, type FormState } from './forms.tsx';
 import type { Me } from './page.ts';
@@ -80,7 +80,11 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
     });
   }
 
-  /** Opens the session for the token the API just took (`me`), sets the cookie, goes home. */
+  /**
+   * Opens the session for the token the API just took (`me`), sets the cookie, goes home. A
+   * session the browser had (signing in to another tenant from the tenants page) is signed out
+   * once the new one is open, so a failed sign-in leaves it as it was.
+   */
   async function open(
     c: Context<KernelEnv>,
     tenantId: string,
@@ -88,6 +92,7 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
     me: Me,
     method: SignInMethod,
   ): Promise<Response> {
+    const before = readSessionCookie(c, deps.hubConfig().server) ? await frame().signedIn(c) : null;
     const value = await deps.sessions.open(deps.auditedStore(c, tenantId), {
       tenantId,
       user: { id: me.user.id, name: me.user.name },
@@ -95,6 +100,11 @@ export function signInRoutes(deps: ConsoleDeps, frame: () => Frame) {
       ownsToken: method === 'sso',
       method,
     });
+    if (before && !(before instanceof Response))
+      await deps.sessions.signOut(deps.auditedStore(c, before.session.tenantId), before.session, {
+        id: before.me.user.id,
+        name: before.me.user.name,
+      });
     writeSessionCookie(c, deps.hubConfig().server, value, deps.sessions.cookieSeconds());
     return c.redirect(paths().base, 303);
   }

@@ -203,6 +203,12 @@ export function entitiesApi(
     },
     'DELETE /admin/run-results/:id': { summary: 'Delete any run result', responses: { 204: null } },
     ...historyDocs(historySubjects(kinds, items)),
+    'GET /admin/run-results/usage': {
+      summary: "Several users' stored run results (count and bytes) against the configured limits",
+      description:
+        "In the order asked; a user who stored nothing (or does not exist) has 0 and 0. One read for them all, where `GET /admin/users/:id/run-results/usage` is one user's.",
+      responses: { 200: z.object({ users: z.array(runResultUsageRecord) }) },
+    },
     'GET /admin/users/:id/run-results/usage': {
       summary: "A user's stored run results (count and bytes) against the configured limits",
       errors: [404],

@@ -108,6 +108,38 @@ export async function runResultUsage(
 }
 
 /**
+ * The usage reports of several users (`GET /admin/run-results/usage`), in the order of `userIds`:
+ * their usage rows in one read; a user without one has stored nothing, unless results stored
+ * before limits existed are theirs, which one more read finds (and only then are they counted).
+ */
+export async function runResultUsages(
+  store: Store,
+  userIds: readonly string[],
+  config: RunResultsConfig,
+): Promise<RunResultUsage[]> {
+  const rows = new Map(
+    (await store.table(runResultUsageTable).getMany(userIds)).map((row) => [row.id, row]),
+  );
+  const missing = userIds.filter((id) => !rows.has(id));
+  const older =
+    missing.length > 0 &&
+    (
+      await store.table(runResultsTable).find({
+        where: { createdByUserId: { in: missing } },
+        limit: 1,
+      })
+    ).length > 0;
+  const limits = { count: limitOf(config.maxPerUser), bytes: limitOf(config.maxBytesPerUser) };
+  return Promise.all(
+    userIds.map(async (userId) => {
+      const row = rows.get(userId);
+      const usage = row ?? (older ? await currentUsage(store, userId) : { count: 0, bytes: 0 });
+      return { userId, count: usage.count, bytes: usage.bytes, limits };
+    }),
+  );
+}
+
+/**
  * Counts a new run result of `size` bytes against the caller's limits, inside the transaction that
  * stores it: 409 naming the limit when it would go over. The caller has locked the user's row.
  */

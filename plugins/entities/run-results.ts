@@ -17,8 +17,8 @@ import type { KernelEnv } from '../../kernel/plugin.ts';
 import { publishDeleted, type EntityDeps } from './access.ts';
 import { toRunResultDetail, toRunResultRecord } from './records.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from './tables.ts';
-import { ID_MAX, pathId } from '../../kernel/http/params.ts';
-import { jsonBody } from '../../kernel/http/validate.ts';
+import { ID_MAX, idsQuery, pathId } from '../../kernel/http/params.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { safeName } from '../../kernel/text.ts';
 import {
   lockCreator,
@@ -26,6 +26,7 @@ import {
   reserveRunResult,
   runResultSize,
   runResultUsage,
+  runResultUsages,
   type RunResultsConfig,
 } from './run-result-usage.ts';
 
@@ -34,6 +35,11 @@ const NOT_FOUND = 'Run result not found';
 const USER_NOT_FOUND = 'User not found';
 /** Published after a run result is stored, for notices. */
 export const RUN_RESULT_CREATED = 'entities.runResult.created';
+
+/** `GET /admin/run-results/usage`: the users asked about. */
+const usagesQuery = z.strictObject({
+  userIds: idsQuery().describe('The users, comma-separated (at most 100)'),
+});
 
 const createBody = z.object({
   label: safeName(
@@ -195,6 +201,12 @@ export function runResultRoutes(
   app.get('/admin/run-results', async (c) => {
     const rows = await c.get('store').table(runResultsTable).find({ orderBy: NEWEST_FIRST });
     return c.json({ runResults: rows.map(toRunResultRecord) });
+  });
+
+  // Before `/admin/run-results/:id`, which would take `usage` for an id.
+  app.get('/admin/run-results/usage', validate('query', usagesQuery), async (c) => {
+    const ids = c.req.valid('query').userIds;
+    return c.json({ users: await runResultUsages(c.get('store'), ids, limits()) });
   });
 
   app.get('/admin/run-results/:id', async (c) => {

@@ -50,6 +50,17 @@ export const llmProxyApi: RouteDocs = {
       }),
     },
   },
+  'GET /admin/llm/usage': {
+    summary: "Users' token use this month (UTC), for the users asked about",
+    description:
+      "Answers whether or not LLM support is configured now: what was used stays counted. A user who used nothing this month (or does not exist) has 0; each cap is the user's `llmMonthlyTokenLimit`.",
+    responses: {
+      200: z.object({
+        period: z.string().describe('YYYY-MM (UTC)'),
+        users: z.array(z.object({ userId: z.string(), totalTokens: z.number().int() })),
+      }),
+    },
+  },
   'POST /llm/chat/step': {
     summary: 'One chat completion step through the hub',
     description: `${NEEDS_LLM} ${AT_THE_CAP} 429 while another step of the same capped user runs too long; 502 when the provider fails.`,

@@ -5,6 +5,7 @@
  * narrowed by the optional `models` allow-list.
  */
 import { z } from 'zod';
+import { secret } from '../../kernel/config/secrets.ts';
 
 /** Provider names the desktop client accepts in a catalog entry. */
 export const PROVIDERS = ['openai', 'claude', 'gemini'] as const;
@@ -36,7 +37,7 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
 
 const providerSchema = z.strictObject({
   /** The key sent as `Authorization: Bearer`; use `${ENV}` rather than writing it in the file. */
-  apiKey: z.string().min(1, 'must not be empty'),
+  apiKey: secret(z.string().min(1, 'must not be empty')),
   /** OpenAI-compatible base URL (ending before `/chat/completions`). @default the provider's own */
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
 });

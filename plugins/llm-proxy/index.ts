@@ -1,7 +1,8 @@
 /**
  * The `llm-proxy` plugin: proxies chat steps to a hosted or local OpenAI-compatible model server
  * under per-user model lists and monthly token caps. The only module of the hub that imports
- * `openai` (through upstream.ts). Without an `llm` section every route answers 503.
+ * `openai` (through upstream.ts). Without an `llm` section every route answers 503, but
+ * `GET /admin/llm/usage`: what was used stays counted.
  */
 import { createPluginApp, definePlugin, type PluginDefinition } from '../../kernel/plugin.ts';
 import { llmProxyApi } from './api.ts';

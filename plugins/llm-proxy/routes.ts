@@ -15,7 +15,10 @@ import { chatStepBody, type ChatStepBody } from './schemas.ts';
 import { completeStep, upstreamFailure, type ProviderClients } from './upstream.ts';
 import { turnKeyOf } from './turns.ts';
 import { admitStep, monthTotal, recordStep, type Admission, type StepUsage } from './usage.ts';
-import { jsonBody } from '../../kernel/http/validate.ts';
+import { jsonBody, validate } from '../../kernel/http/validate.ts';
+import { idsQuery } from '../../kernel/http/params.ts';
+import { llmUsageTable, periodOf, usageId } from './tables.ts';
+import { z } from 'zod';
 
 export const NOT_CONFIGURED = 'LLM support is not configured on this hub.';
 
@@ -115,6 +118,11 @@ function modelsResponse(section: NonNullable<LlmConfig>, visible: (model: ModelE
   return { models: offeredModels(section).filter(visible), capabilities: capabilitiesOf(section) };
 }
 
+/** `GET /admin/llm/usage`: the users whose month totals are asked for. */
+const adminUsageQuery = z.strictObject({
+  userIds: idsQuery().describe('The users, comma-separated (at most 100)'),
+});
+
 /** Mounts the models, usage and step routes. */
 export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
   const gate = requireLlm(deps);
@@ -138,6 +146,21 @@ export function llmRoutes(app: Hono<KernelEnv>, deps: LlmDeps): void {
       user.id,
     );
     return c.json({ period, totalTokens, limit: user.llmMonthlyTokenLimit });
+  });
+
+  // Usage is kept whether or not LLM support is on now, so this answers either way.
+  app.get('/admin/llm/usage', validate('query', adminUsageQuery), async (c) => {
+    const period = periodOf(deps.clock.now());
+    const ids = c.req.valid('query').userIds;
+    const rows = await deps
+      .storage(c.get('tenant').id)
+      .table(llmUsageTable)
+      .getMany(ids.map((id) => usageId(id, period)));
+    const totals = new Map(rows.map((row) => [row.userId, row.totalTokens]));
+    return c.json({
+      period,
+      users: ids.map((userId) => ({ userId, totalTokens: totals.get(userId) ?? 0 })),
+    });
   });
 
   app.post('/llm/chat/step', gate, jsonBody(chatStepBody), async (c) => {

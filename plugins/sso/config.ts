@@ -6,6 +6,7 @@
  * not here: tenants are created while the hub runs.
  */
 import { z } from 'zod';
+import { secret } from '../../kernel/config/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { MAX_TOKEN_DAYS } from '../accounts/index.ts';
 
@@ -75,7 +76,7 @@ const oidcSchema = z.strictObject({
   issuer: issuerSchema,
   clientId: z.string().trim().min(1, 'must not be empty'),
   /** Use `${ENV}`; omit for a public client (PKCE only). */
-  clientSecret: z.string().min(1, 'must not be empty').optional(),
+  clientSecret: secret(z.string().min(1, 'must not be empty').optional()),
   /** @default [openid, profile, email] */
   scopes: z
     .array(

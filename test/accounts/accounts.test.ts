@@ -437,6 +437,54 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
       expect((await t.request('DELETE', `/admin/tokens/${issued.body.token.id}`)).status).toBe(404);
     });
 
+    it('revokes a token: it stops working, stays listed with revokedAt, and a second revoke is 409', async () => {
+      const user = await t.createUser({});
+      const issued = await t.request('POST', `/admin/users/${user.id}/tokens`, {
+        body: { name: 'phone' },
+      });
+      const id = issued.body.token.id;
+      const res = await t.request('POST', `/admin/tokens/${id}/revoke`);
+      expect(res.status).toBe(200);
+      expect(res.body.token).toMatchObject({ id, name: 'phone', revokedAt: expect.any(String) });
+      expect((await t.request('GET', '/auth/session', { token: issued.body.secret })).status).toBe(
+        401,
+      );
+      const listed = await t.request('GET', `/admin/tokens?userId=${user.id}`);
+      expect(listed.body.tokens.find((token: { id: string }) => token.id === id).revokedAt).toBe(
+        res.body.token.revokedAt,
+      );
+      const again = await t.request('POST', `/admin/tokens/${id}/revoke`);
+      expect([again.status, again.body.error]).toEqual([409, 'Token is revoked already.']);
+      expect((await t.request('POST', `/admin/tokens/${newId()}/revoke`)).status).toBe(404);
+    });
+
+    it('pages tokens with limit and cursor, newest first, and lists all without a limit', async () => {
+      const user = await t.createUser({});
+      for (const name of ['a', 'b', 'c'])
+        await t.request('POST', `/admin/users/${user.id}/tokens`, { body: { name } });
+      const all = (await t.request('GET', `/admin/tokens?userId=${user.id}`)).body;
+      expect(all.tokens).toHaveLength(4);
+      expect(all.nextCursor).toBeUndefined();
+      const first = (await t.request('GET', `/admin/tokens?userId=${user.id}&limit=3`)).body;
+      expect(first.tokens.map((token: { id: string }) => token.id)).toEqual(
+        all.tokens.slice(0, 3).map((token: { id: string }) => token.id),
+      );
+      const rest = await t.request(
+        'GET',
+        `/admin/tokens?userId=${user.id}&limit=3&cursor=${first.nextCursor}`,
+      );
+      expect(rest.body.tokens.map((token: { id: string }) => token.id)).toEqual([all.tokens[3].id]);
+      expect(rest.body.nextCursor).toBeUndefined();
+      for (const [query, message] of [
+        [`cursor=${first.nextCursor}`, 'cursor: only with limit (the list without limit is whole)'],
+        ['limit=3&cursor=nope!', 'cursor: Invalid tokens cursor'],
+        ['limit=0', 'limit: must be an integer from 1 to 100'],
+      ]) {
+        const refused = await t.request('GET', `/admin/tokens?${query}`);
+        expect([refused.status, refused.body.error]).toEqual([400, message]);
+      }
+    });
+
     it('refuses to delete a token of the system account', async () => {
       const store = t.store();
       const system = await store.table(usersTable).findOne({ system: true });
@@ -453,6 +501,7 @@ describe.each(httpDrivers())('accounts routes on %s', (kind) => {
         expiresAt: null,
       });
       expect((await t.request('DELETE', `/admin/tokens/${id}`)).status).toBe(403);
+      expect((await t.request('POST', `/admin/tokens/${id}/revoke`)).status).toBe(403);
       await store.table(apiTokensTable).delete(id);
     });
 

@@ -178,6 +178,43 @@ describe.each(allDrivers())('run result limits on %s', (driver) => {
     const bytes = rows.reduce((sum, row) => sum + sizeOf(row), 0);
     expect((await usage(author.id)).body).toMatchObject({ count: 250, bytes });
   });
+
+  it('answers several users at once, in the order asked, old runs and users without runs included', async () => {
+    const [recent, older, none] = [await h.user({}), await h.user({}), await h.user({})];
+    const run = (await upload(recent.token)).body;
+    const stored = payload('o');
+    const old = oldRun(older.id, 0, stored, new Date(Date.UTC(2025, 1, 1)));
+    await t.store().table(runResultsTable).insertMany([old]);
+    const ids = [none.id, recent.id, older.id, 'no-such-user'];
+    const res = await t.request('GET', `/admin/run-results/usage?userIds=${ids.join(',')}`);
+    expect(res.status).toBe(200);
+    const limits = { count: MAX_COUNT, bytes: MAX_BYTES };
+    expect(res.body.users).toEqual([
+      { userId: none.id, count: 0, bytes: 0, limits },
+      { userId: recent.id, count: 1, bytes: sizeOf(run), limits },
+      { userId: older.id, count: 1, bytes: sizeOf(old), limits },
+      { userId: 'no-such-user', count: 0, bytes: 0, limits },
+    ]);
+    expect(
+      (
+        await t.request('GET', `/admin/run-results/usage?userIds=${recent.id}`, {
+          token: recent.token,
+        })
+      ).status,
+    ).toBe(403);
+  });
+
+  it.each([
+    ['', 'userIds: must be comma-separated ids of at most 128 characters, none empty'],
+    ['a,,b', 'userIds: must be comma-separated ids of at most 128 characters, none empty'],
+    [
+      Array.from({ length: 101 }, (_, i) => `u${i}`).join(','),
+      'userIds: must name at most 100 ids',
+    ],
+  ])('refuses the list of users %#, naming userIds', async (ids, message) => {
+    const res = await t.request('GET', `/admin/run-results/usage?userIds=${ids}`);
+    expect([res.status, res.body.error]).toEqual([400, message]);
+  });
 });
 
 describe('run result limits across a reload', () => {

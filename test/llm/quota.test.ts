@@ -144,6 +144,38 @@ describe.each(httpDrivers())('LLM usage and quota (%s)', (kind) => {
     });
   });
 
+  it("gives admins several users' month totals at once, 0 for users who used nothing, and nobody else", async () => {
+    const [busy, idle] = [
+      await t.createUser({ llmAccess: true, llmModels: ['*'] }),
+      await t.createUser({ llmAccess: true, llmModels: ['*'] }),
+    ];
+    answerWith(
+      completion({ content: 'ok' }, { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 }),
+    );
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await t.request('POST', '/llm/chat/step', { token: busy.token, body: userTurn() })).status,
+      ).toBe(200);
+    const res = await t.request('GET', `/admin/llm/usage?userIds=${idle.id},${busy.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      period: '2026-03',
+      users: [
+        { userId: idle.id, totalTokens: 0 },
+        { userId: busy.id, totalTokens: 22 },
+      ],
+    });
+    const member = await t.request('GET', `/admin/llm/usage?userIds=${busy.id}`, {
+      token: busy.token,
+    });
+    expect(member.status).toBe(403);
+    const missing = await t.request('GET', '/admin/llm/usage');
+    expect([missing.status, missing.body.error]).toEqual([
+      400,
+      'userIds: must be a single string of comma-separated ids',
+    ]);
+  });
+
   it('rejects unknown model ids on POST and PUT /admin/users and warns about stale ones', async () => {
     const bad = await t.request('POST', '/admin/users', {
       body: { name: uniqueName(), role: 'user', llmAccess: true, llmModels: ['gpt-4o', 'gpt-9'] },

@@ -3,18 +3,13 @@
  * and the profile page both show, and what either does with it when posted.
  */
 import type { FC } from 'hono/jsx';
-import { AVATAR_PALETTE } from '../../../kernel/identity/avatar-defaults.ts';
 import { ApiError } from '../api-client.ts';
 import { failedForm, Field, Form, SelectField, type FormState } from '../forms.tsx';
+import { COLOUR_OPTIONS } from '../layout.tsx';
 import type { FormFields, PageContext, PageView, Redirect } from '../page.ts';
 
 /** The profile form's fields: what it keeps after a refusal. */
 export const PROFILE_FIELDS = ['initials', 'color'] as const;
-
-const colourName = (key: string) => {
-  const name = key.split('-')[0]!;
-  return name.charAt(0).toUpperCase() + name.slice(1);
-};
 
 /** Initials and colour, posted to `action` (a console path) with the intent `profile`. */
 export const ProfileForm: FC<{ page: PageContext; action: string; form?: FormState }> = ({
@@ -41,7 +36,7 @@ export const ProfileForm: FC<{ page: PageContext; action: string; form?: FormSta
       label="Colour"
       value={page.me.user.avatarColor}
       state={form}
-      options={AVATAR_PALETTE.map((key) => ({ value: key, label: colourName(key) }))}
+      options={COLOUR_OPTIONS}
     />
     <button type="submit">Save profile</button>
   </Form>
