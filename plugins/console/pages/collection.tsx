@@ -68,7 +68,9 @@ const DocumentEntry: FC<{ page: PageContext; document: Document }> = ({ page, do
       <summary>
         Text<Hidden>{` of ${document.name}`}</Hidden>
       </summary>
-      <pre>{document.content}</pre>
+      <pre tabindex={0} role="region" aria-label={`Text of ${document.name}`}>
+        {document.content}
+      </pre>
     </details>
   </li>
 );

@@ -118,9 +118,10 @@ const ConfigView: FC<{ config: Record<string, unknown> | null }> = ({ config }) 
           What the hub runs with, defaults included. Secrets, and every value read from an
           environment variable, show as ***.
         </p>
-        <div class="scroll" tabindex={0} role="region" aria-labelledby="config-title">
-          <pre id="config">{stringify(config)}</pre>
-        </div>
+        {/* The text scrolls inside its own box (pre's max-height), so the box takes the focus. */}
+        <pre id="config" tabindex={0} role="region" aria-labelledby="config-title">
+          {stringify(config)}
+        </pre>
       </>
     )}
   </section>
