@@ -14,7 +14,7 @@ import { createReloader, pluginReloadTargets, type ReloadOutcome } from './confi
 import { auditedReload } from './config/reload-audit.ts';
 import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
-import { throttleGuard, type AuthPolicy } from './http/auth.ts';
+import { throttleGuard } from './http/auth.ts';
 import { clientIpResolver } from './http/client-address.ts';
 import { createInProcess } from './http/in-process.ts';
 import { createCounts } from './http/counts.ts';
@@ -23,13 +23,8 @@ import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
-import {
-  changeFeedMigration,
-  changeSequenceMigration,
-  kernelMigrations,
-  kernelTables,
-  provision,
-} from './identity/provision.ts';
+import { provision } from './identity/provision.ts';
+import { collectMigrations, collectTables, PendingMigrationsError } from './schema.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHubMetrics, type HubMetrics } from './metrics.ts';
 import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
@@ -40,16 +35,8 @@ import { runMigrations } from './storage/migrate.ts';
 import type { Table } from './storage/table.ts';
 import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
-import { redisSchema } from './redis/config.ts';
+import { throttlePolicy } from './redis/config.ts';
 import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
-
-/** Throttle numbers when there is no redis section: the schema's own defaults. */
-const THROTTLE_DEFAULTS: AuthPolicy = (({
-  maxFailures,
-  windowSeconds,
-  blockSeconds,
-  maxFailuresPerIp,
-}) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
 
 export interface CreateHubOptions {
   config: HubConfig;
@@ -106,34 +93,6 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-/** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
-export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
-  const ordered = orderPlugins(plugins, Object.keys(kernelSections));
-  return [
-    ...kernelMigrations,
-    ...ordered.flatMap((p) => p.migrations ?? []),
-    changeFeedMigration(collectTables(plugins)),
-    changeSequenceMigration(collectTables(plugins)),
-  ];
-}
-
-/** Every table of the kernel and the given plugins (what export and import iterate). */
-export function collectTables(plugins: readonly PluginDefinition<any>[]): Table[] {
-  return [
-    ...kernelTables,
-    ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? []),
-  ];
-}
-
-export class PendingMigrationsError extends Error {
-  constructor(pending: readonly string[]) {
-    super(
-      `The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`,
-    );
-    this.name = 'PendingMigrationsError';
-  }
-}
-
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let config = options.config;
   const clock = options.clock ?? systemClock;
@@ -184,8 +143,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const resolveIp = clientIpResolver(() => config, options.clientIp);
     const clientIp = (c: Context<KernelEnv>) => inProcess.callerOf(c.req.raw)?.ip ?? resolveIp(c);
     const counts = createCounts();
-    // `policy` is declared below; the guard only calls it per request, after setup.
-    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy: () => policy() });
+    const policy = () => throttlePolicy(config.redis);
+    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy });
     const instances: { name: string; instance: PluginInstance<any> }[] = [];
     for (const plugin of plugins) {
       const section = plugin.config?.section;
@@ -209,18 +168,6 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
     }
     assertNoRouteClashes(instances);
-
-    const policy = (): AuthPolicy => {
-      const redis = config.redis;
-      return redis
-        ? {
-            maxFailures: redis.maxFailures,
-            windowSeconds: redis.windowSeconds,
-            blockSeconds: redis.blockSeconds,
-            maxFailuresPerIp: redis.maxFailuresPerIp,
-          }
-        : THROTTLE_DEFAULTS;
-    };
 
     // Config reload swaps the connections behind the getters above. An old connection is closed
     // once the requests that started before the swap have finished.
