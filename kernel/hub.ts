@@ -24,14 +24,13 @@ import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
 import { provision } from './identity/provision.ts';
-import { collectMigrations, collectTables, PendingMigrationsError } from './schema.ts';
+import { catchUpSchema, collectMigrations, collectTables } from './schema.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHubMetrics, type HubMetrics } from './metrics.ts';
-import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
-import { assertNoRouteClashes, orderPlugins } from './registry.ts';
+import type { KernelEnv, PluginDefinition } from './plugin.ts';
+import { orderPlugins, setUpPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
 import { createDriver } from './storage/create-driver.ts';
-import { runMigrations } from './storage/migrate.ts';
 import type { Table } from './storage/table.ts';
 import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
@@ -107,12 +106,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let driver = options.driver ?? (await createDriver(config.db));
   const closers: (() => Promise<void>)[] = [];
   try {
-    const applied = new Set(await driver.appliedMigrations());
-    const pending = migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
-    if (pending.length > 0) {
-      if (!(options.migrate ?? driver.kind === 'sqlite')) throw new PendingMigrationsError(pending);
-      await runMigrations(driver, migrations, log);
-    }
+    await catchUpSchema(driver, migrations, options.migrate ?? driver.kind === 'sqlite', log);
     const cache = createReadCache(() => config.server.cacheBytes);
     const audit = createAuditSink();
     const identity = createIdentity({
@@ -145,29 +139,25 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const counts = createCounts();
     const policy = () => throttlePolicy(config.redis);
     const pluginThrottle = throttleGuard({ throttle: () => throttle, policy });
-    const instances: { name: string; instance: PluginInstance<any> }[] = [];
-    for (const plugin of plugins) {
-      const section = plugin.config?.section;
-      const ctx: PluginContext<any> = {
-        config: () => (section ? config[section] : undefined),
+    const instances = await setUpPlugins(
+      plugins,
+      {
         hubConfig: () => config,
         identity,
         storage: (tenantId) => driver.forTenant(tenantId),
         events,
-        log: log.child({ plugin: plugin.name }),
         clock,
         signal: shutdown.signal,
         throttle: pluginThrottle,
         clientIp,
-        metrics: metrics.forPlugin(plugin.name),
         cache,
         audit,
         api: inProcess,
         counts,
-      };
-      instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
-    }
-    assertNoRouteClashes(instances);
+      },
+      log,
+      metrics,
+    );
 
     // Config reload swaps the connections behind the getters above. An old connection is closed
     // once the requests that started before the swap have finished.

@@ -12,7 +12,9 @@ import {
 } from './identity/provision.ts';
 import type { PluginDefinition } from './plugin.ts';
 import { orderPlugins } from './registry.ts';
-import type { Migration } from './storage/contract.ts';
+import type { Logger } from './log.ts';
+import type { Migration, StorageDriver } from './storage/contract.ts';
+import { runMigrations } from './storage/migrate.ts';
 import type { Table } from './storage/table.ts';
 
 /** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
@@ -41,4 +43,18 @@ export class PendingMigrationsError extends Error {
     );
     this.name = 'PendingMigrationsError';
   }
+}
+
+/** Applies the pending migrations when `migrate` allows it; otherwise refuses to serve on them. */
+export async function catchUpSchema(
+  driver: StorageDriver,
+  migrations: readonly Migration[],
+  migrate: boolean,
+  log: Logger,
+): Promise<void> {
+  const applied = new Set(await driver.appliedMigrations());
+  const pending = migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
+  if (pending.length === 0) return;
+  if (!migrate) throw new PendingMigrationsError(pending);
+  await runMigrations(driver, migrations, log);
 }
