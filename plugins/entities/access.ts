@@ -13,7 +13,7 @@ import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
-import type { UsageLedger } from './history-usage.ts';
+import type { UsageLedger } from './history/usage.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
 
 /** What the route builders need from the plugin context. */

@@ -12,26 +12,26 @@ import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import type { EntityDeps } from './access.ts';
-import { entitiesApi } from './api.ts';
-import { collectionsKind } from './collections.ts';
-import { documentsKind } from './documents.ts';
-import { environmentsKind } from './environments.ts';
-import { folderRoutes } from './folders.ts';
-import { historySubjects } from './history-subjects.ts';
-import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
-import { purgeHistory, type PurgeDeps } from './history-purge.ts';
-import { startPruning } from './prune.ts';
-import { revisionRoutes } from './revisions.ts';
-import { trashRoutes } from './trash.ts';
-import { itemRoutes } from './items.ts';
-import { livePagesKind, liveServersKind } from './live.ts';
-import { requestsKind } from './requests.ts';
-import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
-import { runResultRoutes } from './run-results.ts';
-import { snippetsKind } from './snippets.ts';
+import { entitiesApi } from './routes/api.ts';
+import { collectionsKind } from './kinds/collections.ts';
+import { documentsKind } from './kinds/documents.ts';
+import { environmentsKind } from './kinds/environments.ts';
+import { folderRoutes } from './routes/folders.ts';
+import { historySubjects } from './history/subjects.ts';
+import { createUsageLedger, FLUSH_INTERVAL_MS } from './history/usage.ts';
+import { purgeHistory, type PurgeDeps } from './history/purge.ts';
+import { startPruning } from './history/prune.ts';
+import { revisionRoutes } from './history/revisions.ts';
+import { trashRoutes } from './history/trash.ts';
+import { itemRoutes } from './routes/items.ts';
+import { livePagesKind, liveServersKind } from './kinds/live.ts';
+import { requestsKind } from './kinds/requests.ts';
+import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
+import { runResultRoutes } from './run-results/routes.ts';
+import { snippetsKind } from './kinds/snippets.ts';
 import { entityMigrations, entityTables, runResultUsageTable, type HistoryKind } from './tables.ts';
-import type { TopLevelKind } from './top-level-kind.ts';
-import { mountTopLevelKind } from './top-level.ts';
+import type { TopLevelKind } from './kinds/top-level.ts';
+import { mountTopLevelKind } from './routes/top-level.ts';
 
 const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
   collectionsKind,
@@ -127,10 +127,10 @@ export {
   type ChangeQuery,
   type ChangeRow,
   type RevisionsPrunedEvent,
-} from './change-log.ts';
+} from './history/change-log.ts';
 export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './tables.ts';
-export { RUN_RESULT_CREATED } from './run-results.ts';
-export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
+export { RUN_RESULT_CREATED } from './run-results/routes.ts';
+export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-results/usage.ts';
 export {
   assertTargetAccess,
   canAccessTarget,
@@ -142,4 +142,4 @@ export {
   targetTables,
   type EntityTarget,
   type TargetType,
-} from './targets.ts';
+} from './kinds/targets.ts';

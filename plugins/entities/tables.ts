@@ -6,7 +6,7 @@
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
-import { historyUsageTable, revisionsTable, trashTable } from './history-tables.ts';
+import { historyUsageTable, revisionsTable, trashTable } from './history/tables.ts';
 import {
   NAME_MAX,
   type AuthConfig,
@@ -205,7 +205,7 @@ export {
   type RevisionAction,
   type RevisionRow,
   type TrashRow,
-} from './history-tables.ts';
+} from './history/tables.ts';
 
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
 export type EnvironmentRow = RowOfTable<typeof environmentsTable>;
