@@ -7,45 +7,29 @@
  * workspace record is kept as a revision (history.ts), which the audit log reads as the change's
  * event (change-log.ts).
  */
-import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import type { EntityDeps } from './access.ts';
-import { entitiesApi } from './routes/api.ts';
-import { collectionsKind } from './kinds/collections.ts';
-import { documentsKind } from './kinds/documents.ts';
-import { environmentsKind } from './kinds/environments.ts';
-import { folderRoutes } from './routes/folders.ts';
-import { historySubjects } from './history/subjects.ts';
-import { createUsageLedger, FLUSH_INTERVAL_MS } from './history/usage.ts';
+import type { EntityDeps } from './deps.ts';
 import { purgeHistory, type PurgeDeps } from './history/purge.ts';
 import { startPruning } from './history/prune.ts';
 import { revisionRoutes } from './history/revisions.ts';
+import { historySubjects } from './history/subjects.ts';
 import { trashRoutes } from './history/trash.ts';
+import { createUsageLedger, FLUSH_INTERVAL_MS } from './history/usage.ts';
+import { topLevelKinds } from './kinds/behaviours.ts';
+import { ITEM_KINDS, kind, TOP_LEVEL_KINDS, type HistoryKind } from './kinds/index.ts';
+import { entityMigrations, entityTables } from './migrations.ts';
+import { entitiesApi } from './routes/api.ts';
+import { folderRoutes } from './routes/folders.ts';
 import { itemRoutes } from './routes/items.ts';
-import { livePagesKind, liveServersKind } from './kinds/live.ts';
-import { requestsKind } from './kinds/requests.ts';
-import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
-import { runResultRoutes } from './run-results/routes.ts';
-import { snippetsKind } from './kinds/snippets.ts';
-import { entityMigrations, entityTables, runResultUsageTable, type HistoryKind } from './tables.ts';
-import type { TopLevelKind } from './kinds/top-level.ts';
 import { mountTopLevelKind } from './routes/top-level.ts';
-
-const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
-  collectionsKind,
-  environmentsKind,
-  snippetsKind,
-  liveServersKind,
-  livePagesKind,
-];
-
-const itemKinds = [requestsKind, documentsKind];
-const subjects = historySubjects(topLevelKinds, itemKinds);
+import { runResultRoutes } from './run-results/routes.ts';
+import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
+import { runResultUsageTable } from './tables.ts';
 
 /**
- * Purges the history of a record of `kind` (history-purge.ts), for `workspace-hub history purge`;
+ * Purges the history of a record of `kind` (history/purge.ts), for `workspace-hub history purge`;
  * the admin route is mounted with the other history routes.
  */
 export function purgeRecordHistory(
@@ -54,7 +38,7 @@ export function purgeRecordHistory(
   kind: HistoryKind,
   id: string,
 ): Promise<{ purged: number }> {
-  const subject = subjects.find((candidate) => candidate.kind === kind);
+  const subject = historySubjects.find((candidate) => candidate.name === kind);
   if (!subject) throw new Error(`No history kind ${kind}`);
   return purgeHistory(store, deps, subject, id);
 }
@@ -65,20 +49,21 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
   config: { section: 'runResults', schema: runResultsSchema, reloadable: true },
   tables: entityTables,
   migrations: entityMigrations,
-  api: entitiesApi(topLevelKinds, itemKinds),
+  api: entitiesApi(topLevelKinds, ITEM_KINDS),
   setup(ctx) {
-    for (const kind of topLevelKinds) {
+    // Which ids of each access list exist: the rows of the kind it names.
+    for (const kind of TOP_LEVEL_KINDS) {
       const table: Table = kind.table;
       ctx.identity.access.register({
-        field: kind.field as EntityAccessField,
+        field: kind.field,
         tables: [table],
         existing: async (store, ids) =>
           new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
     // What the administrator's overview counts (`GET /admin/overview`).
-    ctx.counts.register('collections', (store) => store.table(collectionsKind.table).count());
-    ctx.counts.register('requests', (store) => store.table(requestsKind.table).count());
+    ctx.counts.register('collections', (store) => store.table(kind('collection').table).count());
+    ctx.counts.register('requests', (store) => store.table(kind('request').table).count());
     const deps: EntityDeps = {
       clock: ctx.clock,
       events: ctx.events,
@@ -90,9 +75,9 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);
-    for (const kind of itemKinds) itemRoutes(routes, deps, kind);
+    for (const kind of ITEM_KINDS) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
-    revisionRoutes(routes, deps, subjects);
+    revisionRoutes(routes, deps, historySubjects);
     trashRoutes(routes);
     const pruner = startPruning(ctx);
     const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);
@@ -120,7 +105,7 @@ export {
   type DeletedKind,
   type EntitiesDeletedEvent,
   type ItemMovedEvent,
-} from './access.ts';
+} from './events.ts';
 export {
   changesPage,
   REVISIONS_PRUNED,
@@ -128,7 +113,7 @@ export {
   type ChangeRow,
   type RevisionsPrunedEvent,
 } from './history/change-log.ts';
-export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './tables.ts';
+export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './history/tables.ts';
 export { RUN_RESULT_CREATED } from './run-results/routes.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-results/usage.ts';
 export {

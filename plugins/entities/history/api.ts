@@ -38,7 +38,7 @@ export function historyDocs(subjects: readonly HistorySubject[]): RouteDocs {
       description:
         `${ACCESS}${WRITTEN_IN} An existing ${noun} gets the revision's content back and stays where it is; ` +
         `a deleted one comes back with the same id${topLevel ? '' : ' into its folder if that still exists, else the collection root (409 when its collection is gone)'}` +
-        `${subject.kind === 'folder' || subject.kind === 'collection' ? ', with what its deletion removed' : ''}, ` +
+        `${subject.placement === 'folder' || subject.container ? ', with what its deletion removed' : ''}, ` +
         'with the deletion lock it had when deleted. Undoing a deletion made by an admin (or the ' +
         'command line) takes an admin' +
         (topLevel
@@ -54,7 +54,7 @@ export function historyDocs(subjects: readonly HistorySubject[]): RouteDocs {
       description:
         `Removes every revision of the ${noun} (their audit events stay, without the content), ` +
         'for the day a secret leaks into it; a deleted one leaves the trash for good' +
-        `${subject.kind === 'folder' || subject.kind === 'collection' ? ', with what its deletion removed' : ''}. ` +
+        `${subject.placement === 'folder' || subject.container ? ', with what its deletion removed' : ''}. ` +
         'The live record is left as it is. Audited as `history.purged`.',
       responses: {
         200: z.object({ purged: z.number().int().describe('Revisions removed') }),

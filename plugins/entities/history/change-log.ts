@@ -9,7 +9,7 @@ import {
   type HistoryKind,
   type RevisionAction,
   type RevisionRow,
-} from '../tables.ts';
+} from './tables.ts';
 
 /**
  * Published inside the pruning transaction with the revisions it is about to delete: a handler's

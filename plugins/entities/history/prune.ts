@@ -16,7 +16,7 @@ import type { Store, Where } from '../../../kernel/storage/contract.ts';
 import { timeIdPrefix } from '../../../kernel/time-id.ts';
 import { dropRevisions } from './removal.ts';
 import { tallyRevisions } from './usage.ts';
-import { revisionsTable, trashTable, type RevisionRow } from '../tables.ts';
+import { revisionsTable, trashTable, type RevisionRow } from './tables.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 500;

@@ -31,7 +31,7 @@ export interface PurgeDeps {
 export async function purgeHistory(
   store: Store,
   deps: PurgeDeps,
-  subject: Pick<HistorySubject, 'kind' | 'table' | 'notFound'>,
+  subject: Pick<HistorySubject, 'name' | 'table' | 'notFound'>,
   id: string,
 ): Promise<{ purged: number }> {
   const live = (await store.table(subject.table).get(id)) as { name?: unknown } | null;
@@ -40,7 +40,7 @@ export async function purgeHistory(
     orderBy: [['version', 'desc']],
     limit: 1,
   });
-  if (latest && latest.kind !== subject.kind) throw notFound(subject.notFound);
+  if (latest && latest.kind !== subject.name) throw notFound(subject.notFound);
   if (!live && !latest) throw notFound(subject.notFound);
   const name = String(live?.name ?? latest?.snapshot['name'] ?? '');
   // A deleted folder or collection took records with it: they leave the trash with it.
@@ -69,7 +69,7 @@ export async function purgeHistory(
       await tx.table(trashTable).deleteWhere({ id: { in: records.slice(i, i + PAGE) } });
     await deps.audit.record(tx, {
       action: 'history.purged',
-      target: { kind: subject.kind, id, name },
+      target: { kind: subject.name, id, name },
       details: { revisions: purged, ...(taken.length > 0 ? { records: records.length } : {}) },
     });
   });

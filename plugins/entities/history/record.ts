@@ -26,7 +26,7 @@ import {
   type HistoryKind,
   type RevisionAction,
   type RevisionRow,
-} from '../tables.ts';
+} from './tables.ts';
 
 /** What a revision needs of a row: every row of a versioned table has these. */
 export interface VersionedRow {

@@ -13,22 +13,13 @@ import { canCreate } from '../../../kernel/identity/access.ts';
 import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
 import type { Table } from '../../../kernel/storage/table.ts';
-import type { EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
 import { recordChanges, type Change, type VersionedRow } from './record.ts';
 import type { HistorySubject } from './subjects.ts';
 import { nextSortOrder } from '../ordering.ts';
-import {
-  collectionsTable,
-  documentsTable,
-  environmentsTable,
-  foldersTable,
-  requestsTable,
-  revisionsTable,
-  trashTable,
-  type HistoryKind,
-  type RevisionRow,
-  type TrashRow,
-} from '../tables.ts';
+import { CONTAINED_KINDS, FOLDER_KIND, kind, kindNamed, type HistoryKind } from '../kinds/index.ts';
+import { collectionsTable, environmentsTable, foldersTable } from '../tables.ts';
+import { revisionsTable, trashTable, type RevisionRow, type TrashRow } from './tables.ts';
 
 type Row = VersionedRow & Record<string, unknown>;
 
@@ -51,17 +42,15 @@ const KEPT = [
 const contentOf = (snapshot: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(snapshot).filter(([key]) => !KEPT.includes(key)));
 
-const CHILD_TABLES: Partial<Record<HistoryKind, Table>> = {
-  folder: foldersTable,
-  request: requestsTable,
-  document: documentsTable,
-};
+/** The tables of what a folder's or collection's deletion takes with it, by kind. */
+const CHILD_TABLES = new Map<string, Table>(CONTAINED_KINDS.map((kind) => [kind.name, kind.table]));
 
 /** The parent column of a collection-bound row, and the table its siblings are in. */
-function parentOf(kind: HistoryKind): { column: 'folderId' | 'parentFolderId'; table: Table } {
-  return kind === 'folder'
-    ? { column: 'parentFolderId', table: foldersTable }
-    : { column: 'folderId', table: CHILD_TABLES[kind]! };
+function parentOf(name: HistoryKind): { column: 'folderId' | 'parentFolderId'; table: Table } {
+  return {
+    column: name === FOLDER_KIND.name ? 'parentFolderId' : 'folderId',
+    table: kind(name).table,
+  };
 }
 
 /**
@@ -125,7 +114,7 @@ export async function restoreRevision(
       const version = live.version + 1;
       const patch = { ...contentOf(revision.snapshot), ...touched, version };
       const row = ((await table.update(id, patch)) ?? { ...live, ...patch }) as Row;
-      await recordChanges(tx, deps, [change(subject.kind, row)]);
+      await recordChanges(tx, deps, [change(subject.name, row)]);
       return row;
     }
 
@@ -146,7 +135,7 @@ export async function restoreRevision(
         throw conflict(
           `The collection of this ${subject.noun} no longer exists; it cannot come back.`,
         );
-      const { column, table: siblingsTable } = parentOf(subject.kind);
+      const { column, table: siblingsTable } = parentOf(subject.name);
       let parent = (at[column] as string | null) ?? null;
       if (parent !== null) {
         const folder = await tx.table(foldersTable).get(parent);
@@ -164,7 +153,7 @@ export async function restoreRevision(
               }[],
             );
       Object.assign(row, { collectionId: collection.id, [column]: parent, sortOrder });
-    } else if (subject.kind === 'environment' && at.parentUuid) {
+    } else if (subject.name === 'environment' && at.parentUuid) {
       const parent = await tx.table(environmentsTable).get(String(at.parentUuid));
       row.parentUuid = parent ? parent.id : null;
     }
@@ -172,12 +161,12 @@ export async function restoreRevision(
     await table.insert(row);
     const back = [id];
     for (const [kind, rows] of children) {
-      await tx.table(CHILD_TABLES[kind]!).insertMany(rows);
+      await tx.table(CHILD_TABLES.get(kind)!).insertMany(rows);
       back.push(...rows.map((child) => child.id));
     }
     await tx.table(trashTable).deleteWhere({ id: { in: back } });
     await recordChanges(tx, deps, [
-      change(subject.kind, row),
+      change(subject.name, row),
       ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
     ]);
     return row;
@@ -190,11 +179,8 @@ export async function restoreRevision(
  */
 async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<HistoryKind, Row[]>> {
   const found = new Map<HistoryKind, Row[]>();
-  if (
-    deletion.action !== 'deleted' ||
-    (deletion.kind !== 'folder' && deletion.kind !== 'collection')
-  )
-    return found;
+  const holdsOthers = deletion.kind === FOLDER_KIND.name || kindNamed(deletion.kind)?.container;
+  if (deletion.action !== 'deleted' || !holdsOthers) return found;
   const trashed = await tx.table(trashTable).find({ where: { cause: deletion.recordId } });
   if (trashed.length === 0) return found;
   // Each one's `deleted` revision holds the row.
@@ -203,7 +189,7 @@ async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<Histor
   });
   const wanted = new Map(trashed.map((row) => [row.id, row.version]));
   for (const revision of revisions) {
-    if (wanted.get(revision.recordId) !== revision.version || !CHILD_TABLES[revision.kind])
+    if (wanted.get(revision.recordId) !== revision.version || !CHILD_TABLES.has(revision.kind))
       continue;
     const rows = found.get(revision.kind) ?? [];
     rows.push({ ...(revision.snapshot as Row), version: revision.version + 1 });

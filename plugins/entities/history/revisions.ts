@@ -16,12 +16,13 @@ import { usersById } from '../../../kernel/identity/users.ts';
 import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import type { EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
 import type { VersionedRow } from './record.ts';
 import { assertSubjectAccess, mayReadRevision, type HistorySubject } from './subjects.ts';
 import { purgeHistory } from './purge.ts';
 import { restoreRevision } from './restore.ts';
-import { revisionsTable, type RevisionRow } from '../tables.ts';
+import { COLLECTION_ACCESS } from '../kinds/index.ts';
+import { revisionsTable, type RevisionRow } from './tables.ts';
 
 const REVISION_NOT_FOUND = 'Revision not found';
 const CURSOR_MESSAGE = 'must be a cursor from a previous page';
@@ -76,7 +77,7 @@ export async function latestRevision(
     orderBy: [['version', 'desc']],
     limit: 1,
   });
-  return latest && latest.kind === subject.kind ? latest : null;
+  return latest && latest.kind === subject.name ? latest : null;
 }
 
 /**
@@ -135,11 +136,11 @@ export function revisionRoutes(
     /** The revision, after the record's access check: 403 when written where the user may not go. */
     const loadRevision = async (store: Store, user: UserRow, id: string, revisionId: string) => {
       const row = await store.table(revisionsTable).get(revisionId);
-      if (!row || row.recordId !== id || row.kind !== subject.kind)
+      if (!row || row.recordId !== id || row.kind !== subject.name)
         throw notFound(REVISION_NOT_FOUND);
       if (!mayReadRevision(user, subject, row))
         throw forbidden(
-          `This revision was written in a collection that is not in your collectionAccess list.`,
+          `This revision was written in a collection that is not in your ${COLLECTION_ACCESS} list.`,
         );
       return row;
     };
@@ -154,7 +155,7 @@ export function revisionRoutes(
       // Who read which old content (it may hold what has since been scrubbed): one insert.
       await deps.audit.record(store, {
         action: 'revision.read',
-        target: { kind: subject.kind, id, name: String(row.snapshot['name'] ?? '') },
+        target: { kind: subject.name, id, name: String(row.snapshot['name'] ?? '') },
         details: { revisionId: row.id, version: row.version },
       });
       const [revision] = await presentRevisions(store, [row]);

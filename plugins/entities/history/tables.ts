@@ -9,18 +9,11 @@ import {
   equalitiesThenId,
   type RowOfTable,
 } from '../../../kernel/storage/table.ts';
+import type { HistoryKind } from '../kinds/index.ts';
 import { NAME_MAX } from '../schemas.ts';
 
-/** The kinds whose changes are kept as revisions. */
-export type HistoryKind =
-  | 'request'
-  | 'document'
-  | 'folder'
-  | 'collection'
-  | 'environment'
-  | 'snippet'
-  | 'live-server'
-  | 'live-page';
+export type { HistoryKind };
+
 export const REVISION_ACTIONS = ['created', 'updated', 'moved', 'deleted', 'restored'] as const;
 export type RevisionAction = (typeof REVISION_ACTIONS)[number];
 

@@ -11,12 +11,13 @@ import { validate } from '../../../kernel/http/validate.ts';
 import { usersById } from '../../../kernel/identity/users.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import { assertCollectionAccess, existingCollection } from '../access.ts';
+import { FOLDER_KIND, ITEM_KINDS } from '../kinds/index.ts';
 import { actorSchema } from './revisions.ts';
-import { trashTable } from '../tables.ts';
+import { trashTable } from './tables.ts';
 
 export const trashItem = z
   .object({
-    kind: z.enum(['request', 'document', 'folder']),
+    kind: z.enum([...ITEM_KINDS, FOLDER_KIND].map((kind) => kind.name)),
     id: z.string(),
     name: z.string(),
     deletedAt: z.string(),

@@ -1,22 +1,15 @@
 /**
  * Collections: the top-level container of folders, saved requests and documents. Only the creator
  * may delete one through the data API, and only while it is unlocked; deleting it removes
- * everything inside it in the same transaction.
+ * everything inside it in the same transaction (contents.ts).
  */
 import { z } from 'zod';
-import type { Store } from '../../../kernel/storage/contract.ts';
-import { created } from '../access.ts';
+import { created } from '../attribution.ts';
 import { compareNames } from '../ordering.ts';
-import { collectionRecord, SERVER_OWNED, toCollectionRecord } from '../records.ts';
+import { collectionRecord, SERVER_OWNED } from '../records.ts';
 import { definedOnly, markerSchema, nameSchema, optionalFields } from '../schemas.ts';
-import {
-  collectionsTable,
-  documentsTable,
-  foldersTable,
-  requestsTable,
-  type CollectionRow,
-} from '../tables.ts';
-import { defineTopLevelKind, type DeletedRecorder, type Removed } from './top-level.ts';
+import type { CollectionRow } from '../tables.ts';
+import { defineBehaviour } from './top-level.ts';
 
 /** The settings a client writes, from the record: defaults on create, all optional on update. */
 const settings = collectionRecord.omit({
@@ -35,45 +28,11 @@ const updateBody = z.object({
   marker: markerSchema.optional(),
 });
 
-/**
- * Removes every folder, request and document of a collection, recording their `deleted`
- * revisions; returns their ids.
- */
-export async function removeCollectionContents(
-  tx: Store,
-  collectionId: string,
-  deleted: DeletedRecorder,
-): Promise<Removed> {
-  const where = { collectionId };
-  // Reads first, then writes (the storage contract's rule for transactions).
-  const folders = await tx.table(foldersTable).find({ where });
-  const requests = await tx.table(requestsTable).find({ where });
-  const documents = await tx.table(documentsTable).find({ where });
-  await tx.table(documentsTable).deleteWhere(where);
-  await tx.table(requestsTable).deleteWhere(where);
-  await tx.table(foldersTable).deleteWhere(where);
-  await deleted('folder', folders);
-  await deleted('request', requests);
-  await deleted('document', documents);
-  return {
-    folder: folders.map((row) => row.id),
-    request: requests.map((row) => row.id),
-    document: documents.map((row) => row.id),
-  };
-}
-
-export const collectionsKind = defineTopLevelKind<
+export const collectionsBehaviour = defineBehaviour<
   CollectionRow,
   z.output<typeof createBody>,
   z.output<typeof updateBody>
 >({
-  path: '/collections',
-  listKey: 'collections',
-  table: collectionsTable,
-  field: 'collectionAccess',
-  noun: 'collection',
-  deletedKind: 'collection',
-  notFound: 'Collection not found',
   compare: compareNames,
   createBody,
   updateBody,
@@ -89,8 +48,4 @@ export const collectionsKind = defineTopLevelKind<
   async update(_row, input) {
     return definedOnly(input);
   },
-  toRecord: toCollectionRecord,
-  record: collectionRecord,
-  creatorOnlyDelete: true,
-  cascade: (tx, row, deleted) => removeCollectionContents(tx, row.id, deleted),
 });

@@ -9,12 +9,14 @@ import { badRequest } from '../../../kernel/errors.ts';
 import { hasAccess } from '../../../kernel/identity/access.ts';
 import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import { created, lockTenant } from '../access.ts';
+import { lockTenant } from '../access.ts';
+import { created } from '../attribution.ts';
 import { compareNames } from '../ordering.ts';
-import { environmentRecord, SERVER_OWNED, toEnvironmentRecord } from '../records.ts';
+import { environmentRecord, SERVER_OWNED } from '../records.ts';
 import { definedOnly, idSchema, markerSchema, nameSchema, optionalFields } from '../schemas.ts';
 import { environmentsTable, type EnvironmentRow } from '../tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { kind } from './index.ts';
+import { defineBehaviour } from './top-level.ts';
 
 /** What a client writes besides the name, marker and parent: from the record. */
 const settings = environmentRecord.omit({
@@ -55,7 +57,7 @@ async function assertValidParent(
   await lockTenant(tx);
   const table = tx.table(environmentsTable);
   // An environment the caller cannot see is reported exactly like a missing one.
-  const parent = hasAccess(user, 'environmentAccess', parentUuid)
+  const parent = hasAccess(user, kind('environment').field, parentUuid)
     ? await table.get(parentUuid)
     : null;
   if (!parent) throw badRequest('parentUuid: Environment not found.');
@@ -67,18 +69,11 @@ async function assertValidParent(
   }
 }
 
-export const environmentsKind = defineTopLevelKind<
+export const environmentsBehaviour = defineBehaviour<
   EnvironmentRow,
   z.output<typeof createBody>,
   z.output<typeof updateBody>
 >({
-  path: '/environments',
-  listKey: 'environments',
-  table: environmentsTable,
-  field: 'environmentAccess',
-  noun: 'environment',
-  deletedKind: 'environment',
-  notFound: 'Environment not found',
   compare: compareNames,
   createBody,
   updateBody,
@@ -101,10 +96,7 @@ export const environmentsKind = defineTopLevelKind<
       await assertValidParent(tx, user, row.id, input.parentUuid);
     return definedOnly(input);
   },
-  toRecord: toEnvironmentRecord,
-  record: environmentRecord,
   async cascade(tx, row) {
     await tx.table(environmentsTable).updateWhere({ parentUuid: row.id }, { parentUuid: null });
-    return {};
   },
 });

@@ -1,14 +1,15 @@
 /**
- * What a kind of collection item (saved requests, documents) tells the shared item routes in
- * items.ts: its table, its record schema, and names. Its request bodies follow from the record:
- * the placement fields (`name`, `folderId`, `marker`, and `collectionId` on update) have rules of
- * their own, every other field a client writes comes from the record with its create default.
+ * Item kinds (saved requests, documents): what the registry (index.ts) says of one, for the shared
+ * item routes (routes/items.ts). Its request bodies follow from the record: the placement fields
+ * (`name`, `folderId`, `marker`, and `collectionId` on update) have rules of their own, every
+ * other field a client writes comes from the record with its create default.
  */
 import { z } from 'zod';
 import type { Columns, RowOfTable, Table } from '../../../kernel/storage/table.ts';
 import { ITEM_OWNED } from '../records.ts';
 import { idSchema, markerSchema, nameSchema, optionalFields } from '../schemas.ts';
 import type { ItemColumns } from '../tables.ts';
+import type { KindIdentity } from './kind.ts';
 
 /** An item table: the item columns, typed, and the kind's own columns. */
 export type ItemTable = Table<ItemColumns & Columns>;
@@ -16,7 +17,7 @@ export type ItemRow = RowOfTable<ItemTable>;
 
 const placement = { folderId: idSchema.nullable().optional(), marker: markerSchema.optional() };
 
-/** `POST /collections/:collectionId/<segment>` and `PUT /<segment>/:id` bodies of a record. */
+/** `POST /collections/:collectionId/<prefix>` and `PUT /<prefix>/:id` bodies of a record. */
 function itemBodies(record: z.ZodObject) {
   const content = record.omit(ITEM_OWNED).shape;
   return {
@@ -32,24 +33,18 @@ function itemBodies(record: z.ZodObject) {
   };
 }
 
-export interface ItemKindSpec {
-  /** Path segment and list wrapper, e.g. `requests`. */
-  segment: string;
-  /** The kind in route summaries, e.g. `saved request`. */
-  noun: string;
+export interface ItemIdentity extends KindIdentity {
   /** Reorder body key, e.g. `orderedRequestIds`. */
   idsKey: string;
   table: ItemTable;
-  deletedKind: 'request' | 'document';
-  notFound: string;
-  /** The record schema (records.ts): the answer, documented, and the source of the bodies. */
+  /** The record schema: the answer, documented, and the source of the bodies. */
   record: z.ZodObject;
-  /** The record's mapper, typed against the kind's own row. */
-  toRecord(row: ItemRow): object;
 }
 
-export type ItemKind = ItemKindSpec & ReturnType<typeof itemBodies>;
+export type ItemKind = ItemIdentity &
+  ReturnType<typeof itemBodies> & { placement: 'item'; history: true };
 
-export function defineItemKind(spec: ItemKindSpec): ItemKind {
-  return { ...spec, ...itemBodies(spec.record) };
+/** The registry entry of an item kind: its identity and the bodies its record gives. */
+export function itemKind<const I extends ItemIdentity>(identity: I): I & ItemKind {
+  return { ...identity, ...itemBodies(identity.record), placement: 'item', history: true };
 }

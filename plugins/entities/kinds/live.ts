@@ -1,123 +1,21 @@
 /**
- * Live servers and live pages: a name plus a configuration object the desktop owns. Every field
- * the desktop requires on read has a type check and a default, so a record created with a partial
- * body (by curl, an older client) still reads back complete; extra keys inside list entries are
- * kept for newer clients. `PUT` replaces the whole configuration.
+ * Live servers and live pages: a name plus the desktop's configuration object (their records are
+ * in live-records.ts). `PUT` replaces the whole configuration.
  */
-import { z } from 'zod';
-import { created } from '../access.ts';
+import type { z } from 'zod';
+import { created } from '../attribution.ts';
+import { livePageConfig, liveServerConfig } from '../live-records.ts';
 import { compareNames } from '../ordering.ts';
-import { attribution } from '../records.ts';
-import { defaultAuth, listOf, nameSchema } from '../schemas.ts';
-import { livePagesTable, liveServersTable, type LiveRow } from '../tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { nameSchema } from '../schemas.ts';
+import type { LiveRow } from '../tables.ts';
+import { defineBehaviour } from './top-level.ts';
 
-const str = () => z.string().default('');
-const bool = (value: boolean) => z.boolean().default(value);
-const list = <T extends z.ZodType>(item: T) => listOf(item).default(() => []);
-/** The desktop keeps these as strings; a number is accepted and stored as its text. */
-const stringish = z.union([z.string(), z.number()]).transform(String);
-
-export const liveServerConfig = z.object({
-  root: str(),
-  port: z.number().int().min(1).max(65535).nullable().default(null),
-  aliases: list(z.looseObject({ path: z.string(), target: z.string() })),
-  watch: bool(true),
-  cors: z
-    .looseObject({
-      enabled: bool(false),
-      origin: z.string().default('*'),
-      methods: z.string().default('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'),
-      allowedHeaders: str(),
-      exposedHeaders: str(),
-      maxAge: stringish.default(''),
-      credentials: bool(false),
-    })
-    .prefault({}),
-  openPath: str(),
-  openPathOnStartup: bool(false),
-  rememberLastUrl: bool(false),
-  lastOpenedPath: z.string().nullable().default(null),
-  indexFiles: listOf(z.string()).default(() => ['index.html']),
-  host: z.string().default('localhost'),
-  headers: list(
-    z.looseObject({ name: z.string(), value: z.string(), enabled: z.boolean().optional() }),
-  ),
-  routes: list(
-    z.looseObject({ match: z.string(), target: z.string(), enabled: z.boolean().optional() }),
-  ),
-  errorPages: list(
-    z.looseObject({ code: stringish, path: z.string(), enabled: z.boolean().optional() }),
-  ),
-  proxies: list(
-    z.looseObject({
-      path: z.string(),
-      target: z.string(),
-      stripPath: z.boolean().optional(),
-      enabled: z.boolean().optional(),
-    }),
-  ),
-  ssl: z.looseObject({ enabled: bool(false), certPath: str(), keyPath: str() }).prefault({}),
-  runCommand: str(),
-  runtimeId: str(),
-  runCommandEnv: list(
-    z.looseObject({ key: z.string(), value: z.string(), enabled: z.boolean().default(true) }),
-  ),
-  runCommandEnabled: bool(false),
-  restartOnCrash: bool(false),
-  urlVariable: str(),
-  preRequestScripts: list(z.unknown()),
-  postRequestScripts: list(z.unknown()),
-  sortOrder: z.number().int().optional(),
-});
-
-export const livePageConfig = z.object({
-  url: str(),
-  homeUrl: str(),
-  faviconDataUrl: z.string().nullable().default(null),
-  scripts: list(z.unknown()),
-  preRequestScripts: list(z.unknown()),
-  postRequestScripts: list(z.unknown()),
-  variables: list(z.unknown()),
-  headers: list(z.unknown()),
-  userAgent: str(),
-  auth: z
-    .unknown()
-    .optional()
-    .transform((value) => (value === undefined ? defaultAuth() : value)),
-});
-
-type LiveConfigSchema = typeof liveServerConfig | typeof livePageConfig;
-
-/** The two live kinds differ only in their configuration schema, names and access list. */
-function defineLiveKind(options: {
-  config: LiveConfigSchema;
-  path: string;
-  listKey: string;
-  table: typeof liveServersTable;
-  field: 'liveServerAccess' | 'livePageAccess';
-  noun: string;
-  deletedKind: 'liveServer' | 'livePage';
-  /** The record's name in /openapi.json. */
-  recordId: string;
-}) {
-  const body = options.config.extend({ name: nameSchema });
+/** The two live kinds differ only in their configuration schema. */
+function liveBehaviour(config: typeof liveServerConfig | typeof livePageConfig) {
+  const body = config.extend({ name: nameSchema });
   type Body = z.output<typeof body>;
-  // Defaults fill fields missing from rows written before a field existed.
-  const defaults = options.config.parse({}) as Record<string, unknown>;
-  const split = ({ name, ...config }: Body) => ({
-    name,
-    payload: config as Record<string, unknown>,
-  });
-  const notFound = `${options.noun[0]!.toUpperCase()}${options.noun.slice(1)} not found`;
-  return defineTopLevelKind<LiveRow, Body, Body>({
-    path: options.path,
-    listKey: options.listKey,
-    table: options.table,
-    field: options.field,
-    noun: options.noun,
-    deletedKind: options.deletedKind,
-    notFound,
+  const split = ({ name, ...rest }: Body) => ({ name, payload: rest as Record<string, unknown> });
+  return defineBehaviour<LiveRow, Body, Body>({
     compare: compareNames,
     createBody: body,
     updateBody: body,
@@ -127,42 +25,8 @@ function defineLiveKind(options: {
     async update(_row, input) {
       return split(input);
     },
-    record: options.config
-      .extend({ id: z.string(), name: z.string(), ...attribution, deletionLocked: z.boolean() })
-      .meta({ id: options.recordId }),
-    toRecord: (row) => ({
-      ...defaults,
-      ...row.payload,
-      // Server-owned fields always win over anything stored in the configuration.
-      id: row.id,
-      name: row.name,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-      createdByUserId: row.createdByUserId,
-      updatedByUserId: row.updatedByUserId,
-      deletionLocked: row.deletionLocked,
-    }),
   });
 }
 
-export const liveServersKind = defineLiveKind({
-  config: liveServerConfig,
-  path: '/live-servers',
-  listKey: 'liveServers',
-  table: liveServersTable,
-  field: 'liveServerAccess',
-  noun: 'live server',
-  deletedKind: 'liveServer',
-  recordId: 'LiveServer',
-});
-
-export const livePagesKind = defineLiveKind({
-  config: livePageConfig,
-  path: '/live-pages',
-  listKey: 'livePages',
-  table: livePagesTable,
-  field: 'livePageAccess',
-  noun: 'live page',
-  deletedKind: 'livePage',
-  recordId: 'LivePage',
-});
+export const liveServersBehaviour = liveBehaviour(liveServerConfig);
+export const livePagesBehaviour = liveBehaviour(livePageConfig);

@@ -4,12 +4,13 @@
  * `/admin/snippets`, which the desktop's management screens use, and see full records there.
  */
 import { z } from 'zod';
-import { created, lockTenant, touched } from '../access.ts';
+import { lockTenant } from '../access.ts';
+import { created, touched } from '../attribution.ts';
 import { compareSiblings, nextSortOrder } from '../ordering.ts';
-import { SERVER_OWNED, snippetRecord, toSnippetRecord } from '../records.ts';
+import { SERVER_OWNED, snippetRecord } from '../records.ts';
 import { definedOnly, nameSchema, optionalFields } from '../schemas.ts';
 import { snippetsTable, type SnippetRow } from '../tables.ts';
-import { defineTopLevelKind } from './top-level.ts';
+import { defineBehaviour } from './top-level.ts';
 
 const sortOrderSchema = z.number().int().min(0).max(2_147_483_647);
 
@@ -36,19 +37,12 @@ const adminUpdateBody = updateBody
     'Provide deletionLocked or snippet fields to change.',
   );
 
-export const snippetsKind = defineTopLevelKind<
+export const snippetsBehaviour = defineBehaviour<
   SnippetRow,
   z.output<typeof createBody>,
   z.output<typeof updateBody>,
   z.output<typeof adminUpdateBody>
 >({
-  path: '/snippets',
-  listKey: 'snippets',
-  table: snippetsTable,
-  field: 'snippetAccess',
-  noun: 'snippet',
-  deletedKind: 'snippet',
-  notFound: 'Snippet not found',
   compare: compareSiblings,
   createBody,
   updateBody,
@@ -66,8 +60,6 @@ export const snippetsKind = defineTopLevelKind<
   async update(_row, input) {
     return definedOnly(input);
   },
-  toRecord: toSnippetRecord,
-  record: snippetRecord,
   admin: {
     fullRecords: true,
     create: true,

@@ -7,10 +7,9 @@ import { z } from 'zod';
 import type { OperationDoc, RouteDocs } from '../../../kernel/http/openapi.ts';
 import { historyDocs } from '../history/api.ts';
 import { historySubjects } from '../history/subjects.ts';
-import type { ItemKind } from '../kinds/item.ts';
+import type { AnyItemKind, TopLevelKind } from '../kinds/index.ts';
 import { adminSummary, folderRecord, runResultDetail, runResultRecord } from '../records.ts';
 import { runResultUsageRecord } from '../run-results/usage.ts';
-import type { TopLevelKind } from '../kinds/top-level.ts';
 
 const IF_MATCH =
   'Every write answer carries the record\'s new version as `ETag`. With `If-Match: "<version>"`, ' +
@@ -21,38 +20,38 @@ const BUDGET =
   '409 when the history of the caller (`history.maxBytesPerUser`) or of the tenant ' +
   '(`history.maxBytesPerTenant`) has used its budget.';
 
-function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
+function topLevelDocs(kind: TopLevelKind): RouteDocs {
   const { record, noun } = kind;
   const list = (item: z.ZodType) => z.object({ [kind.listKey]: z.array(item) });
   const adminItem = kind.admin?.fullRecords ? record : adminSummary;
   const docs: RouteDocs = {
-    [`GET ${kind.path}`]: {
+    [`GET /${kind.prefix}`]: {
       summary: `List the ${noun}s the caller may use`,
       responses: { 200: list(record), 304: null },
     },
-    [`POST ${kind.path}`]: {
+    [`POST /${kind.prefix}`]: {
       summary: `Create a ${noun} (needs \`*\` in the access list)`,
       description: BUDGET,
       errors: [403, 409],
       responses: { 200: record },
     },
-    [`PUT ${kind.path}/:id`]: {
+    [`PUT /${kind.prefix}/:id`]: {
       summary: `Update a ${noun} (omitted fields keep their value)`,
       description: `${IF_MATCH} ${BUDGET}`,
       errors: [400, 403, 409, 412],
       responses: { 200: record },
     },
-    [`DELETE ${kind.path}/:id`]: {
-      summary: `Delete a ${noun}${kind.cascade ? ' and what depends on it' : ''}`,
+    [`DELETE /${kind.prefix}/:id`]: {
+      summary: `Delete a ${noun}${kind.cascade || kind.container ? ' and what depends on it' : ''}`,
       description: `Refused (403) while deletion is locked${kind.creatorOnlyDelete ? ', or when the caller did not create it' : ''}. ${IF_MATCH}`,
       errors: [400, 403, 412],
       responses: { 204: null },
     },
-    [`GET /admin${kind.path}`]: {
+    [`GET /admin/${kind.prefix}`]: {
       summary: `List every ${noun}`,
       responses: { 200: list(adminItem) },
     },
-    [`PUT /admin${kind.path}/:id`]: {
+    [`PUT /admin/${kind.prefix}/:id`]: {
       summary: kind.admin
         ? `Edit a ${noun} or toggle its deletion lock`
         : `Toggle a ${noun}'s deletion lock`,
@@ -60,13 +59,13 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
       errors: [409],
       responses: { 200: adminItem },
     },
-    [`DELETE /admin${kind.path}/:id`]: {
+    [`DELETE /admin/${kind.prefix}/:id`]: {
       summary: `Delete a ${noun} regardless of its lock and creator`,
       responses: { 204: null },
     },
   };
   if (kind.admin?.create)
-    docs[`POST /admin${kind.path}`] = {
+    docs[`POST /admin/${kind.prefix}`] = {
       summary: `Create a ${noun}`,
       description: BUDGET,
       errors: [409],
@@ -75,7 +74,7 @@ function topLevelDocs(kind: TopLevelKind<any, any, any, any>): RouteDocs {
   return docs;
 }
 
-function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
+function itemDocs({ prefix: segment, noun, record, idsKey }: AnyItemKind): RouteDocs {
   const list = z.object({ [segment]: z.array(record) });
   const access: OperationDoc['errors'] = [403];
   return {
@@ -127,8 +126,8 @@ function itemDocs({ segment, noun, record, idsKey }: ItemKind): RouteDocs {
 }
 
 export function entitiesApi(
-  kinds: readonly TopLevelKind<any, any, any, any>[],
-  items: readonly ItemKind[],
+  kinds: readonly TopLevelKind[],
+  items: readonly AnyItemKind[],
 ): RouteDocs {
   const folders = z.object({ folders: z.array(folderRecord) });
   return {
@@ -202,7 +201,7 @@ export function entitiesApi(
       responses: { 200: runResultDetail },
     },
     'DELETE /admin/run-results/:id': { summary: 'Delete any run result', responses: { 204: null } },
-    ...historyDocs(historySubjects(kinds, items)),
+    ...historyDocs(historySubjects),
     'GET /admin/run-results/usage': {
       summary: "Several users' stored run results (count and bytes) against the configured limits",
       description:

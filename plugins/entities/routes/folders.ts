@@ -10,15 +10,10 @@ import { badRequest, notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import {
-  assertCollectionAccess,
-  created,
-  loadLocked,
-  publishDeleted,
-  requireCollection,
-  touched,
-  type EntityDeps,
-} from '../access.ts';
+import { assertCollectionAccess, loadLocked, requireCollection } from '../access.ts';
+import { created, touched } from '../attribution.ts';
+import type { EntityDeps } from '../deps.ts';
+import { publishDeleted } from '../events.ts';
 import {
   addSortOrders,
   nextSortOrder,
@@ -38,14 +33,9 @@ import {
 } from '../history/record.ts';
 import { toFolderRecord } from '../records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from '../schemas.ts';
-import {
-  collectionsTable,
-  documentsTable,
-  foldersTable,
-  requestsTable,
-  type FolderRow,
-  type HistoryKind,
-} from '../tables.ts';
+import { deleteParts, readItems } from '../kinds/contents.ts';
+import type { HistoryKind } from '../kinds/index.ts';
+import { collectionsTable, foldersTable, type FolderRow } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
 
@@ -178,35 +168,34 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
       checkVersion(expected, folder, () => toFolderRecord(folder));
       const all = await foldersOf(tx, folder.collectionId);
       const folderIds = [...subtreeIds(all, id)];
-      const inside = { folderId: { in: folderIds } };
-      const requests = await tx.table(requestsTable).find({ where: inside });
-      const documents = await tx.table(documentsTable).find({ where: inside });
-      await tx.table(documentsTable).deleteWhere(inside);
-      await tx.table(requestsTable).deleteWhere(inside);
-      await tx.table(foldersTable).deleteWhere({ id: { in: folderIds } });
+      // The folders, then what is in them (reads first); removed the other way round.
+      const parts = [
+        {
+          kind: 'folder' as const,
+          table: foldersTable,
+          rows: all.filter((f) => folderIds.includes(f.id)),
+          where: { id: { in: folderIds } },
+        },
+        ...(await readItems(tx, { folderId: { in: folderIds } })),
+      ];
+      const removed = await deleteParts(tx, parts);
       // The folder's own revision, then its subfolders' and items', caused by it (restored with it).
       const at = deps.clock.iso();
-      const gone = (kind: HistoryKind, row: VersionedRow, cause: string | null) => ({
+      const gone = (kind: HistoryKind, row: VersionedRow) => ({
         kind,
         row: { ...row, version: row.version + 1 },
         action: 'deleted' as const,
         actorId: user.id,
         at,
-        cause,
+        cause: row.id === id ? null : id,
       });
       await recordChanges(tx, deps, [
-        gone('folder', folder, null),
-        ...all
-          .filter((f) => f.id !== id && folderIds.includes(f.id))
-          .map((f) => gone('folder', f, id)),
-        ...requests.map((r) => gone('request', r, id)),
-        ...documents.map((d) => gone('document', d, id)),
+        gone('folder', folder),
+        ...parts.flatMap((part) =>
+          part.rows.filter((row) => row.id !== id).map((row) => gone(part.kind, row)),
+        ),
       ]);
-      return {
-        folder: folderIds,
-        request: requests.map((r) => r.id),
-        document: documents.map((d) => d.id),
-      };
+      return removed;
     });
     await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);

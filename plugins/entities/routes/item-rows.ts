@@ -5,17 +5,18 @@
  */
 import { notFound } from '../../../kernel/errors.ts';
 import type { Store, VersionedMatch } from '../../../kernel/storage/contract.ts';
-import type { EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
 import { recordChange, revisionOfUpdate, type Change } from '../history/record.ts';
 import { capRevisions } from '../history/removal.ts';
 import type { RevisionRow } from '../history/tables.ts';
 import { assertHistoryBudget } from '../history/usage.ts';
-import type { ItemKind, ItemRow } from '../kinds/item.ts';
+import type { ItemRow } from '../kinds/item.ts';
+import type { AnyItemKind } from '../kinds/index.ts';
 import { nextSortOrder } from '../ordering.ts';
 
 export type ItemRows = ReturnType<typeof itemRows>;
 
-export function itemRows(deps: EntityDeps, kind: ItemKind) {
+export function itemRows(deps: EntityDeps, kind: AnyItemKind) {
   const rows = (store: Store) => store.table(kind.table);
   const found = (row: ItemRow | null): ItemRow => {
     if (!row) throw notFound(kind.notFound);
@@ -111,7 +112,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       // without reading it back (one statement less on SQLite and MySQL).
       const row = { ...current, ...patch, version: current.version + 1 };
       await rows(tx).updateWhere({ id: current.id }, { ...patch, version: row.version });
-      await recordChange(tx, deps, { kind: kind.deletedKind, row, action, actorId, at });
+      await recordChange(tx, deps, { kind: kind.name, row, action, actorId, at });
       return row;
     },
     /** Deletes the row and records it, as it was, in a `deleted` revision (what undelete needs). */
@@ -119,7 +120,7 @@ export function itemRows(deps: EntityDeps, kind: ItemKind) {
       await rows(tx).delete(current.id);
       const row = { ...current, version: current.version + 1 };
       const at = deps.clock.iso();
-      await recordChange(tx, deps, { kind: kind.deletedKind, row, action: 'deleted', actorId, at });
+      await recordChange(tx, deps, { kind: kind.name, row, action: 'deleted', actorId, at });
     },
   };
 }

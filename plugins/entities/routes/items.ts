@@ -14,17 +14,14 @@ import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../../kernel/h
 import type { Store } from '../../../kernel/storage/contract.ts';
 import {
   assertCollectionAccess,
-  created,
   existingCollection,
-  ITEM_MOVED,
   loadLocked,
-  publishDeleted,
   requireCollection,
   requireFolder,
-  touched,
-  type EntityDeps,
-  type ItemMovedEvent,
 } from '../access.ts';
+import { created, touched } from '../attribution.ts';
+import type { EntityDeps } from '../deps.ts';
+import { ITEM_MOVED, publishDeleted, type ItemMovedEvent } from '../events.ts';
 import { createAppender } from './append.ts';
 import { assertHistoryBudget } from '../history/usage.ts';
 import { itemMoveRoutes } from './item-moves.ts';
@@ -37,7 +34,8 @@ import {
   insertCreated,
   recordChange,
 } from '../history/record.ts';
-import type { ItemKind, ItemRow } from '../kinds/item.ts';
+import type { ItemRow } from '../kinds/item.ts';
+import type { AnyItemKind } from '../kinds/index.ts';
 import {
   addSortOrders,
   nextSortOrder,
@@ -52,7 +50,7 @@ import { collectionsTable } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
 
-export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKind): void {
+export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItemKind): void {
   const { rows, nextIn, load, loadForUpdate, saveChange, remove, editInPlace } = itemRows(
     deps,
     kind,
@@ -72,7 +70,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
         kind.table,
         built,
         built.map((row, index) => ({
-          kind: kind.deletedKind,
+          kind: kind.name,
           row,
           action: 'created' as const,
           actorId: row.createdByUserId,
@@ -87,17 +85,17 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     return c.json(kind.toRecord(row));
   };
   const listed = (list: ItemRow[]) => ({
-    [kind.segment]: sortSiblings(list).map((row) => kind.toRecord(row)),
+    [kind.prefix]: sortSiblings(list).map((row) => kind.toRecord(row)),
   });
 
-  app.get(`/collections/:collectionId/${kind.segment}`, async (c) => {
+  app.get(`/collections/:collectionId/${kind.prefix}`, async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const store = c.get('store');
     assertCollectionAccess(c.get('auth').user, collectionId);
     // Serialized once, kept until a collection or an item of this kind changes.
     const answer = await deps.cache.read(
       store,
-      `entities:${store.tenantId}:${kind.segment}:${collectionId}`,
+      `entities:${store.tenantId}:${kind.prefix}:${collectionId}`,
       [collectionsTable, kind.table],
       async () => {
         // A 404 is thrown, so it is never kept.
@@ -109,7 +107,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     return sendCachedJson(c, answer);
   });
 
-  app.get(`/${kind.segment}/:id`, async (c) => {
+  app.get(`/${kind.prefix}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const row = await load(c.get('store'), id);
     assertCollectionAccess(c.get('auth').user, row.collectionId);
@@ -117,7 +115,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     return c.json(kind.toRecord(row));
   });
 
-  app.post(`/collections/:collectionId/${kind.segment}`, jsonBody(kind.createBody), async (c) => {
+  app.post(`/collections/:collectionId/${kind.prefix}`, jsonBody(kind.createBody), async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.get('auth').user;
     const { name, folderId = null, marker = null, ...content } = c.req.valid('json');
@@ -146,7 +144,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     return c.json(kind.toRecord(row), 200);
   });
 
-  app.put(`/${kind.segment}/:id`, jsonBody(kind.updateBody), async (c) => {
+  app.put(`/${kind.prefix}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
     const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
@@ -174,7 +172,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
           ...(folderId !== undefined ? { folderId } : {}),
           ...(version !== undefined ? { version } : {}),
         },
-        { kind: kind.deletedKind, action: 'updated', actorId: user.id, at: now },
+        { kind: kind.name, action: 'updated', actorId: user.id, at: now },
       );
       if (edited) return answer(c, edited);
     }
@@ -205,7 +203,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
       if (!sameCollection)
         await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
           tx,
-          kind: kind.deletedKind,
+          kind: kind.name,
           id,
           collectionId,
         });
@@ -214,7 +212,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
     return answer(c, row);
   });
 
-  app.delete(`/${kind.segment}/:id`, async (c) => {
+  app.delete(`/${kind.prefix}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
     const expected = expectedVersion(c.req.header('if-match'));
@@ -227,7 +225,7 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: ItemKin
         throw forbidden(`Only the ${kind.noun}'s creator can delete it.`);
       await remove(tx, current, user.id);
     });
-    await publishDeleted(deps, c.get('tenant').id, { [kind.deletedKind]: [id] });
+    await publishDeleted(deps, c.get('tenant').id, { [kind.name]: [id] });
     return c.body(null, 204);
   });
 

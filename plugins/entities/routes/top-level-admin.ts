@@ -5,34 +5,25 @@
  */
 import type { Hono } from 'hono';
 import type { AuditInput } from '../../../kernel/audit.ts';
-import type { DeletedKind } from '../access.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import { publishDeleted, type EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
+import { publishDeleted } from '../events.ts';
 import { answerRecord, etagOf } from '../history/record.ts';
 import { toAdminSummary } from '../records.ts';
 import { lockBody } from '../schemas.ts';
-import {
-  rowsOf,
-  type AnyTopLevelKind,
-  type AnyTopLevelRow,
-  type TopLevelRow,
-} from '../kinds/top-level.ts';
+import { rowsOf, type AnyTopLevelRow, type TopLevelRow } from '../kinds/top-level.ts';
+import type { TopLevelKind } from '../kinds/index.ts';
 import { insertRow, removeRow, updateRow } from './top-level-rows.ts';
 
 /** `lock.changed`: an admin turned a top-level row's deletion lock on or off. */
-function lockChanged(kind: DeletedKind, before: TopLevelRow, after: TopLevelRow): AuditInput {
+function lockChanged(kind: string, before: TopLevelRow, after: TopLevelRow): AuditInput {
   return {
     action: 'lock.changed',
-    // `liveServer` → `live-server`, as the workspace kinds are named in the audit log.
-    target: {
-      kind: kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
-      id: after.id,
-      name: after.name,
-    },
+    target: { kind, id: after.id, name: after.name },
     details: {
       before: { deletionLocked: before.deletionLocked },
       after: { deletionLocked: after.deletionLocked },
@@ -43,10 +34,10 @@ function lockChanged(kind: DeletedKind, before: TopLevelRow, after: TopLevelRow)
 export function topLevelAdminRoutes(
   app: Hono<KernelEnv>,
   deps: EntityDeps,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
   load: (tx: Store, id: string) => Promise<AnyTopLevelRow>,
 ): void {
-  const adminPath = `/admin${kind.path}`;
+  const adminPath = `/admin/${kind.prefix}`;
   const adminRecord = (row: AnyTopLevelRow) =>
     kind.admin?.fullRecords ? kind.toRecord(row) : toAdminSummary(row);
 
@@ -85,7 +76,7 @@ export function topLevelAdminRoutes(
         : { deletionLocked: input.deletionLocked };
       const updated = await updateRow(tx, deps, kind, current, patch, user.id);
       if (updated.deletionLocked !== current.deletionLocked)
-        await deps.audit.record(tx, lockChanged(kind.deletedKind, current, updated));
+        await deps.audit.record(tx, lockChanged(kind.name, current, updated));
       return updated;
     });
     return answerRecord(c, adminRecord(row), row);

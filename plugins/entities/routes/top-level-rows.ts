@@ -3,17 +3,12 @@
  * version, `updated`), and delete with its cascade (`deleted`, dependants caused by the row).
  */
 import type { Store } from '../../../kernel/storage/contract.ts';
-import type { EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
 import { createdSize, insertCreated, recordChange, recordChanges } from '../history/record.ts';
 import { assertHistoryBudget, tallyRevisions } from '../history/usage.ts';
-import {
-  historyKindOf,
-  rowsOf,
-  type AnyTopLevelKind,
-  type AnyTopLevelRow,
-  type DeletedRecorder,
-  type Removed,
-} from '../kinds/top-level.ts';
+import { removeCollectionContents, type DeletedRecorder, type Removed } from '../kinds/contents.ts';
+import { rowsOf, type AnyTopLevelRow } from '../kinds/top-level.ts';
+import type { TopLevelKind } from '../kinds/index.ts';
 
 /**
  * Deletes the row and its dependants in the caller's transaction, recording their `deleted`
@@ -22,7 +17,7 @@ import {
 export async function removeRow(
   tx: Store,
   deps: EntityDeps,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
   row: AnyTopLevelRow,
   actorId: string | null,
 ): Promise<Removed> {
@@ -40,19 +35,20 @@ export async function removeRow(
         cause: row.id,
       })),
     );
-  const removed = (await kind.cascade?.(tx, row, deleted)) ?? {};
+  const removed = kind.container ? await removeCollectionContents(tx, row.id, deleted) : {};
+  await kind.cascade?.(tx, row);
   await rowsOf(tx, kind).delete(row.id);
   const version = row.version + 1;
   const change = { row: { ...row, version }, action: 'deleted' as const, actorId, at };
-  await recordChange(tx, deps, { kind: historyKindOf(kind), ...change });
-  return { ...removed, [kind.deletedKind]: [row.id] };
+  await recordChange(tx, deps, { kind: kind.name, ...change });
+  return { ...removed, [kind.name]: [row.id] };
 }
 
 /** Inserts a new row (version 1) and records its `created` revision. */
 export async function insertRow(
   tx: Store,
   deps: EntityDeps,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
   built: AnyTopLevelRow,
 ): Promise<AnyTopLevelRow> {
   const change = {
@@ -62,7 +58,7 @@ export async function insertRow(
     at: built.createdAt,
   };
   await assertHistoryBudget(tx, deps.usage, deps.history(), change.actorId);
-  await insertCreated(tx, kind.table, [built], [{ kind: historyKindOf(kind), ...change }]);
+  await insertCreated(tx, kind.table, [built], [{ kind: kind.name, ...change }]);
   await tallyRevisions(tx, [{ actorId: change.actorId, size: createdSize(built) }], 1);
   return built;
 }
@@ -71,7 +67,7 @@ export async function insertRow(
 export async function updateRow(
   tx: Store,
   deps: EntityDeps,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
   current: AnyTopLevelRow,
   patch: Partial<AnyTopLevelRow>,
   actorId: string | null,
@@ -79,6 +75,6 @@ export async function updateRow(
   const version = current.version + 1;
   const row = (await rowsOf(tx, kind).update(current.id, { ...patch, version }))!;
   const at = deps.clock.iso();
-  await recordChange(tx, deps, { kind: historyKindOf(kind), row, action: 'updated', actorId, at });
+  await recordChange(tx, deps, { kind: kind.name, row, action: 'updated', actorId, at });
   return row;
 }

@@ -24,10 +24,13 @@ import {
   type CachedJson,
 } from '../../../kernel/http/cached-json.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import { publishDeleted, touched, type EntityDeps } from '../access.ts';
+import { touched } from '../attribution.ts';
+import type { EntityDeps } from '../deps.ts';
+import { publishDeleted } from '../events.ts';
 import { answerRecord, checkVersion, expectedVersion } from '../history/record.ts';
 import { topLevelAdminRoutes } from './top-level-admin.ts';
-import { rowsOf, type AnyTopLevelKind, type AnyTopLevelRow } from '../kinds/top-level.ts';
+import { rowsOf, type AnyTopLevelRow } from '../kinds/top-level.ts';
+import type { TopLevelKind } from '../kinds/index.ts';
 import { insertRow, removeRow, updateRow } from './top-level-rows.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
@@ -36,7 +39,7 @@ import { jsonBody } from '../../../kernel/http/validate.ts';
 async function accessibleRows(
   store: Store,
   user: UserRow,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
 ): Promise<AnyTopLevelRow[]> {
   const list = user[kind.field];
   const table = rowsOf(store, kind);
@@ -47,7 +50,7 @@ async function accessibleRows(
   return rows.sort((a, b) => kind.compare(a, b));
 }
 
-const seesAll = (user: UserRow, kind: AnyTopLevelKind) =>
+const seesAll = (user: UserRow, kind: TopLevelKind) =>
   user.role === 'admin' || user[kind.field].includes(WILDCARD);
 
 /**
@@ -59,13 +62,13 @@ function listAnswer(
   deps: EntityDeps,
   store: Store,
   user: UserRow,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
 ): Promise<CachedJson> {
   // JSON, not a join: ids are never split apart or run together, whatever they hold.
   const scope = seesAll(user, kind) ? WILDCARD : JSON.stringify(user[kind.field]);
   return deps.cache.read(
     store,
-    `entities:${store.tenantId}:${kind.path}:${scope}`,
+    `entities:${store.tenantId}:/${kind.prefix}:${scope}`,
     [kind.table],
     async () =>
       toCachedJson({
@@ -79,7 +82,7 @@ function listAnswer(
 export function mountTopLevelKind(
   app: Hono<KernelEnv>,
   deps: EntityDeps,
-  kind: AnyTopLevelKind,
+  kind: TopLevelKind,
 ): void {
   // Rows loaded to be written are locked until the transaction ends (a plain read outside one), so
   // a delete and its cascade never race an update or a child being added.
@@ -89,11 +92,13 @@ export function mountTopLevelKind(
     return row;
   };
 
-  app.get(kind.path, async (c) =>
+  const path = `/${kind.prefix}`;
+
+  app.get(path, async (c) =>
     sendCachedJson(c, await listAnswer(deps, c.get('store'), c.get('auth').user, kind)),
   );
 
-  app.post(kind.path, jsonBody(kind.createBody), async (c) => {
+  app.post(path, jsonBody(kind.createBody), async (c) => {
     const user = c.get('auth').user;
     if (!canCreate(user, kind.field)) throw cannotCreate(kind.field);
     const input = c.req.valid('json');
@@ -104,7 +109,7 @@ export function mountTopLevelKind(
     return answerRecord(c, kind.toRecord(row), row);
   });
 
-  app.put(`${kind.path}/:id`, jsonBody(kind.updateBody), async (c) => {
+  app.put(`${path}/:id`, jsonBody(kind.updateBody), async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
     // Access first: a user outside the list learns nothing about which ids exist.
@@ -121,7 +126,7 @@ export function mountTopLevelKind(
     return answerRecord(c, kind.toRecord(row), row);
   });
 
-  app.delete(`${kind.path}/:id`, async (c) => {
+  app.delete(`${path}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);
     const user = c.get('auth').user;
     if (!hasAccess(user, kind.field, id)) throw noAccess(kind.field);

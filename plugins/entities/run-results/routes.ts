@@ -14,8 +14,10 @@ import { usersTable, type UserRow } from '../../../kernel/identity/tables.ts';
 import { lockCaller } from '../../../kernel/identity/users.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
-import { publishDeleted, type EntityDeps } from '../access.ts';
+import type { EntityDeps } from '../deps.ts';
+import { publishDeleted } from '../events.ts';
 import { toRunResultDetail, toRunResultRecord } from '../records.ts';
+import { canReadRunResult, RUN_RESULT_REFUSED } from './access.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from '../tables.ts';
 import { ID_MAX, idsQuery, pathId } from '../../../kernel/http/params.ts';
 import { jsonBody, validate } from '../../../kernel/http/validate.ts';
@@ -79,19 +81,6 @@ export function parseRunPayload(payload: Record<string, unknown>) {
     requestName: stringOrNull(request.name),
     summary,
   };
-}
-
-/** Whether the user may read this run result (and so discuss it). */
-/** Why {@link canReadRunResult} said no. */
-export const RUN_RESULT_REFUSED =
-  "Only the run result's creator and people with access to its collection can open it.";
-
-export function canReadRunResult(
-  user: UserRow,
-  row: Pick<RunResultRow, 'createdByUserId' | 'collectionId'>,
-): boolean {
-  if (user.role === 'admin' || row.createdByUserId === user.id) return true;
-  return row.collectionId !== null && hasAccess(user, 'collectionAccess', row.collectionId);
 }
 
 const NEWEST_FIRST = [
