@@ -8,11 +8,12 @@ import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
+import { COLLECTION_ACCESS } from './kinds/index.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
 
 /** 403 unless the user may use this collection (admins always may). */
 export function assertCollectionAccess(user: UserRow, collectionId: string): void {
-  if (!hasAccess(user, 'collectionAccess', collectionId)) throw noAccess('collectionAccess');
+  if (!hasAccess(user, COLLECTION_ACCESS, collectionId)) throw noAccess(COLLECTION_ACCESS);
 }
 
 /**

@@ -128,3 +128,4 @@ export {
   type EntityTarget,
   type TargetType,
 } from './kinds/targets.ts';
+export { COLLECTION_ACCESS, RECORD_KINDS, type RecordKind } from './kinds/index.ts';

@@ -8,6 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { HttpError } from '../../kernel/errors.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
 import { renderJoinPage } from './join-page.ts';
@@ -80,11 +81,7 @@ export function publicInviteRoutes(
         user: {
           name: user.name,
           role: user.role,
-          collectionAccess: user.collectionAccess,
-          environmentAccess: user.environmentAccess,
-          snippetAccess: user.snippetAccess,
-          liveServerAccess: user.liveServerAccess,
-          livePageAccess: user.livePageAccess,
+          ...perEntityList((field) => user[field]),
           llmAccess: user.llmAccess,
           llmModels: user.llmModels,
         },

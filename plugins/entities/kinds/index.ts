@@ -225,6 +225,26 @@ export const kind = <N extends KindName>(name: N) =>
 /** The collection kind's access list, which also governs what sits in a collection. */
 export const COLLECTION_ACCESS: EntityAccessField = kind('collection').field;
 
+/** What other plugins may know of a kind (the plugin's face exports {@link RECORD_KINDS}). */
+export interface RecordKind {
+  name: KindName;
+  prefix: string;
+  noun: string;
+  placement: Placement;
+  history: boolean;
+  /** A top-level kind's access list, and the key its lists answer under. */
+  access?: { field: EntityAccessField; listKey: string };
+}
+
+export const RECORD_KINDS: readonly RecordKind[] = KINDS.map((kind) => ({
+  name: kind.name,
+  prefix: kind.prefix,
+  noun: kind.noun,
+  placement: kind.placement,
+  history: kind.history,
+  ...('listKey' in kind ? { access: { field: kind.field, listKey: kind.listKey } } : {}),
+}));
+
 /** The entry of the kind named `name`, or undefined for a name the registry does not have. */
 export function kindNamed(name: string): Kind | undefined {
   return entries.find((kind) => kind.name === name);

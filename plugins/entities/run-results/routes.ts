@@ -16,6 +16,7 @@ import type { Store } from '../../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import type { EntityDeps } from '../deps.ts';
 import { publishDeleted } from '../events.ts';
+import { COLLECTION_ACCESS } from '../kinds/index.ts';
 import { toRunResultDetail, toRunResultRecord } from '../records.ts';
 import { canReadRunResult, RUN_RESULT_REFUSED } from './access.ts';
 import { collectionsTable, runResultsTable, type RunResultRow } from '../tables.ts';
@@ -133,10 +134,10 @@ export function runResultRoutes(
       await lockCaller(tx, user.id);
       // Attaching a run to a hub collection the caller cannot use would show it to that
       // collection's members; ids of collections this hub does not hold (local ones) are fine.
-      if (parsed.collectionId && !hasAccess(user, 'collectionAccess', parsed.collectionId)) {
+      if (parsed.collectionId && !hasAccess(user, COLLECTION_ACCESS, parsed.collectionId)) {
         if (await tx.table(collectionsTable).get(parsed.collectionId))
           throw forbidden(
-            'payload.collection.id: you have no access to that collection (it is not in your collectionAccess list).',
+            `payload.collection.id: you have no access to that collection (it is not in your ${COLLECTION_ACCESS} list).`,
           );
       }
       const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
