@@ -1,13 +1,11 @@
 /**
  * Access and lookup checks shared by the entity routes: collection scope (which governs folders,
- * requests and documents), container checks, and the locks that order writers of one collection
- * or tenant.
+ * requests and documents) and container checks (the locks that order writers are in locks.ts).
  */
 import { notFound } from '../../kernel/errors.ts';
 import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
-import { StorageError, type Store } from '../../kernel/storage/contract.ts';
-import { tenantsTable } from '../../kernel/identity/tables.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { COLLECTION_ACCESS } from './kinds/index.ts';
 import { collectionsTable, foldersTable, type CollectionRow, type FolderRow } from './tables.ts';
 
@@ -43,34 +41,6 @@ export async function existingCollection(
   const collection = await store.table(collectionsTable).getForUpdate(collectionId);
   if (!collection) throw notFound('Collection not found');
   return collection;
-}
-
-/**
- * Loads a row that lives in a collection (folder, request, document) for a write: locks its
- * collection, then reads the row again, since it may have changed while we waited. Other
- * collections the write touches are locked too, always in id order so two writers never wait on
- * each other crosswise. A row that moved to another collection meanwhile retries the transaction.
- */
-export async function loadLocked<R extends { collectionId: string }>(
-  tx: Store,
-  load: (tx: Store) => Promise<R>,
-  alsoLock: readonly string[] = [],
-): Promise<R> {
-  const first = await load(tx);
-  for (const id of [...new Set([first.collectionId, ...alsoLock])].sort())
-    await tx.table(collectionsTable).getForUpdate(id);
-  const row = await load(tx);
-  if (row.collectionId !== first.collectionId)
-    throw new StorageError('conflict', 'The row moved to another collection meanwhile');
-  return row;
-}
-
-/**
- * Locks the tenant row for the rest of the transaction: serializes decisions that span a whole
- * tenant's list, such as the next snippet sort order or the environment inheritance graph.
- */
-export async function lockTenant(tx: Store): Promise<void> {
-  if (tx.tenantId) await tx.table(tenantsTable).getForUpdate(tx.tenantId);
 }
 
 /**

@@ -127,5 +127,5 @@ export {
   targetTables,
   type EntityTarget,
   type TargetType,
-} from './kinds/targets.ts';
+} from './targets.ts';
 export { COLLECTION_ACCESS, RECORD_KINDS, type RecordKind } from './kinds/index.ts';

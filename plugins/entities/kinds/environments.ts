@@ -9,7 +9,7 @@ import { badRequest } from '../../../kernel/errors.ts';
 import { hasAccess } from '../../../kernel/identity/access.ts';
 import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import { lockTenant } from '../access.ts';
+import { lockTenant } from '../locks.ts';
 import { created } from '../attribution.ts';
 import { compareNames } from '../ordering.ts';
 import { environmentRecord, SERVER_OWNED } from '../records.ts';

@@ -52,7 +52,7 @@ export interface KindIdentity {
   field?: EntityAccessField;
   /** Only its creator may delete one through the data API. */
   creatorOnlyDelete?: boolean;
-  /** Deleting one removes the folders and items inside it (kinds/contents.ts). */
+  /** Deleting one removes the folders and items inside it (routes/contents.ts). */
   container?: boolean;
   /** Other features attach things to records of this kind (targets.ts): what a target carries. */
   target?(row: any): TargetFields;

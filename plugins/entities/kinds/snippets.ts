@@ -4,7 +4,7 @@
  * `/admin/snippets`, which the desktop's management screens use, and see full records there.
  */
 import { z } from 'zod';
-import { lockTenant } from '../access.ts';
+import { lockTenant } from '../locks.ts';
 import { created, touched } from '../attribution.ts';
 import { compareSiblings, nextSortOrder } from '../ordering.ts';
 import { SERVER_OWNED, snippetRecord } from '../records.ts';

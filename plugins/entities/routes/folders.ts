@@ -10,7 +10,8 @@ import { badRequest, notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
-import { assertCollectionAccess, loadLocked, requireCollection } from '../access.ts';
+import { assertCollectionAccess, requireCollection } from '../access.ts';
+import { loadLocked } from '../locks.ts';
 import { created, touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
 import { publishDeleted } from '../events.ts';
@@ -33,7 +34,7 @@ import {
 } from '../history/record.ts';
 import { toFolderRecord } from '../records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from '../schemas.ts';
-import { deleteParts, readItems } from '../kinds/contents.ts';
+import { deleteParts, readItems } from './contents.ts';
 import type { HistoryKind } from '../kinds/index.ts';
 import { collectionsTable, foldersTable, type FolderRow } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';

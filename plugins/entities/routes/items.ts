@@ -15,10 +15,10 @@ import type { Store } from '../../../kernel/storage/contract.ts';
 import {
   assertCollectionAccess,
   existingCollection,
-  loadLocked,
   requireCollection,
   requireFolder,
 } from '../access.ts';
+import { loadLocked } from '../locks.ts';
 import { created, touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
 import { ITEM_MOVED, publishDeleted, type ItemMovedEvent } from '../events.ts';

@@ -6,7 +6,7 @@ import type { Store } from '../../../kernel/storage/contract.ts';
 import type { EntityDeps } from '../deps.ts';
 import { createdSize, insertCreated, recordChange, recordChanges } from '../history/record.ts';
 import { assertHistoryBudget, tallyRevisions } from '../history/usage.ts';
-import { removeCollectionContents, type DeletedRecorder, type Removed } from '../kinds/contents.ts';
+import { removeCollectionContents, type DeletedRecorder, type Removed } from './contents.ts';
 import { rowsOf, type AnyTopLevelRow } from '../kinds/top-level.ts';
 import type { TopLevelKind } from '../kinds/index.ts';
 

@@ -7,7 +7,7 @@
 import type { Store, Where } from '../../../kernel/storage/contract.ts';
 import type { Table } from '../../../kernel/storage/table.ts';
 import type { VersionedRow } from '../history/record.ts';
-import { FOLDER_KIND, ITEM_KINDS, type HistoryKind, type KindName } from './index.ts';
+import { FOLDER_KIND, ITEM_KINDS, type HistoryKind, type KindName } from '../kinds/index.ts';
 
 /** The ids of every removed record, by kind (`entities.deleted`). */
 export type Removed = Partial<Record<KindName, string[]>>;

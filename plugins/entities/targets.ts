@@ -5,13 +5,13 @@
  * target's collection, and for run results the run-result rule (creator, admins, or access to the
  * run's collection).
  */
-import { forbidden, notFound } from '../../../kernel/errors.ts';
-import { hasAccess, noAccess } from '../../../kernel/identity/access.ts';
-import type { UserRow } from '../../../kernel/identity/tables.ts';
-import type { Store } from '../../../kernel/storage/contract.ts';
-import { canReadRunResult, RUN_RESULT_REFUSED } from '../run-results/access.ts';
-import { COLLECTION_ACCESS, KINDS, kind, TARGET_TYPES, type TargetType } from './index.ts';
-import type { TargetFields } from './kind.ts';
+import { forbidden, notFound } from '../../kernel/errors.ts';
+import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
+import { canReadRunResult, RUN_RESULT_REFUSED } from './run-results/access.ts';
+import { COLLECTION_ACCESS, KINDS, kind, TARGET_TYPES, type TargetType } from './kinds/index.ts';
+import type { TargetFields } from './kinds/kind.ts';
 
 export { TARGET_TYPES, type TargetType };
 
