@@ -5,19 +5,12 @@
  * record schema, from which its bodies follow; the item columns (`collectionId`, `folderId`,
  * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
-import { z } from 'zod';
 import type { Context, Hono } from 'hono';
 import { forbidden, notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../../kernel/http/cached-json.ts';
-import type { Store } from '../../../kernel/storage/contract.ts';
-import {
-  assertCollectionAccess,
-  existingCollection,
-  requireCollection,
-  requireFolder,
-} from '../access.ts';
+import { assertCollectionAccess, existingCollection, requireFolder } from '../access.ts';
 import { loadLocked } from '../locks.ts';
 import { created, touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
@@ -32,20 +25,11 @@ import {
   etagOf,
   expectedVersion,
   insertCreated,
-  recordChange,
 } from '../history/record.ts';
 import type { ItemRow } from '../kinds/item.ts';
 import type { AnyItemKind } from '../kinds/index.ts';
-import {
-  addSortOrders,
-  nextSortOrder,
-  planMove,
-  planReorder,
-  renumber,
-  sortSiblings,
-  writeChanges,
-} from '../ordering.ts';
-import { definedOnly, idSchema, listOf } from '../schemas.ts';
+import { sortSiblings } from '../ordering.ts';
+import { definedOnly } from '../schemas.ts';
 import { collectionsTable } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';

@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../../kernel/errors.ts';
 import { hasAccess } from '../../../kernel/identity/access.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
-import { usersTable, type UserRow } from '../../../kernel/identity/tables.ts';
+import { usersTable } from '../../../kernel/identity/tables.ts';
 import { lockCaller } from '../../../kernel/identity/users.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
