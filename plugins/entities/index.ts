@@ -28,6 +28,9 @@ import { runResultRoutes } from './run-results/routes.ts';
 import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
 import { runResultUsageTable } from './tables.ts';
 
+/** The names of the kinds that keep history, in the order their routes are mounted. */
+export const HISTORY_KIND_NAMES: readonly HistoryKind[] = historySubjects.map((kind) => kind.name);
+
 /**
  * Purges the history of a record of `kind` (history/purge.ts), for `workspace-hub history purge`;
  * the admin route is mounted with the other history routes.
