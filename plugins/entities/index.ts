@@ -19,14 +19,13 @@ import { trashRoutes } from './history/trash.ts';
 import { createUsageLedger, FLUSH_INTERVAL_MS } from './history/usage.ts';
 import { topLevelKinds } from './kinds/behaviours.ts';
 import { ITEM_KINDS, kind, TOP_LEVEL_KINDS, type HistoryKind } from './kinds/index.ts';
-import { entityMigrations, entityTables } from './migrations.ts';
 import { entitiesApi } from './routes/api.ts';
 import { folderRoutes } from './routes/folders.ts';
 import { itemRoutes } from './routes/items.ts';
 import { mountTopLevelKind } from './routes/top-level.ts';
 import { runResultRoutes } from './run-results/routes.ts';
 import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
-import { runResultUsageTable } from './tables.ts';
+import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
 
 /** The names of the kinds that keep history, in the order their routes are mounted. */
 export const HISTORY_KIND_NAMES: readonly HistoryKind[] = historySubjects.map((kind) => kind.name);
@@ -116,7 +115,8 @@ export {
   type ChangeRow,
   type RevisionsPrunedEvent,
 } from './history/change-log.ts';
-export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './history/tables.ts';
+export { REVISION_ACTIONS, type RevisionAction } from './history/tables.ts';
+export type { HistoryKind } from './kinds/index.ts';
 export { RUN_RESULT_CREATED } from './run-results/routes.ts';
 export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-results/usage.ts';
 export {

@@ -4,12 +4,8 @@
  * events may have to outlive them). The revisions table itself stays private to this plugin.
  */
 import type { Store, Where } from '../../../kernel/storage/contract.ts';
-import {
-  revisionsTable,
-  type HistoryKind,
-  type RevisionAction,
-  type RevisionRow,
-} from './tables.ts';
+import { revisionsTable, type RevisionAction, type RevisionRow } from './tables.ts';
+import type { HistoryKind } from '../kinds/index.ts';
 
 /**
  * Published inside the pruning transaction with the revisions it is about to delete: a handler's

@@ -20,13 +20,8 @@ import type { Table } from '../../../kernel/storage/table.ts';
 import { jsonBytes } from '../../../kernel/storage/versioned.ts';
 import { capRevisions } from './removal.ts';
 import { assertHistoryBudget, tallyRevisions, type UsageLedger } from './usage.ts';
-import {
-  revisionsTable,
-  trashTable,
-  type HistoryKind,
-  type RevisionAction,
-  type RevisionRow,
-} from './tables.ts';
+import { revisionsTable, trashTable, type RevisionAction, type RevisionRow } from './tables.ts';
+import type { HistoryKind } from '../kinds/index.ts';
 
 /** What a revision needs of a row: every row of a versioned table has these. */
 export interface VersionedRow {

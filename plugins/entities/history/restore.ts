@@ -191,9 +191,11 @@ async function deletedWith(tx: Store, deletion: RevisionRow): Promise<Map<Histor
   for (const revision of revisions) {
     if (wanted.get(revision.recordId) !== revision.version || !CHILD_TABLES.has(revision.kind))
       continue;
-    const rows = found.get(revision.kind) ?? [];
+    // A folder or item kind: what the trash has, the registry has.
+    const kind = revision.kind as HistoryKind;
+    const rows = found.get(kind) ?? [];
     rows.push({ ...(revision.snapshot as Row), version: revision.version + 1 });
-    found.set(revision.kind, rows);
+    found.set(kind, rows);
   }
   return found;
 }

@@ -9,10 +9,7 @@ import {
   equalitiesThenId,
   type RowOfTable,
 } from '../../../kernel/storage/table.ts';
-import type { HistoryKind } from '../kinds/index.ts';
 import { NAME_MAX } from '../schemas.ts';
-
-export type { HistoryKind };
 
 export const REVISION_ACTIONS = ['created', 'updated', 'moved', 'deleted', 'restored'] as const;
 export type RevisionAction = (typeof REVISION_ACTIONS)[number];
@@ -27,7 +24,8 @@ export const revisionsTable = defineTable({
   name: 'revisions',
   columns: {
     id: col.id(),
-    kind: col.string<HistoryKind>(16),
+    /** The record's kind: a `HistoryKind` of the registry (kinds/index.ts). */
+    kind: col.string(16),
     recordId: col.id(),
     version: col.int(),
     action: col.string<RevisionAction>(16),
@@ -63,7 +61,8 @@ export const trashTable = defineTable({
   name: 'trash',
   columns: {
     id: col.id(),
-    kind: col.string<HistoryKind>(16),
+    /** The record's kind, as in its revisions. */
+    kind: col.string(16),
     collectionId: col.idNullable(),
     name: col.string(NAME_MAX),
     version: col.int(),
