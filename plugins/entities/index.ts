@@ -1,11 +1,12 @@
 /**
  * The `entities` plugin: collections, environments, snippets, live servers and live pages (the
  * top-level kinds), folders, saved requests and documents inside collections, run results, and
- * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
- * rejects unknown ids and reports stale ones. Other plugins attach things to its entities through
- * targets (see targets.ts) and learn of deletions through `entities.deleted`. Every change to a
- * workspace record is kept as a revision (history.ts), which the audit log reads as the change's
- * event (change-log.ts).
+ * their admin routes, every kind described once in the registry (kinds/index.ts). It also tells
+ * the kernel which access-list ids exist, so `/admin/users` rejects unknown ids and reports stale
+ * ones. Other plugins attach things to its entities through targets (see targets.ts) and learn of
+ * deletions through `entities.deleted` (events.ts). Every change to a workspace record is kept as
+ * a revision (history/record.ts), which the audit log reads as the change's event
+ * (history/change-log.ts).
  */
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
