@@ -196,6 +196,7 @@ export type AnyItemKind = ItemKind & { name: ItemKindName };
 /** A registry entry as code that serves every kind reads it. */
 export type Kind<N extends KindName = KindName> = KindEntry & { name: N };
 
+// Also the check that every entry is a whole registry entry.
 const entries: readonly Kind[] = KINDS;
 const placed = <P extends Placement>(placement: P) =>
   KINDS.filter((kind): kind is Extract<Entry, { placement: P }> => kind.placement === placement);
@@ -203,7 +204,6 @@ const placed = <P extends Placement>(placement: P) =>
 export const TOP_LEVEL_KINDS = placed('top-level');
 export const ITEM_KINDS = placed('item');
 export const [FOLDER_KIND] = placed('folder');
-export const [RUN_RESULT_KIND] = placed('run');
 /** The kinds that keep history, in the order their routes are mounted: items, folders, top-level. */
 export const HISTORY_KINDS: readonly Kind<HistoryKind>[] = [
   ...ITEM_KINDS,
