@@ -46,8 +46,9 @@ dd { margin: 0; overflow-wrap: anywhere; }
 // The deep link is offered only when the hub confirms a usable invitation and the link's `url`
 // is this hub.
 const SCRIPT = `
-  var LISTS = ${JSON.stringify(ENTITY_ACCESS_LISTS.map((list) => [list.heading, list.field]))};
 (function () {
+  // [heading, field] of each entity access list (kernel/identity/access-lists.ts).
+  var LISTS = ${JSON.stringify(ENTITY_ACCESS_LISTS.map((list) => [list.heading, list.field]))};
   var root = document.getElementById('invite');
   if (!root) return;
   var state = document.getElementById('state');
