@@ -111,7 +111,9 @@ export async function restoreRevision(
   // The budget before the transaction: a read that needs nothing the transaction holds.
   await assertHistoryBudget(store, deps.usage, deps.history(), user.id);
   try {
-    return await store.transaction((tx) => restoreIn(tx, deps, subject, revision, user, sawLive));
+    return await store.transaction((tx) =>
+      restoreIn(tx, deps, { subject, revision, user, sawLive }),
+    );
   } catch (error) {
     // Two undeletes of a record the trash no longer orders (no entry): the second inserts its id.
     if (error instanceof StorageError && error.code === 'unique') throw restoredMeanwhile(subject);
@@ -122,14 +124,16 @@ export async function restoreRevision(
 const restoredMeanwhile = (subject: HistorySubject) =>
   conflict(`This ${subject.noun} was restored meanwhile by another request; it exists again.`);
 
-async function restoreIn(
-  tx: Store,
-  deps: EntityDeps,
-  subject: HistorySubject,
-  revision: RevisionRow,
-  user: UserRow,
-  sawLive: boolean,
-): Promise<Row> {
+/** What one restore is: of which revision, by whom, and whether the route found the record live. */
+interface RestoreJob {
+  subject: HistorySubject;
+  revision: RevisionRow;
+  user: UserRow;
+  sawLive: boolean;
+}
+
+async function restoreIn(tx: Store, deps: EntityDeps, job: RestoreJob): Promise<Row> {
+  const { subject, revision, user, sawLive } = job;
   const id = revision.recordId;
   const now = deps.clock.iso();
   const touched = { updatedAt: now, updatedByUserId: user.id };
