@@ -109,18 +109,20 @@ describe.each(allDrivers())('history races on %s', (driver) => {
 
   it('purges a request while 12 clients save it: every answer 200, what is left a run of versions', async () => {
     const col = await h.collection();
-    const req = await h.request(col.id);
-    const path = `/requests/${req.id}`;
-    const answers = await together(16, (i) =>
-      i % 4 === 0
-        ? t.request('DELETE', `/admin${path}/revisions`)
-        : t.request('PUT', path, { body: { collectionId: col.id, url: `https://p.test/${i}` } }),
-    );
-    expect(statuses(answers).filter((s) => s !== '200')).toEqual([]);
-    const live = await t.request('GET', path);
-    expect(live.headers.get('etag')).toBe('"13"');
-    const kept = await versions(path);
-    expect(kept).toEqual(kept.length === 0 ? [] : [13, 12, 11, 10].slice(0, kept.length));
+    for (let round = 0; round < 4; round++) {
+      const req = await h.request(col.id);
+      const path = `/requests/${req.id}`;
+      const answers = await together(16, (i) =>
+        i % 4 === 0
+          ? t.request('DELETE', `/admin${path}/revisions`)
+          : t.request('PUT', path, { body: { collectionId: col.id, url: `https://p.test/${i}` } }),
+      );
+      expect(statuses(answers).filter((s) => s !== '200')).toEqual([]);
+      const live = await t.request('GET', path);
+      expect(live.headers.get('etag')).toBe('"13"');
+      const kept = await versions(path);
+      expect(kept).toEqual([13, 12, 11, 10].slice(0, kept.length));
+    }
   });
 
   it('restores a request while it is being deleted: each answer proper, the end state one of theirs', async () => {
