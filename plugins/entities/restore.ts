@@ -107,7 +107,6 @@ export async function restoreRevision(
   user: UserRow,
   sawLive: boolean,
 ): Promise<Row> {
-  const id = revision.recordId;
   // The budget before the transaction: a read that needs nothing the transaction holds.
   await assertHistoryBudget(store, deps.usage, deps.history(), user.id);
   try {
