@@ -7,7 +7,7 @@
  *
  * A revision is also its change's audit event, which the audit log may keep longer: every page
  * of revisions is handed to `entities.revisions-pruned` in the transaction that deletes it, which
- * also takes its bytes off the history usage (history-removal.ts).
+ * also takes its bytes off the history usage (removal.ts).
  */
 import type { HistoryConfig } from '../../../kernel/config/sections.ts';
 import type { EventBus } from '../../../kernel/events.ts';

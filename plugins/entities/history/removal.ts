@@ -3,7 +3,7 @@
  * each change, an admin's purge): in the caller's transaction the rows go and
  * `entities.revisions-pruned` hands them over (a revision is also its change's audit event, which
  * the audit log may keep longer). The caller takes their sizes off the history usage, in the
- * transaction or, on the hot path, once it has committed (history-usage.ts).
+ * transaction or, on the hot path, once it has committed (usage.ts).
  */
 import type { EventBus } from '../../../kernel/events.ts';
 import { StorageError, type Store } from '../../../kernel/storage/contract.ts';

@@ -1,8 +1,8 @@
 /**
  * The history routes of every kind that keeps revisions: list a record's revisions (newest first,
  * paged by version), read one with the record as it was (audited), restore one (restore.ts), and
- * the admin's purge of a record's history (history-purge.ts). Everything is access-checked like
- * the record itself (see history-subjects.ts), and each revision of a folder, saved request or
+ * the admin's purge of a record's history (purge.ts). Everything is access-checked like
+ * the record itself (see subjects.ts), and each revision of a folder, saved request or
  * document also by the collection it was written in: one moved in from another collection shows
  * only what was written where the reader may go.
  */
@@ -167,9 +167,9 @@ export function revisionRoutes(
       const revisionId = pathId(c, 'revisionId', REVISION_NOT_FOUND);
       const store = c.get('store');
       const user = c.get('auth').user;
-      await loadSubject(store, subject, user, id);
+      const { live } = await loadSubject(store, subject, user, id);
       const revision = await loadRevision(store, user, id, revisionId);
-      const row = await restoreRevision(store, deps, subject, revision, user);
+      const row = await restoreRevision(store, deps, subject, revision, user, live !== null);
       c.header('ETag', `"${row.version}"`);
       return c.json(subject.toRecord(row));
     });

@@ -1,7 +1,7 @@
 /**
  * One implementation for the two kinds of collection items, saved requests and documents: list,
  * create (last in its folder), update, creator-only delete, reorder within one folder, move to a
- * folder at an index, and the admin inspection routes. A kind (item-kind.ts) names its table and
+ * folder at an index, and the admin inspection routes. A kind (kinds/item.ts) names its table and
  * record schema, from which its bodies follow; the item columns (`collectionId`, `folderId`,
  * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
