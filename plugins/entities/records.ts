@@ -3,7 +3,7 @@
  * The schema's key order is the JSON answer's key order; a field a client may write carries its
  * create default here. From each schema follow the row → record mapper (below), the request bodies
  * (the record `.omit`s what the hub owns, in the kind's file or kinds/item.ts; `optionalFields` makes
- * the update body) and the documented answer (api.ts, through the kind's `record`). A mapper is
+ * the update body) and the documented answer (routes/api.ts, through the kind's `record`). A mapper is
  * typed against its table's row, so a record field without a column of its type fails to compile.
  */
 import { z } from 'zod';

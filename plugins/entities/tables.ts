@@ -83,7 +83,7 @@ const liveColumns = {
   ...attribution,
 };
 
-/** The columns the shared top-level routes (top-level.ts) read and write on every top-level kind. */
+/** The columns the shared top-level routes (routes/top-level.ts) read and write on every top-level kind. */
 export type TopLevelColumns = Pick<
   typeof liveColumns,
   'id' | 'name' | 'deletionLocked' | keyof typeof attribution
@@ -125,7 +125,7 @@ const itemPlacement = {
 };
 /** An item's position, marker and attribution: its last columns, after the kind's own. */
 const itemPosition = { sortOrder: col.int(), marker: col.stringNullable(NAME_MAX), ...attribution };
-/** The columns the shared item routes (items.ts) read and write on every item kind. */
+/** The columns the shared item routes (routes/items.ts) read and write on every item kind. */
 export type ItemColumns = typeof itemPlacement & typeof itemPosition;
 
 export const requestsTable = defineTable({

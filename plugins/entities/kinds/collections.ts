@@ -1,7 +1,7 @@
 /**
  * Collections: the top-level container of folders, saved requests and documents. Only the creator
  * may delete one through the data API, and only while it is unlocked; deleting it removes
- * everything inside it in the same transaction (contents.ts).
+ * everything inside it in the same transaction (routes/contents.ts).
  */
 import { z } from 'zod';
 import { created } from '../attribution.ts';
