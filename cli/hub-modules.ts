@@ -29,8 +29,10 @@ export {
   toLinkRecord,
 } from '../plugins/sso/index.ts';
 export {
+  HISTORY_KIND_NAMES,
   purgeRecordHistory,
   runResultUsage,
+  type HistoryKind,
   type RunResultsConfig,
   type RunResultUsage,
 } from '../plugins/entities/index.ts';
