@@ -10,7 +10,12 @@ import { collectionsTable } from './tables.ts';
  * Loads a row that lives in a collection (folder, request, document) for a write: locks its
  * collection, then reads the row again, since it may have changed while we waited. Other
  * collections the write touches are locked too, always in id order so two writers never wait on
- * each other crosswise. A row that moved to another collection meanwhile retries the transaction.
+ * each other crosswise. A row that moved meanwhile into one of the collections locked here stays
+ * there (a move locks the collection it leaves), so the write goes on; only one that moved to a
+ * collection not locked here retries the transaction. Retrying that case alone matters: with
+ * moves back and forth between two collections, a save into one of them that retried whenever
+ * the row had moved at all lost the race five times in a row (409) while the row was never out
+ * of reach of its locks.
  */
 export async function loadLocked<R extends { collectionId: string }>(
   tx: Store,
@@ -18,10 +23,10 @@ export async function loadLocked<R extends { collectionId: string }>(
   alsoLock: readonly string[] = [],
 ): Promise<R> {
   const first = await load(tx);
-  for (const id of [...new Set([first.collectionId, ...alsoLock])].sort())
-    await tx.table(collectionsTable).getForUpdate(id);
+  const locked = [...new Set([first.collectionId, ...alsoLock])].sort();
+  for (const id of locked) await tx.table(collectionsTable).getForUpdate(id);
   const row = await load(tx);
-  if (row.collectionId !== first.collectionId)
+  if (!locked.includes(row.collectionId))
     throw new StorageError('conflict', 'The row moved to another collection meanwhile');
   return row;
 }

@@ -176,6 +176,15 @@ describe.each(allDrivers())('revisions on %s', (driver) => {
     const listed = await t.request('GET', `/collections/${col.id}/requests`);
     expect(listed.body.requests.map((r: any) => r.id)).toEqual([a.id, b.id, c.id]);
     expect((await t.request('GET', `/collections/${col.id}/trash`)).body.items).toEqual([]);
+    // Undone once: restoring the deletion again is a 409, and writes nothing.
+    const again = await t.request('POST', `/requests/${b.id}/revisions/${deleted.id}/restore`);
+    expect(again.status, again.text).toBe(409);
+    expect(again.body.error).toMatch(/deletion was undone already/);
+    expect((await revisions(`/requests/${b.id}`)).map((r: any) => r.action)).toEqual([
+      'restored',
+      'deleted',
+      'created',
+    ]);
   });
 
   it('brings a folder back with everything its deletion removed', async () => {

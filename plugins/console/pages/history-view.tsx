@@ -89,9 +89,15 @@ const RestoreForm: FC<{ props: Props; revision: Revision; name: string; spelled?
   </Form>
 );
 
-/** Whether `revision` is the record as it is now (restoring it would change nothing). */
-const isCurrent = (props: Props, revision: Revision) =>
-  props.newest?.id === revision.id && revision.action !== 'deleted';
+/**
+ * Whether Restore is offered for `revision`: not for the record as it is now (restoring it would
+ * change nothing), nor for a deletion while the record exists (the API answers 409: the deletion
+ * was undone already; its content is the version before it).
+ */
+const restorable = (props: Props, revision: Revision) =>
+  revision.action === 'deleted'
+    ? props.newest?.action === 'deleted'
+    : props.newest?.id !== revision.id;
 
 const Where: FC<{ props: Props }> = ({ props }) => {
   const { page, kind, id, to, newest } = props;
@@ -184,7 +190,7 @@ const Compare: FC<{ props: Props; to: Shown }> = ({ props, to }) => {
           }}
         />
       ) : null}
-      {from && !isCurrent(props, from.revision) ? (
+      {from && restorable(props, from.revision) ? (
         <RestoreForm props={props} revision={from.revision} name={name} spelled />
       ) : null}
     </section>
@@ -227,9 +233,9 @@ const Revisions: FC<{ props: Props; name: string }> = ({ props, name }) => {
                   <a href={compare(revision, list.revisions[index + 1])}>
                     Compare<Hidden>{` version ${revision.version} with the one before`}</Hidden>
                   </a>
-                  {isCurrent(props, revision) ? null : (
+                  {restorable(props, revision) ? (
                     <RestoreForm props={props} revision={revision} name={name} />
-                  )}
+                  ) : null}
                 </td>
               </tr>
             ))}

@@ -159,6 +159,14 @@ async function restoreIn(tx: Store, deps: EntityDeps, job: RestoreJob): Promise<
     throw conflict(
       `This ${subject.noun} was deleted meanwhile; restore its deletion to bring it back.`,
     );
+  // Restoring a deletion undoes it; a record that exists has had it undone already. Taken as a
+  // restore of content, a client undoing the deletion a moment after another one did (it found
+  // the record back) wrote a second `restored` revision, and with the per-record limit such
+  // restores trimmed the deletion itself away (404s). Its content is the revision's before it.
+  if (live && revision.action === 'deleted')
+    throw conflict(
+      `This ${subject.noun} exists again: its deletion was undone already; restore another revision for its content.`,
+    );
   const latest = await newest();
   // Access as the record is now (it may have moved since the route checked).
   assertSubjectAccess(user, subject, id, live ?? (latest?.snapshot as Partial<VersionedRow>));
