@@ -4,7 +4,8 @@
  * `session`) against this checkout and another one in the same run, plus a bare `node:http` server
  * answering `/health`'s 33 bytes (the physical floor of the machine), rounds rotated so no target
  * always runs first. Same load generator (autocannon, as the shared bench pins it) and settings as
- * the shared bench.
+ * the shared bench. Beside req/s and p99 it gives the server's CPU time per request (from /proc),
+ * which the rest of a busy machine disturbs far less than throughput.
  *
  *   node bench/floor.mjs --hub ../base                this tree vs ../base, bare node:http too
  *   --driver sqlite|postgres|mysql|firestore (sqlite)  --rounds <n> (2)  --duration <s> (10)
@@ -19,6 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -74,17 +76,30 @@ function cannon(url, headers, seconds) {
   );
 }
 
-/** Warm-up (not for bad-token, whose first failures are part of what it measures), then the run. */
-async function measure(name, url, headers) {
+/** CPU seconds (user + system) process `pid` has used so far. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Warm-up (not for bad-token, whose first failures are part of what it measures), then the run;
+ * with the server's CPU time per request, which other load on the machine disturbs less than
+ * its throughput.
+ */
+async function measure(name, url, headers, pid) {
   if (Number(args.warmup) > 0 && name !== 'bad-token')
     await cannon(url, headers, Number(args.warmup));
+  const cpu = cpuSeconds(pid);
   const r = await cannon(url, headers, Number(args.duration));
+  const cpuUs = Math.round(((cpuSeconds(pid) - cpu) * 1e6) / Math.max(1, r.requests.total));
   const status = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) status[code] = v.count;
   return {
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
+    cpuUs,
     status,
     errors: r.errors,
   };
@@ -152,7 +167,12 @@ async function runHub(target) {
         session: ['/auth/session', { authorization: `Bearer ${user}` }],
       };
       for (const name of wanted)
-        out[name] = await measure(name, hub.url + scenarios[name][0], scenarios[name][1]);
+        out[name] = await measure(
+          name,
+          hub.url + scenarios[name][0],
+          scenarios[name][1],
+          hub.child.pid,
+        );
       out.peakRssMiB = await statusMiB(hub.child.pid, 'VmHWM');
       return out;
     } finally {
@@ -173,7 +193,9 @@ async function runBare() {
   });
   await new Promise((r) => child.stdout.once('data', r));
   try {
-    return { health: await measure('health', `http://127.0.0.1:${port}/health`, {}) };
+    return {
+      health: await measure('health', `http://127.0.0.1:${port}/health`, {}, child.pid),
+    };
   } finally {
     await stopHub(child);
   }
@@ -196,7 +218,7 @@ for (let round = 0; round < Number(args.rounds); round++) {
     note(
       `${target.name}: ${wanted
         .filter((s) => result[s])
-        .map((s) => `${s} ${result[s].rps}/s p99 ${result[s].p99}`)
+        .map((s) => `${s} ${result[s].rps}/s p99 ${result[s].p99} cpu ${result[s].cpuUs}µs`)
         .join(', ')}`,
     );
   }
@@ -208,14 +230,16 @@ const median = (xs) => {
 };
 if (args.json) console.log(JSON.stringify({ driver: args.driver, targets, results }));
 else {
-  console.log(`\n### ${args.driver}, ${args.rounds} round(s), median req/s (p99 ms)\n`);
+  console.log(
+    `\n### ${args.driver}, ${args.rounds} round(s), median req/s (p99 ms) [server CPU µs per request]\n`,
+  );
   console.log(`| target | ${wanted.join(' | ')} | idle / peak RSS MiB |`);
   console.log(`|---|${wanted.map(() => '---:').join('|')}|---:|`);
   for (const target of targets) {
     const runs = results[target.name];
     const cells = wanted.map((s) =>
       runs[0][s]
-        ? `${median(runs.map((r) => r[s].rps))} (${median(runs.map((r) => r[s].p99))})`
+        ? `${median(runs.map((r) => r[s].rps))} (${median(runs.map((r) => r[s].p99))}) [${median(runs.map((r) => r[s].cpuUs))}]`
         : '',
     );
     const rss = target.bare
