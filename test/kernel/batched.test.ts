@@ -113,4 +113,38 @@ describe('batched proofs', () => {
     expect(await Promise.all([first, second])).toEqual([true, true]);
     expect(c.checks()).toBe(2);
   });
+
+  it("with gather 'turn', gives callers from separate callbacks of one turn one check", async () => {
+    let checks = 0;
+    const proof = batched(async () => (checks++, true), 1, 'turn');
+    // Two I/O-like callbacks of the same turn, each bringing one request.
+    const answers = await new Promise<Promise<boolean>[]>((resolve) => {
+      const got: Promise<boolean>[] = [];
+      setImmediate(() => got.push(proof(arrivalMark())));
+      setImmediate(() => {
+        got.push(proof(arrivalMark()));
+        resolve(got);
+      });
+    });
+    expect(await Promise.all(answers)).toEqual([true, true]);
+    expect(checks).toBe(1);
+    // A request of a later turn gets a check of its own.
+    expect(await proof(arrivalMark())).toBe(true);
+    expect(checks).toBe(2);
+  });
+
+  it("with gather 'microtask', gives callers from separate callbacks a check each", async () => {
+    let checks = 0;
+    const proof = batched(async () => (checks++, true), 1, 'microtask');
+    const answers = await new Promise<Promise<boolean>[]>((resolve) => {
+      const got: Promise<boolean>[] = [];
+      setImmediate(() => got.push(proof(arrivalMark())));
+      setImmediate(() => {
+        got.push(proof(arrivalMark()));
+        resolve(got);
+      });
+    });
+    expect(await Promise.all(answers)).toEqual([true, true]);
+    expect(checks).toBe(2);
+  });
 });
