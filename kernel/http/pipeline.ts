@@ -162,25 +162,28 @@ export function createPipeline(deps: PipelineDeps): {
     if (instance.publicRoutes) app.route('/', instance.publicRoutes);
   // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,
   // both before authentication, so probing paths or methods never counts as a failure.
+  // One middleware with authentication: each link of the chain costs every request a promise.
   const methodsOf = allowedMethods(() => app.routes);
-  app.use('*', async (c, next) => {
-    if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) {
-      const allowed = methodsOf(c.req.path);
-      if (allowed.length === 0) throw notFound('Not Found');
-      throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: allowed.join(', ') } });
-    }
-    await next();
+  const authenticate = bearerAuth({
+    identity: deps.identity,
+    throttle: deps.throttle,
+    policy: deps.policy,
+    clientIp: deps.clientIp,
+    callerOf: deps.callerOf,
   });
   app.use(
     '*',
-    describeMiddleware(
-      bearerAuth({
-        identity: deps.identity,
-        throttle: deps.throttle,
-        policy: deps.policy,
-        clientIp: deps.clientIp,
-        callerOf: deps.callerOf,
-      }),
+    describeMiddleware<MiddlewareHandler<KernelEnv>>(
+      (c, next) => {
+        if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) {
+          const allowed = methodsOf(c.req.path);
+          if (allowed.length === 0) throw notFound('Not Found');
+          throw new HttpError(405, 'Method Not Allowed', {
+            headers: { Allow: allowed.join(', ') },
+          });
+        }
+        return authenticate(c, next);
+      },
       { authenticates: true, errors: [401, 429, 503] },
     ),
   );
