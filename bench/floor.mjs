@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hubEnv, prepareDatabase } from './databases.mjs';
-import { sharedBenchDir, startHub, statusMiB, stopHub } from './hub-process.mjs';
+import { commonOptions, sharedBenchDir, startHub, statusMiB, stopHub } from './hub-process.mjs';
 import { freePort, printUsageAndExit } from './support.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -43,12 +43,7 @@ const { values: args } = parseArgs({
     deno: { type: 'boolean', default: false },
     'no-bare': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
-    'bench-dir': {
-      type: 'string',
-      default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
-    },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
+    ...commonOptions,
   },
 });
 if (args.help) printUsageAndExit(import.meta.url);

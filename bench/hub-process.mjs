@@ -10,6 +10,16 @@ import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 
+/** The options every script that runs the shared bench's load generator takes (`parseArgs`). */
+export const commonOptions = {
+  'bench-dir': {
+    type: 'string',
+    default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
+  },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+};
+
 /**
  * The shared bench with its pinned dependencies, installed once under node_modules/.cache;
  * resolves with the directory it is in.

@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configuredDrivers, DRIVERS, hubEnv, prepareDatabase } from './databases.mjs';
-import { sharedBenchDir, startHub, statusMiB, stopHub } from './hub-process.mjs';
+import { commonOptions, sharedBenchDir, startHub, statusMiB, stopHub } from './hub-process.mjs';
 import { runMixed } from './mixed.mjs';
 import { freePort, printUsageAndExit } from './support.mjs';
 
@@ -45,12 +45,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '' },
     mixed: { type: 'string', default: '' },
-    'bench-dir': {
-      type: 'string',
-      default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
-    },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
+    ...commonOptions,
   },
 });
 if (args.help) printUsageAndExit(import.meta.url);

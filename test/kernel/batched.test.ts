@@ -114,19 +114,18 @@ describe('batched proofs', () => {
     expect(c.checks()).toBe(2);
   });
 
+  /** Two callbacks of one turn (as two sockets' data would be), each asking `proof` once. */
+  const fromTwoCallbacks = (proof: (arrival?: number) => Promise<boolean>) =>
+    new Promise<Promise<boolean>[]>((resolve) => {
+      const got: Promise<boolean>[] = [];
+      setImmediate(() => got.push(proof(arrivalMark())));
+      setImmediate(() => resolve([...got, proof(arrivalMark())]));
+    });
+
   it("with gather 'turn', gives callers from separate callbacks of one turn one check", async () => {
     let checks = 0;
     const proof = batched(async () => (checks++, true), 1, 'turn');
-    // Two I/O-like callbacks of the same turn, each bringing one request.
-    const answers = await new Promise<Promise<boolean>[]>((resolve) => {
-      const got: Promise<boolean>[] = [];
-      setImmediate(() => got.push(proof(arrivalMark())));
-      setImmediate(() => {
-        got.push(proof(arrivalMark()));
-        resolve(got);
-      });
-    });
-    expect(await Promise.all(answers)).toEqual([true, true]);
+    expect(await Promise.all(await fromTwoCallbacks(proof))).toEqual([true, true]);
     expect(checks).toBe(1);
     // A request of a later turn gets a check of its own.
     expect(await proof(arrivalMark())).toBe(true);
@@ -136,15 +135,7 @@ describe('batched proofs', () => {
   it("with gather 'microtask', gives callers from separate callbacks a check each", async () => {
     let checks = 0;
     const proof = batched(async () => (checks++, true), 1, 'microtask');
-    const answers = await new Promise<Promise<boolean>[]>((resolve) => {
-      const got: Promise<boolean>[] = [];
-      setImmediate(() => got.push(proof(arrivalMark())));
-      setImmediate(() => {
-        got.push(proof(arrivalMark()));
-        resolve(got);
-      });
-    });
-    expect(await Promise.all(answers)).toEqual([true, true]);
+    expect(await Promise.all(await fromTwoCallbacks(proof))).toEqual([true, true]);
     expect(checks).toBe(2);
   });
 });
