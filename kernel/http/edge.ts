@@ -36,7 +36,7 @@ export function fixedAnswer(value: unknown): Handler<KernelEnv> {
     body: JSON.stringify(value),
     headers: { 'Content-Type': 'application/json' },
   };
-  // Reached only where the edge did not answer (HEAD).
+  // Reached only where the edge did not answer (HEAD, or a request naming a tenant).
   const handler: Handler<KernelEnv> = (c) => c.body(fixed.body, 200, fixed.headers);
   return Object.assign(handler, { [FIXED]: fixed });
 }
