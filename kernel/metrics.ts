@@ -170,14 +170,16 @@ export function createHubMetrics(
           };
         },
         gaugeFrom(name, help, read) {
-          new Gauge({
-            name: claim(plugin, name),
-            help,
-            registers: [registry],
-            collect() {
-              this.set(read());
-            },
-          });
+          registry.registerMetric(
+            new Gauge({
+              name: claim(plugin, name),
+              help,
+              registers: [],
+              collect() {
+                this.set(read());
+              },
+            }),
+          );
         },
       };
     },

@@ -117,6 +117,8 @@ async function readNext(host: ReloadHost): Promise<HubConfig> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // The message says all a reader needs; a cause would be appended to the reload's answer.
+    // oxlint-disable-next-line preserve-caught-error
     throw new Error(
       code !== 'ENOENT'
         ? `Cannot read config file ${path}: ${(error as Error).message}`

@@ -44,7 +44,9 @@ export function historyDocs(subjects: readonly HistorySubject[]): RouteDocs {
         (topLevel
           ? `; otherwise it takes the right to create a ${noun} (access to all of them) or to delete this one (it was not locked${subject.creatorOnlyDelete ? ', and the caller created it' : ''})`
           : '') +
-        '. 409 also when the history budget is spent (`history.maxBytesPerUser`, ' +
+        '. 409 when the record was deleted or restored by another request since (of several ' +
+        'clients undoing one deletion at once, one succeeds), and when the history budget is ' +
+        'spent (`history.maxBytesPerUser`, ' +
         '`history.maxBytesPerTenant`). The answer carries the new `ETag`.',
       errors: [403, 409],
       responses: { 200: record },

@@ -51,6 +51,9 @@ export async function purgeHistory(
     const chunk = records.slice(i, i + PAGE);
     for (;;) {
       const count = await store.transaction(async (tx) => {
+        // A live record's row first, as its edits take it: an edit that removes its oldest
+        // revision (maxRevisionsPerRecord) is then never removing what this page reads.
+        if (live) await tx.table(subject.table).getForUpdate(id);
         const page = await tx.table(revisionsTable).find({
           where: { recordId: { in: chunk } },
           orderBy: [['id', 'asc']],

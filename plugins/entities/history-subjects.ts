@@ -4,7 +4,6 @@
  * collection for folders, saved requests and documents (for a deleted record, the collection it
  * was in when deleted).
  */
-import { forbidden } from '../../kernel/errors.ts';
 import { hasAccess, noAccess, type EntityAccessField } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Columns, Table } from '../../kernel/storage/table.ts';

@@ -84,39 +84,55 @@ export function createUsageLedger(storage: (tenantId: string) => Store) {
   /** Per tenant and scope: the counters' sum as read (plus what this process wrote since). */
   const read = new Map<string, { bytes: number; at: number }>();
   const key = (tenantId: string, scope: string) => `${tenantId}\n${scope}`;
-  // Reads and writes of the counters take turns: a write lands either before a read (and is in
-  // it) or after (and is added to it), never counted twice or missed.
-  let turn: Promise<unknown> = Promise.resolve();
-  const inTurn = <R>(fn: () => Promise<R>): Promise<R> => {
-    const next = turn.then(fn);
-    turn = next.catch(() => undefined);
-    return next;
-  };
+  // A read is never queued behind a write of the ledger: a check runs inside the change's
+  // transaction, and the write needs a transaction of its own (SQLite's one writer connection, a
+  // pooled connection), so waiting for it there could wait forever. Instead a read remembers the
+  // writes it may have raced: one that began and ended while no write was under way is exact and
+  // answers checks for a second; one that overlapped a write may or may not hold its bytes, so it
+  // answers only its own check (counting the write's bytes once more at most) and is not kept.
+  let writes = 0;
+  let writesUnderWay = 0;
+  /** Writes of the ledger take turns with each other (never with reads). */
+  let writeTurn: Promise<unknown> = Promise.resolve();
   const unwritten = (tenantId: string, scope: string) =>
     (pending.get(tenantId)?.get(scope) ?? 0) + (writing.get(tenantId)?.get(scope) ?? 0);
 
-  const readCounters = (store: Store, tenantId: string, scopes: readonly string[]) =>
-    inTurn(async () => {
-      const now = Date.now();
-      const stale = scopes.filter((scope) => {
-        const entry = read.get(key(tenantId, scope));
-        return !entry || now - entry.at >= READ_TTL_MS;
-      });
-      if (stale.length === 0) return;
-      const rows = await store.table(historyUsageTable).getMany(stale.flatMap(shardIds));
-      for (const scope of stale) {
-        const bytes = rows
-          .filter((row) => row.id.startsWith(`${scope}:`))
-          .reduce((sum, row) => sum + row.bytes, 0);
-        read.set(key(tenantId, scope), { bytes, at: now });
-      }
-    });
+  /** The counters' sums of `scopes`, each from the cache or read now (then cached when exact). */
+  async function readCounters(
+    store: Store,
+    tenantId: string,
+    scopes: readonly string[],
+  ): Promise<Map<string, number>> {
+    const now = Date.now();
+    const sums = new Map<string, number>();
+    const stale: string[] = [];
+    for (const scope of scopes) {
+      const entry = read.get(key(tenantId, scope));
+      if (entry && now - entry.at < READ_TTL_MS) sums.set(scope, entry.bytes);
+      else stale.push(scope);
+    }
+    if (stale.length === 0) return sums;
+    const before = writes;
+    const quiet = writesUnderWay === 0;
+    const rows = await store.table(historyUsageTable).getMany(stale.flatMap(shardIds));
+    const exact = quiet && writes === before;
+    for (const scope of stale) {
+      const bytes = rows
+        .filter((row) => row.id.startsWith(`${scope}:`))
+        .reduce((sum, row) => sum + row.bytes, 0);
+      sums.set(scope, bytes);
+      if (exact) read.set(key(tenantId, scope), { bytes, at: now });
+    }
+    return sums;
+  }
 
   async function writeTenant(tenantId: string): Promise<void> {
     const deltas = pending.get(tenantId);
     if (!deltas) return;
     pending.delete(tenantId);
     writing.set(tenantId, deltas);
+    writes += 1;
+    writesUnderWay += 1;
     try {
       await storage(tenantId).transaction((tx) => addToCounters(tx, deltas));
       for (const [scope, bytes] of deltas) {
@@ -130,6 +146,8 @@ export function createUsageLedger(storage: (tenantId: string) => Store) {
       pending.set(tenantId, next);
     } finally {
       writing.delete(tenantId);
+      writes += 1;
+      writesUnderWay -= 1;
     }
   }
 
@@ -146,9 +164,9 @@ export function createUsageLedger(storage: (tenantId: string) => Store) {
     /** The bytes of history kept for `userId` (0 without one) and for the store's tenant. */
     async usage(store: Store, userId: string | null): Promise<{ user: number; tenant: number }> {
       const tenantId = store.tenantId ?? '';
-      await readCounters(store, tenantId, scopesOf(tenantId, userId));
+      const sums = await readCounters(store, tenantId, scopesOf(tenantId, userId));
       const total = (scope: string) =>
-        Math.max(0, (read.get(key(tenantId, scope))?.bytes ?? 0) + unwritten(tenantId, scope));
+        Math.max(0, (sums.get(scope) ?? 0) + unwritten(tenantId, scope));
       return {
         tenant: total(tenantScope(tenantId)),
         user: userId === null ? 0 : total(userScope(userId)),
@@ -163,9 +181,11 @@ export function createUsageLedger(storage: (tenantId: string) => Store) {
 
     /** Writes the ledger to the counters; a tenant whose write failed is tried again next time. */
     flush(): Promise<void> {
-      return inTurn(async () => {
+      const next = writeTurn.then(async () => {
         for (const tenantId of [...pending.keys()]) await writeTenant(tenantId);
       });
+      writeTurn = next.catch(() => undefined);
+      return next;
     },
   };
 }

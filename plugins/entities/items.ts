@@ -5,13 +5,11 @@
  * record schema, from which its bodies follow; the item columns (`collectionId`, `folderId`,
  * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
-import { z } from 'zod';
 import type { Context, Hono } from 'hono';
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
 import {
   assertCollectionAccess,
   created,
@@ -19,7 +17,6 @@ import {
   ITEM_MOVED,
   loadLocked,
   publishDeleted,
-  requireCollection,
   requireFolder,
   touched,
   type EntityDeps,
@@ -29,25 +26,10 @@ import { createAppender } from './append.ts';
 import { assertHistoryBudget } from './history-usage.ts';
 import { itemMoveRoutes } from './item-moves.ts';
 import { itemRows } from './item-rows.ts';
-import {
-  checkVersion,
-  createdSize,
-  etagOf,
-  expectedVersion,
-  insertCreated,
-  recordChange,
-} from './history.ts';
+import { checkVersion, createdSize, etagOf, expectedVersion, insertCreated } from './history.ts';
 import type { ItemKind, ItemRow } from './item-kind.ts';
-import {
-  addSortOrders,
-  nextSortOrder,
-  planMove,
-  planReorder,
-  renumber,
-  sortSiblings,
-  writeChanges,
-} from './ordering.ts';
-import { definedOnly, idSchema, listOf } from './schemas.ts';
+import { sortSiblings } from './ordering.ts';
+import { definedOnly } from './schemas.ts';
 import { collectionsTable } from './tables.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import { jsonBody } from '../../kernel/http/validate.ts';

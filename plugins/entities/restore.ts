@@ -8,14 +8,15 @@
  * back with the folders, saved requests and documents its deletion removed. Every restored record
  * gets a `restored` revision.
  */
-import { conflict, forbidden } from '../../kernel/errors.ts';
+import { conflict, forbidden, notFound } from '../../kernel/errors.ts';
 import { canCreate } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
-import type { Store } from '../../kernel/storage/contract.ts';
+import { StorageError, type Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 import type { EntityDeps } from './access.ts';
 import { recordChanges, type Change, type VersionedRow } from './history.ts';
-import type { HistorySubject } from './history-subjects.ts';
+import { assertSubjectAccess, type HistorySubject } from './history-subjects.ts';
+import { assertHistoryBudget } from './history-usage.ts';
 import { nextSortOrder } from './ordering.ts';
 import {
   collectionsTable,
@@ -90,98 +91,152 @@ function assertMayUndelete(
     );
 }
 
+/**
+ * Restores `revision` of record `id`, which the caller found live (`sawLive`) or deleted when it
+ * checked access. Everything is decided again under the locks: the record's collection (for one
+ * inside a collection), the record's row, and for an undelete its trash entry, which orders
+ * clients undeleting the same record (the first brings it back, the others get 409); the newest
+ * revision is read after them. A record deleted, undeleted or moved out of the user's reach since
+ * the check is a 409 or 403, never a write into a collection the user cannot use.
+ */
 export async function restoreRevision(
   store: Store,
   deps: EntityDeps,
   subject: HistorySubject,
   revision: RevisionRow,
   user: UserRow,
+  sawLive: boolean,
 ): Promise<Row> {
-  const id = revision.recordId;
-  return store.transaction(async (tx) => {
-    const now = deps.clock.iso();
-    const touched = { updatedAt: now, updatedByUserId: user.id };
-    const table = tx.table(subject.table);
-    const [latest] = await tx.table(revisionsTable).find({
-      where: { recordId: id },
-      orderBy: [['version', 'desc']],
-      limit: 1,
-    });
-    const change = (kind: HistoryKind, row: Row): Change => ({
-      kind,
-      row,
-      action: 'restored',
-      actorId: user.id,
-      at: now,
-    });
-    // Collection-bound records lock their collection first, like every write that plans positions.
-    const placedIn = String((latest?.snapshot ?? revision.snapshot).collectionId ?? '');
-    const collection =
-      subject.placement === 'top-level'
-        ? null
-        : await tx.table(collectionsTable).getForUpdate(placedIn);
-    const live = (await table.getForUpdate(id)) as Row | null;
-    if (live) {
-      const version = live.version + 1;
-      const patch = { ...contentOf(revision.snapshot), ...touched, version };
-      const row = ((await table.update(id, patch)) ?? { ...live, ...patch }) as Row;
-      await recordChanges(tx, deps, [change(subject.kind, row)]);
-      return row;
-    }
+  // The budget before the transaction: a read that needs nothing the transaction holds.
+  await assertHistoryBudget(store, deps.usage, deps.history(), user.id);
+  try {
+    return await store.transaction((tx) =>
+      restoreIn(tx, deps, { subject, revision, user, sawLive }),
+    );
+  } catch (error) {
+    // Two undeletes of a record the trash no longer orders (no entry): the second inserts its id.
+    if (error instanceof StorageError && error.code === 'unique') throw restoredMeanwhile(subject);
+    throw error;
+  }
+}
 
-    // Undelete: every read first (Firestore), then the writes. What a restore keeps (placement,
-    // the deletion lock, who created it) is as it was when deleted, whichever revision is restored.
-    const at = latest!.snapshot;
-    assertMayUndelete(user, subject, at, await tx.table(trashTable).get(id));
-    const version = latest!.version + 1;
-    const row: Row = {
-      ...(at as Row),
-      ...contentOf(revision.snapshot),
-      ...touched,
-      id,
-      version,
-    };
-    if (subject.placement !== 'top-level') {
-      if (!collection)
-        throw conflict(
-          `The collection of this ${subject.noun} no longer exists; it cannot come back.`,
-        );
-      const { column, table: siblingsTable } = parentOf(subject.kind);
-      let parent = (at[column] as string | null) ?? null;
-      if (parent !== null) {
-        const folder = await tx.table(foldersTable).get(parent);
-        if (!folder || folder.collectionId !== collection.id) parent = null;
-      }
-      const siblings = tx.table(siblingsTable);
-      const where = { collectionId: collection.id, [column]: parent };
-      const taken = await siblings.find({ where: { ...where, sortOrder: at.sortOrder }, limit: 1 });
-      const sortOrder =
-        taken.length === 0
-          ? (at.sortOrder as number)
-          : nextSortOrder(
-              (await siblings.find({ where, orderBy: [['sortOrder', 'desc']], limit: 1 })) as {
-                sortOrder: number;
-              }[],
-            );
-      Object.assign(row, { collectionId: collection.id, [column]: parent, sortOrder });
-    } else if (subject.kind === 'environment' && at.parentUuid) {
-      const parent = await tx.table(environmentsTable).get(String(at.parentUuid));
-      row.parentUuid = parent ? parent.id : null;
-    }
-    const children = await deletedWith(tx, latest!);
-    await table.insert(row);
-    const back = [id];
-    for (const [kind, rows] of children) {
-      await tx.table(CHILD_TABLES[kind]!).insertMany(rows);
-      back.push(...rows.map((child) => child.id));
-    }
-    await tx.table(trashTable).deleteWhere({ id: { in: back } });
-    await recordChanges(tx, deps, [
-      change(subject.kind, row),
-      ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
-    ]);
-    return row;
+const restoredMeanwhile = (subject: HistorySubject) =>
+  conflict(`This ${subject.noun} was restored meanwhile by another request; it exists again.`);
+
+/** What one restore is: of which revision, by whom, and whether the route found the record live. */
+interface RestoreJob {
+  subject: HistorySubject;
+  revision: RevisionRow;
+  user: UserRow;
+  sawLive: boolean;
+}
+
+async function restoreIn(tx: Store, deps: EntityDeps, job: RestoreJob): Promise<Row> {
+  const { subject, revision, user, sawLive } = job;
+  const id = revision.recordId;
+  const now = deps.clock.iso();
+  const touched = { updatedAt: now, updatedByUserId: user.id };
+  const table = tx.table(subject.table);
+  const newest = () =>
+    tx
+      .table(revisionsTable)
+      .find({ where: { recordId: id }, orderBy: [['version', 'desc']], limit: 1 })
+      .then(([row]) => row);
+  const change = (kind: HistoryKind, row: Row): Change => ({
+    kind,
+    row,
+    action: 'restored',
+    actorId: user.id,
+    at: now,
   });
+  // Collection-bound records lock their collection first, like every write that plans positions:
+  // where the record is now, or was when deleted (read again below, under the locks).
+  const placedIn = String(
+    ((await table.get(id)) ?? (await newest())?.snapshot ?? revision.snapshot)['collectionId'] ??
+      '',
+  );
+  const collection =
+    subject.placement === 'top-level'
+      ? null
+      : await tx.table(collectionsTable).getForUpdate(placedIn);
+  let live = (await table.getForUpdate(id)) as Row | null;
+  const trash = live ? null : await tx.table(trashTable).getForUpdate(id);
+  // Another undelete may have committed while this one waited for the trash entry.
+  if (!live && trash === null) live = (await table.getForUpdate(id)) as Row | null;
+  // The revision itself may have been purged meanwhile: its content is not to come back.
+  if (!(await tx.table(revisionsTable).get(revision.id))) throw notFound('Revision not found');
+  if (live && !sawLive) throw restoredMeanwhile(subject);
+  if (!live && sawLive)
+    throw conflict(
+      `This ${subject.noun} was deleted meanwhile; restore its deletion to bring it back.`,
+    );
+  const latest = await newest();
+  // Access as the record is now (it may have moved since the route checked).
+  assertSubjectAccess(user, subject, id, live ?? (latest?.snapshot as Partial<VersionedRow>));
+  if (live) {
+    const version = live.version + 1;
+    const patch = { ...contentOf(revision.snapshot), ...touched, version };
+    const row = ((await table.update(id, patch)) ?? { ...live, ...patch }) as Row;
+    await recordChanges(tx, deps, [change(subject.kind, row)]);
+    return row;
+  }
+  if (!latest || latest.action !== 'deleted') throw restoredMeanwhile(subject);
+
+  // Undelete: every read first (Firestore), then the writes. What a restore keeps (placement,
+  // the deletion lock, who created it) is as it was when deleted, whichever revision is restored.
+  const at = latest.snapshot;
+  assertMayUndelete(user, subject, at, trash);
+  // Locked where it was found before the locks; moved and deleted since, it is elsewhere now.
+  if (collection && collection.id !== at['collectionId'])
+    throw conflict(`This ${subject.noun} changed meanwhile; try again.`);
+  const version = latest.version + 1;
+  const row: Row = {
+    ...(at as Row),
+    ...contentOf(revision.snapshot),
+    ...touched,
+    id,
+    version,
+  };
+  if (subject.placement !== 'top-level') {
+    if (!collection)
+      throw conflict(
+        `The collection of this ${subject.noun} no longer exists; it cannot come back.`,
+      );
+    const { column, table: siblingsTable } = parentOf(subject.kind);
+    let parent = (at[column] as string | null) ?? null;
+    if (parent !== null) {
+      const folder = await tx.table(foldersTable).get(parent);
+      if (!folder || folder.collectionId !== collection.id) parent = null;
+    }
+    const siblings = tx.table(siblingsTable);
+    const where = { collectionId: collection.id, [column]: parent };
+    const taken = await siblings.find({ where: { ...where, sortOrder: at.sortOrder }, limit: 1 });
+    const sortOrder =
+      taken.length === 0
+        ? (at.sortOrder as number)
+        : nextSortOrder(
+            (await siblings.find({ where, orderBy: [['sortOrder', 'desc']], limit: 1 })) as {
+              sortOrder: number;
+            }[],
+          );
+    Object.assign(row, { collectionId: collection.id, [column]: parent, sortOrder });
+  } else if (subject.kind === 'environment' && at.parentUuid) {
+    const parent = await tx.table(environmentsTable).get(String(at.parentUuid));
+    row.parentUuid = parent ? parent.id : null;
+  }
+  const children = await deletedWith(tx, latest);
+  await table.insert(row);
+  const back = [id];
+  for (const [kind, rows] of children) {
+    await tx.table(CHILD_TABLES[kind]!).insertMany(rows);
+    back.push(...rows.map((child) => child.id));
+  }
+  await tx.table(trashTable).deleteWhere({ id: { in: back } });
+  await recordChanges(tx, deps, [
+    change(subject.kind, row),
+    ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
+  ]);
+  return row;
 }
 
 /**

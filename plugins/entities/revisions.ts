@@ -166,9 +166,9 @@ export function revisionRoutes(
       const revisionId = pathId(c, 'revisionId', REVISION_NOT_FOUND);
       const store = c.get('store');
       const user = c.get('auth').user;
-      await loadSubject(store, subject, user, id);
+      const { live } = await loadSubject(store, subject, user, id);
       const revision = await loadRevision(store, user, id, revisionId);
-      const row = await restoreRevision(store, deps, subject, revision, user);
+      const row = await restoreRevision(store, deps, subject, revision, user, live !== null);
       c.header('ETag', `"${row.version}"`);
       return c.json(subject.toRecord(row));
     });

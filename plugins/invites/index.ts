@@ -145,7 +145,7 @@ export const invitesPlugin = definePlugin<InvitesConfig>({
         () => ctx.hubConfig().server,
       ),
     );
-    return { routes, publicRoutes: publicInviteRoutes(service, ctx.clock, ctx) };
+    return { routes, publicRoutes: publicInviteRoutes(service, ctx) };
   },
 });
 

@@ -6,7 +6,6 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import type { Clock } from '../../kernel/clock.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
@@ -39,7 +38,6 @@ const redeemBody = z.object({ secret, tokenName: tokenName.optional() });
 
 export function publicInviteRoutes(
   service: InvitesService,
-  clock: Clock,
   ctx: Pick<PluginContext<unknown>, 'throttle' | 'clientIp' | 'hubConfig'>,
 ) {
   const keyOf = (c: Context<KernelEnv>) => `${ctx.clientIp(c)}:invitation`;

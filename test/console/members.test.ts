@@ -82,7 +82,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
       /<span class="method">POST<\/span> Create order <code class="url">https:\/\/shop.test\/orders\?x=&lt;1&gt;<\/code>/,
     );
     expect(tree.html).toContain(
-      '<pre># Notes\n&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</pre>',
+      '<pre tabindex="0" role="region" aria-label="Text of Read me"># Notes\n&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</pre>',
     );
     expect(tree.html).not.toContain('<script>alert');
     for (const [prefix, id] of [

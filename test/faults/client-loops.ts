@@ -120,7 +120,6 @@ export function expectFastOutage(
   p99BelowMs: number,
 ): OutageFigures {
   const figures = outageFigures(answers, stalledAt, resumedAt);
-  // eslint-disable-next-line no-console
   console.log(
     `[faults] ${label}: first 503 after ${figures.firstTimeoutAt - stalledAt} ms ` +
       `(${figures.slow503} waited it out); then ${figures.fast503.count} 503s, ` +

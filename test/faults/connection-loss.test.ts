@@ -115,7 +115,6 @@ for (const { kind, url, kill } of kinds) {
       expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
       for (const body of bodies)
         expect(body).toEqual({ error: 'Service Unavailable', code: 'service_unavailable' });
-      // eslint-disable-next-line no-console
       console.info(
         `[faults] ${kind}: 10 kill rounds, ${statuses.length} requests, ${statuses.filter((s) => s === 503).length} got 503, 0 crashes`,
       );

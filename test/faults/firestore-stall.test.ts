@@ -49,7 +49,6 @@ describe.skipIf(!driverAvailable('firestore'))('a stalled database (firestore)',
       'a 200 after the stall',
     );
     const ms = results.map((r) => r.ms).sort((a, b) => a - b);
-    // eslint-disable-next-line no-console
     console.info(
       `[faults] firestore stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / max ${ms.at(-1)} ms; first 200 ${recovery} ms after resume`,
     );

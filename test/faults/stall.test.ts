@@ -48,7 +48,6 @@ for (const kind of ['postgres', 'mysql'] as const) {
           expect(res.ms).toBeLessThan(BOUND_MS * 4);
         }
         const ms = results.map((r) => r.ms).sort((a, b) => a - b);
-        // eslint-disable-next-line no-console
         console.info(
           `[faults] ${kind} stall: bound ${BOUND_MS} ms, 503 after min ${ms[0]} / median ${ms[5]} / max ${ms[9]} ms`,
         );
@@ -65,7 +64,6 @@ for (const kind of ['postgres', 'mysql'] as const) {
         15_000,
         'a 200 after the stall',
       );
-      // eslint-disable-next-line no-console
       console.info(`[faults] ${kind} stall: first 200 ${recovery} ms after resume`);
       const after = await Promise.all(Array.from({ length: 8 }, () => list()));
       expect(after.map((r) => r.status)).toEqual(Array(8).fill(200));

@@ -22,7 +22,7 @@ function operatorOf(value: unknown): [string, unknown] | null {
   if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value))
     return null;
   const keys = Object.keys(value);
-  if (keys.length !== 1 || !(keys[0] === 'in' || keys[0]! in OPERATORS)) return null;
+  if (keys.length !== 1 || !(keys[0] === 'in' || Object.hasOwn(OPERATORS, keys[0]!))) return null;
   return [keys[0]!, (value as Row)[keys[0]!]];
 }
 

@@ -11,7 +11,7 @@ function isOperator(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || value instanceof Date || Array.isArray(value))
     return false;
   const keys = Object.keys(value);
-  return keys.length === 1 && (keys[0] === 'in' || keys[0]! in OPERATORS);
+  return keys.length === 1 && (keys[0] === 'in' || Object.hasOwn(OPERATORS, keys[0]!));
 }
 
 function condition(eb: Eb, codec: TableCodec, name: string, value: unknown): Expression<SqlBool> {
