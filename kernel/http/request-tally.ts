@@ -48,7 +48,7 @@ export function createRequestTally() {
           labels: { method, route, status: String(status) },
           count: 0,
           sum: 0,
-          buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0),
+          buckets: Array.from({ length: DURATION_BUCKETS.length + 1 }, () => 0),
         };
         series.set(key, entry);
       }

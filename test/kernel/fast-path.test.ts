@@ -25,7 +25,7 @@ describe('HttpError', () => {
     const limit = Error.stackTraceLimit;
     const error = new HttpError(500, 'boom');
     expect(error.stack).toMatch(/^HttpError: boom\n\s+at /);
-    new HttpError(404, 'gone');
+    expect(new HttpError(404, 'gone').stack).toBe('HttpError: gone');
     expect(Error.stackTraceLimit).toBe(limit);
     expect(new Error('plain').stack).toMatch(/\n\s+at /);
   });
