@@ -36,7 +36,7 @@ import { createDriver } from '../kernel/storage/create-driver.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { auditEventsTable } from '../plugins/audit/tables.ts';
 import { pages } from '../plugins/console/pages/index.ts';
-import { revisionsTable } from '../plugins/entities/tables.ts';
+import { revisionsTable } from '../plugins/entities/history/tables.ts';
 import { plugins } from '../plugins/index.ts';
 import { printUsageAndExit } from './support.mjs';
 

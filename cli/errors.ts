@@ -6,6 +6,7 @@
  *
  * This module is loaded by every command, `--help` included: it imports nothing heavy (types only).
  */
+import { ACCESS_LISTS } from '../kernel/identity/access-lists.ts';
 import type { Store } from '../kernel/storage/contract.ts';
 import type { UsersService } from '../kernel/identity/users.ts';
 
@@ -51,13 +52,8 @@ export function exitCodeOf(error: unknown): number {
 const FIELD_FLAGS: Record<string, string> = {
   name: '--name',
   role: '--role',
-  collectionAccess: '--collection-access',
-  environmentAccess: '--environment-access',
-  snippetAccess: '--snippet-access',
-  liveServerAccess: '--live-server-access',
-  livePageAccess: '--live-page-access',
+  ...Object.fromEntries(ACCESS_LISTS.map((list) => [list.field, `--${list.flag}`])),
   llmAccess: '--llm-access',
-  llmModels: '--llm-model',
   llmMonthlyTokenLimit: '--llm-monthly-tokens',
   avatarInitials: '--avatar-initials',
   avatarColor: '--avatar-color',

@@ -14,7 +14,7 @@ export {
 } from './context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
-export { MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';
+export { listUsers, MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';
 export { toTenantRecord } from '../kernel/identity/tenants.ts';
 export { systemClock } from '../kernel/clock.ts';
 export {
@@ -24,14 +24,15 @@ export {
   DEFAULT_LINK_HOURS,
   linkCodeUrl,
   MAX_LINK_HOURS,
-  linkedUsers,
   ssoLinks,
   toBlockRecord,
   toLinkRecord,
 } from '../plugins/sso/index.ts';
 export {
+  HISTORY_KIND_NAMES,
   purgeRecordHistory,
   runResultUsage,
+  type HistoryKind,
   type RunResultsConfig,
   type RunResultUsage,
 } from '../plugins/entities/index.ts';

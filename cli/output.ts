@@ -7,6 +7,7 @@
  * refused them, or written straight into the database, could otherwise move the cursor, recolour
  * the terminal or reorder what follows), and JSON has them escaped as JSON escapes.
  */
+import { ENTITY_ACCESS_LISTS } from '../kernel/identity/access-lists.ts';
 import type { TenantRow } from '../kernel/identity/tables.ts';
 import { escapeJsonText, escapeUnprintable } from '../kernel/text.ts';
 import type { TokenRecord } from '../kernel/identity/tokens.ts';
@@ -78,11 +79,10 @@ export function userBlock(
     `${user.name} (${user.id})`,
     ...block([
       ['role', user.role],
-      ['collections', user.role === 'admin' ? 'all (admin)' : list(user.collectionAccess)],
-      ['environments', user.role === 'admin' ? 'all (admin)' : list(user.environmentAccess)],
-      ['snippets', user.role === 'admin' ? 'all (admin)' : list(user.snippetAccess)],
-      ['live servers', user.role === 'admin' ? 'all (admin)' : list(user.liveServerAccess)],
-      ['live pages', user.role === 'admin' ? 'all (admin)' : list(user.livePageAccess)],
+      ...ENTITY_ACCESS_LISTS.map(({ heading, field }): [string, string] => [
+        heading.toLowerCase(),
+        user.role === 'admin' ? 'all (admin)' : list(user[field]),
+      ]),
       ['llm access', user.llmAccess ? 'enabled' : 'disabled'],
       ['llm models', list(user.llmModels)],
       [
@@ -174,11 +174,9 @@ export function accessSummary(user: UserRecord): string {
   const llm = user.llmAccess ? ['llm'] : [];
   if (user.role === 'admin') return ['all', ...llm].join(', ');
   const parts = [
-    ...accessPart('collections', user.collectionAccess),
-    ...accessPart('environments', user.environmentAccess),
-    ...accessPart('snippets', user.snippetAccess),
-    ...accessPart('live-servers', user.liveServerAccess),
-    ...accessPart('live-pages', user.livePageAccess),
+    ...ENTITY_ACCESS_LISTS.flatMap(({ heading, field }) =>
+      accessPart(heading.toLowerCase().replaceAll(' ', '-'), user[field]),
+    ),
     ...llm,
   ];
   return parts.length === 0 ? 'none' : parts.join(', ');

@@ -7,12 +7,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  collectMigrations,
-  collectTables,
-  createHub,
-  PendingMigrationsError,
-} from '../kernel/hub.ts';
+import { createHub } from '../kernel/hub.ts';
+import { collectMigrations, collectTables, PendingMigrationsError } from '../kernel/schema.ts';
 import { CLI_AUDIT_SCOPE, withAuditScope, type AuditInput } from '../kernel/audit.ts';
 import type { LoadedConfig } from '../kernel/config/load.ts';
 import { tenantsTable } from '../kernel/identity/tables.ts';

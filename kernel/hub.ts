@@ -14,7 +14,7 @@ import { createReloader, pluginReloadTargets, type ReloadOutcome } from './confi
 import { auditedReload } from './config/reload-audit.ts';
 import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
-import { throttleGuard, type AuthPolicy } from './http/auth.ts';
+import { throttleGuard } from './http/auth.ts';
 import { clientIpResolver } from './http/client-address.ts';
 import { createInProcess } from './http/in-process.ts';
 import { createCounts } from './http/counts.ts';
@@ -23,33 +23,19 @@ import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
 import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
-import {
-  changeFeedMigration,
-  changeSequenceMigration,
-  kernelMigrations,
-  kernelTables,
-  provision,
-} from './identity/provision.ts';
+import { provision } from './identity/provision.ts';
+import { catchUpSchema, collectMigrations, collectTables } from './schema.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHubMetrics, type HubMetrics } from './metrics.ts';
-import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
-import { assertNoRouteClashes, orderPlugins } from './registry.ts';
+import type { KernelEnv, PluginDefinition } from './plugin.ts';
+import { orderPlugins, setUpPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
 import { createDriver } from './storage/create-driver.ts';
-import { runMigrations } from './storage/migrate.ts';
 import type { Table } from './storage/table.ts';
 import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
-import { redisSchema } from './redis/config.ts';
+import { throttlePolicy } from './redis/config.ts';
 import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
-
-/** Throttle numbers when there is no redis section: the schema's own defaults. */
-const THROTTLE_DEFAULTS: AuthPolicy = (({
-  maxFailures,
-  windowSeconds,
-  blockSeconds,
-  maxFailuresPerIp,
-}) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
 
 export interface CreateHubOptions {
   config: HubConfig;
@@ -106,34 +92,6 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-/** Every migration of the kernel and the given plugins, kernel first, then plugins in dependency order. */
-export function collectMigrations(plugins: readonly PluginDefinition<any>[]): Migration[] {
-  const ordered = orderPlugins(plugins, Object.keys(kernelSections));
-  return [
-    ...kernelMigrations,
-    ...ordered.flatMap((p) => p.migrations ?? []),
-    changeFeedMigration(collectTables(plugins)),
-    changeSequenceMigration(collectTables(plugins)),
-  ];
-}
-
-/** Every table of the kernel and the given plugins (what export and import iterate). */
-export function collectTables(plugins: readonly PluginDefinition<any>[]): Table[] {
-  return [
-    ...kernelTables,
-    ...orderPlugins(plugins, Object.keys(kernelSections)).flatMap((p) => p.tables ?? []),
-  ];
-}
-
-export class PendingMigrationsError extends Error {
-  constructor(pending: readonly string[]) {
-    super(
-      `The database schema is not up to date (${pending.length} pending migration(s): ${pending.join(', ')}). Run "workspace-hub migrate" first, or start with --migrate.`,
-    );
-    this.name = 'PendingMigrationsError';
-  }
-}
-
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let config = options.config;
   const clock = options.clock ?? systemClock;
@@ -148,12 +106,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let driver = options.driver ?? (await createDriver(config.db));
   const closers: (() => Promise<void>)[] = [];
   try {
-    const applied = new Set(await driver.appliedMigrations());
-    const pending = migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
-    if (pending.length > 0) {
-      if (!(options.migrate ?? driver.kind === 'sqlite')) throw new PendingMigrationsError(pending);
-      await runMigrations(driver, migrations, log);
-    }
+    await catchUpSchema(driver, migrations, options.migrate ?? driver.kind === 'sqlite', log);
     const cache = createReadCache(() => config.server.cacheBytes);
     const audit = createAuditSink();
     const identity = createIdentity({
@@ -184,43 +137,27 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const resolveIp = clientIpResolver(() => config, options.clientIp);
     const clientIp = (c: Context<KernelEnv>) => inProcess.callerOf(c.req.raw)?.ip ?? resolveIp(c);
     const counts = createCounts();
-    // `policy` is declared below; the guard only calls it per request, after setup.
-    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy: () => policy() });
-    const instances: { name: string; instance: PluginInstance<any> }[] = [];
-    for (const plugin of plugins) {
-      const section = plugin.config?.section;
-      const ctx: PluginContext<any> = {
-        config: () => (section ? config[section] : undefined),
+    const policy = () => throttlePolicy(config.redis);
+    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy });
+    const instances = await setUpPlugins(
+      plugins,
+      {
         hubConfig: () => config,
         identity,
         storage: (tenantId) => driver.forTenant(tenantId),
         events,
-        log: log.child({ plugin: plugin.name }),
         clock,
         signal: shutdown.signal,
         throttle: pluginThrottle,
         clientIp,
-        metrics: metrics.forPlugin(plugin.name),
         cache,
         audit,
         api: inProcess,
         counts,
-      };
-      instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
-    }
-    assertNoRouteClashes(instances);
-
-    const policy = (): AuthPolicy => {
-      const redis = config.redis;
-      return redis
-        ? {
-            maxFailures: redis.maxFailures,
-            windowSeconds: redis.windowSeconds,
-            blockSeconds: redis.blockSeconds,
-            maxFailuresPerIp: redis.maxFailuresPerIp,
-          }
-        : THROTTLE_DEFAULTS;
-    };
+      },
+      log,
+      metrics,
+    );
 
     // Config reload swaps the connections behind the getters above. An old connection is closed
     // once the requests that started before the swap have finished.

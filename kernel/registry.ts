@@ -1,11 +1,14 @@
 /**
  * Boot checks on the plugin list, run after every plugin is known so list order does not matter:
  * manifest shape, duplicate names, missing dependencies, dependency cycles, config sections that
- * collide, migration ids outside the plugin's namespace, and (after setup) clashing routes.
+ * collide, migration ids outside the plugin's namespace, and (after setup) clashing routes; and the
+ * setup itself, each plugin with its own view of the hub's context.
  */
 import type { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
-import type { KernelEnv, PluginDefinition, PluginInstance } from './plugin.ts';
+import type { Logger } from './log.ts';
+import type { HubMetrics } from './metrics.ts';
+import type { KernelEnv, PluginContext, PluginDefinition, PluginInstance } from './plugin.ts';
 
 const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -132,4 +135,31 @@ export function allowedMethods(
       METHOD_ORDER.includes(method) ? METHOD_ORDER.indexOf(method) : METHOD_ORDER.length;
     return [...methods].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   };
+}
+
+export type SetUpPlugin = { name: string; instance: PluginInstance<any> };
+
+/**
+ * Sets the plugins up in their order, each with the shared context plus its own section, logger
+ * and metrics; then refuses routes two plugins both mount.
+ */
+export async function setUpPlugins(
+  plugins: readonly PluginDefinition<any>[],
+  shared: Omit<PluginContext<any>, 'config' | 'log' | 'metrics'>,
+  log: Logger,
+  metrics: HubMetrics,
+): Promise<SetUpPlugin[]> {
+  const instances: SetUpPlugin[] = [];
+  for (const plugin of plugins) {
+    const section = plugin.config?.section;
+    const ctx: PluginContext<any> = {
+      ...shared,
+      config: () => (section ? shared.hubConfig()[section] : undefined),
+      log: log.child({ plugin: plugin.name }),
+      metrics: metrics.forPlugin(plugin.name),
+    };
+    instances.push({ name: plugin.name, instance: await plugin.setup(ctx) });
+  }
+  assertNoRouteClashes(instances);
+  return instances;
 }

@@ -3,21 +3,9 @@ import { defineCommand } from 'citty';
 import { commonArgs, jsonArg, tenantArg } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
 import { print, printJson } from '../output.ts';
+import type { HistoryKind } from '../hub-modules.ts';
 
 const hubModules = () => import('../hub-modules.ts');
-
-/** The kinds that keep history, as the hub names them (`<kind>.<action>` in the audit log). */
-const KINDS = [
-  'request',
-  'document',
-  'folder',
-  'collection',
-  'environment',
-  'snippet',
-  'live-server',
-  'live-page',
-] as const;
-type Kind = (typeof KINDS)[number];
 
 const purgeCommand = defineCommand({
   meta: {
@@ -32,7 +20,8 @@ const purgeCommand = defineCommand({
       type: 'positional',
       required: true,
       valueHint: 'kind',
-      description: `What the record is: ${KINDS.join(', ')}`,
+      description:
+        'What the record is: a kind that keeps history (request, document, folder, collection, …)',
     },
     id: { type: 'positional', required: true, valueHint: 'id', description: "The record's id" },
     ...tenantArg,
@@ -41,14 +30,17 @@ const purgeCommand = defineCommand({
   },
   async run({ args }) {
     const kind = args.kind.trim();
-    if (!(KINDS as readonly string[]).includes(kind))
-      throw new UsageError(`<kind> must be one of ${KINDS.join(', ')}; got "${args.kind}".`);
+    const { withTenant, purgeRecordHistory, HISTORY_KIND_NAMES } = await hubModules();
+    // The registry's names, checked before any database is opened.
+    if (!(HISTORY_KIND_NAMES as readonly string[]).includes(kind))
+      throw new UsageError(
+        `<kind> must be one of ${HISTORY_KIND_NAMES.join(', ')}; got "${args.kind}".`,
+      );
     const id = args.id.trim();
     if (!id) throw new UsageError('<id> needs the id of a record.');
-    const { withTenant, purgeRecordHistory } = await hubModules();
     const { purged } = await withTenant(args, async ({ hub, store }) => {
       try {
-        return await purgeRecordHistory(store, hub, kind as Kind, id);
+        return await purgeRecordHistory(store, hub, kind as HistoryKind, id);
       } catch (error) {
         if (error instanceof Error && error.name === 'HttpError')
           throw new CliError(`No ${kind} with id ${id} and no history of one.`);

@@ -16,15 +16,24 @@ import { createProgress, print, printJson } from '../output.ts';
 
 /** The kernel, loaded when the command runs. */
 async function migrateModules() {
-  const [hub, context, driver, migrate, throttle, plugins] = await Promise.all([
+  const [hub, schema, context, driver, migrate, throttle, plugins] = await Promise.all([
     import('../../kernel/hub.ts'),
+    import('../../kernel/schema.ts'),
     import('../context.ts'),
     import('../../kernel/storage/create-driver.ts'),
     import('../../kernel/storage/migrate.ts'),
     import('../../kernel/throttle/memory.ts'),
     import('../../plugins/index.ts'),
   ]);
-  return { ...hub, ...context, ...driver, ...migrate, ...throttle, plugins: plugins.plugins };
+  return {
+    ...hub,
+    ...schema,
+    ...context,
+    ...driver,
+    ...migrate,
+    ...throttle,
+    plugins: plugins.plugins,
+  };
 }
 
 /** What an operator must create on Firestore; `file` when written with `--firestore-indexes`. */

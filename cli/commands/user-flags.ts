@@ -4,7 +4,11 @@
  * numbers) are checked here, before the database is opened; existence of ids is the service's job.
  */
 import type { ArgsDef } from 'citty';
-import type { AccessField } from '../../kernel/identity/access.ts';
+import {
+  ACCESS_LISTS,
+  ENTITY_ACCESS_LISTS,
+  type AccessField,
+} from '../../kernel/identity/access-lists.ts';
 import type { Role, UserInput } from '../../kernel/identity/users.ts';
 import { collectFlag, parseCount, parseListFlag } from '../args.ts';
 import { UsageError } from '../errors.ts';
@@ -13,31 +17,19 @@ const LIST_HELP = "'*' for all, or ids; repeat the flag or separate with commas;
 
 /** Flags for everything but `name` and `role`, which differ between create and update. */
 export const userFieldArgs = {
-  'collection-access': {
-    type: 'string',
-    valueHint: 'ids',
-    description: `Collections the user may use (${LIST_HELP})`,
-  },
-  'environment-access': {
-    type: 'string',
-    valueHint: 'ids',
-    description: `Environments the user may use (${LIST_HELP})`,
-  },
-  'snippet-access': {
-    type: 'string',
-    valueHint: 'ids',
-    description: `Snippets the user may use (${LIST_HELP})`,
-  },
-  'live-server-access': {
-    type: 'string',
-    valueHint: 'ids',
-    description: `Live servers the user may use (${LIST_HELP})`,
-  },
-  'live-page-access': {
-    type: 'string',
-    valueHint: 'ids',
-    description: `Live pages the user may use (${LIST_HELP})`,
-  },
+  ...(Object.fromEntries(
+    ENTITY_ACCESS_LISTS.map((list) => [
+      list.flag,
+      {
+        type: 'string',
+        valueHint: 'ids',
+        description: `${list.heading} the user may use (${LIST_HELP})`,
+      },
+    ]),
+  ) as Record<
+    (typeof ENTITY_ACCESS_LISTS)[number]['flag'],
+    { type: 'string'; valueHint: string; description: string }
+  >),
   'llm-access': {
     type: 'boolean',
     description: 'Allow the LLM proxy',
@@ -66,14 +58,10 @@ export const userFieldArgs = {
 } satisfies ArgsDef;
 
 /** Access-list flags and the fields they set; all but `--llm-model` are refused for admins. */
-const LIST_FLAGS: readonly (readonly [string, AccessField])[] = [
-  ['collection-access', 'collectionAccess'],
-  ['environment-access', 'environmentAccess'],
-  ['snippet-access', 'snippetAccess'],
-  ['live-server-access', 'liveServerAccess'],
-  ['live-page-access', 'livePageAccess'],
-  ['llm-model', 'llmModels'],
-];
+const LIST_FLAGS: readonly (readonly [string, AccessField])[] = ACCESS_LISTS.map((list) => [
+  list.flag,
+  list.field,
+]);
 
 /** The parsed flags `readUserInput` needs (citty's typed args fit). */
 export interface UserFlagValues {

@@ -82,34 +82,18 @@ const listCommand = defineCommand({
   },
   args: { ...tenantArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
-    const { withTenant, toUserRecord, linkedUsers } = await hubModules();
+    const { withTenant, listUsers } = await hubModules();
     await withTenant(args, async ({ hub, store }) => {
-      const rows = await hub.identity.users.list(store);
-      const warnings = await hub.identity.users.warnings(store, rows);
-      // Users who sign in through the identity provider (single sign-on).
-      const linked = await linkedUsers(
-        store,
-        rows.map((row) => row.id),
-      );
-      if (args.json)
-        return printJson({
-          users: rows.map((row) => {
-            const provider = linked.get(row.id);
-            return {
-              ...toUserRecord(row),
-              ...(provider ? { identityProvider: provider } : {}),
-              warnings: warnings.get(row.id) ?? [],
-            };
-          }),
-        });
-      if (rows.length === 0) return print('No users found.');
-      const users = rows.map(toUserRecord);
+      // The list GET /admin/users answers, with who signs in through single sign-on.
+      const users = await listUsers(hub.identity, store);
+      if (args.json) return printJson({ users });
+      if (users.length === 0) return print('No users found.');
       printTable(
         [...USER_COLUMNS, 'SSO'],
-        users.map((user) => [...userRow(user), linked.has(user.id) ? 'linked' : '-']),
+        users.map((user) => [...userRow(user), user.identityProvider ? 'linked' : '-']),
       );
       for (const user of users)
-        for (const warning of warnings.get(user.id) ?? [])
+        for (const warning of user.warnings)
           print(`warning: ${user.name} (${user.id}): ${warning}`);
     });
   },

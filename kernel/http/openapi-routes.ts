@@ -5,6 +5,7 @@
  * {@link describeMiddleware}; nothing here knows the pipeline's order or statuses.
  */
 import type { Hono } from 'hono';
+import { COMPOSED_HANDLER } from 'hono/utils/constants';
 import type { z } from 'zod';
 import { validationOf } from './validate.ts';
 
@@ -37,7 +38,7 @@ export function describeMiddleware<T extends Function>(middleware: T, doc: Middl
 
 /** Hono wraps a sub-app's handler when the sub-app has its own error handler; look through it. */
 function unwrap(handler: Function): Function & Record<string | symbol, unknown> {
-  const inner = (handler as unknown as Record<string, unknown>).__COMPOSED_HANDLER;
+  const inner = (handler as unknown as Record<string, unknown>)[COMPOSED_HANDLER];
   return (typeof inner === 'function' ? inner : handler) as Function &
     Record<string | symbol, unknown>;
 }

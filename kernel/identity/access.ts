@@ -9,18 +9,24 @@
 import { badRequest, forbidden, type HttpError } from '../errors.ts';
 import type { Store } from '../storage/contract.ts';
 import type { Table } from '../storage/table.ts';
+import {
+  ACCESS_FIELDS,
+  ACCESS_LISTS,
+  type AccessField,
+  type EntityAccessField,
+} from './access-lists.ts';
 import type { UserRow } from './tables.ts';
 
-export const ENTITY_ACCESS_FIELDS = [
-  'collectionAccess',
-  'environmentAccess',
-  'snippetAccess',
-  'liveServerAccess',
-  'livePageAccess',
-] as const;
-export type EntityAccessField = (typeof ENTITY_ACCESS_FIELDS)[number];
-export type AccessField = EntityAccessField | 'llmModels';
-export const ACCESS_FIELDS: readonly AccessField[] = [...ENTITY_ACCESS_FIELDS, 'llmModels'];
+export {
+  ACCESS_FIELDS,
+  ACCESS_LISTS,
+  ENTITY_ACCESS_FIELDS,
+  ENTITY_ACCESS_LISTS,
+  perEntityList,
+  type AccessField,
+  type AccessList,
+  type EntityAccessField,
+} from './access-lists.ts';
 /** A user's access lists, one per {@link ACCESS_FIELDS} entry. */
 export type AccessLists = Record<AccessField, string[]>;
 
@@ -32,14 +38,9 @@ export function accessLists(source: Partial<AccessLists>): AccessLists {
 }
 
 /** The noun used in messages such as `Unknown collection id: <id>.` */
-export const ACCESS_LABELS: Record<AccessField, string> = {
-  collectionAccess: 'collection',
-  environmentAccess: 'environment',
-  snippetAccess: 'snippet',
-  liveServerAccess: 'live server',
-  livePageAccess: 'live page',
-  llmModels: 'LLM model',
-};
+export const ACCESS_LABELS = Object.fromEntries(
+  ACCESS_LISTS.map((list) => [list.field, list.label]),
+) as Record<AccessField, string>;
 
 export const WILDCARD = '*';
 

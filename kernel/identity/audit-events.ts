@@ -3,6 +3,7 @@
  * for the users, tokens and tenants services. Nothing here carries a secret or a hash.
  */
 import type { AuditInput } from '../audit.ts';
+import { ENTITY_ACCESS_FIELDS } from './access-lists.ts';
 import type { ApiTokenRow, TenantRow, UserRow } from './tables.ts';
 
 /** Fields of a user an audit event may show (never a token or its hash: those live elsewhere). */
@@ -11,11 +12,7 @@ const USER_FIELDS = [
   'role',
   'avatarInitials',
   'avatarColor',
-  'collectionAccess',
-  'environmentAccess',
-  'snippetAccess',
-  'liveServerAccess',
-  'livePageAccess',
+  ...ENTITY_ACCESS_FIELDS,
   'llmAccess',
   'llmModels',
   'llmMonthlyTokenLimit',

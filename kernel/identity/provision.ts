@@ -22,6 +22,8 @@ import {
 import { CHANGE_SEQUENCE_MIGRATION } from '../storage/changes.ts';
 import { BOOTSTRAP_USER_NAME } from './users.ts';
 import { DEFAULT_TENANT_ID } from './tenants.ts';
+import { perEntityList } from './access-lists.ts';
+import { WILDCARD } from './access.ts';
 
 export const kernelMigrations: Migration[] = [
   {
@@ -83,11 +85,7 @@ async function adoptOwnerlessTokens(
           avatarInitials: 'B',
           avatarColor: 'amber-600',
           avatarImageUpdatedAt: null,
-          collectionAccess: ['*'],
-          environmentAccess: ['*'],
-          snippetAccess: ['*'],
-          liveServerAccess: ['*'],
-          livePageAccess: ['*'],
+          ...perEntityList(() => [WILDCARD]),
           llmAccess: false,
           llmModels: [],
           llmMonthlyTokenLimit: null,

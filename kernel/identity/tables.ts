@@ -3,6 +3,7 @@
  * any plugin runs, so they live in the kernel rather than in a plugin.
  */
 import { col, defineTable, type RowOfTable } from '../storage/table.ts';
+import { perEntityList } from './access-lists.ts';
 
 /** Tenants are global (not tenant-scoped): the tenant id is the row id. */
 export const tenantsTable = defineTable({
@@ -32,11 +33,8 @@ export const usersTable = defineTable({
     avatarInitials: col.string(8),
     avatarColor: col.string(32),
     avatarImageUpdatedAt: col.timestampNullable(),
-    collectionAccess: col.json<string[]>(),
-    environmentAccess: col.json<string[]>(),
-    snippetAccess: col.json<string[]>(),
-    liveServerAccess: col.json<string[]>(),
-    livePageAccess: col.json<string[]>(),
+    /** One column per entity access list (access-lists.ts). */
+    ...perEntityList(() => col.json<string[]>()),
     llmAccess: col.bool(),
     llmModels: col.json<string[]>(),
     llmMonthlyTokenLimit: col.intNullable(),

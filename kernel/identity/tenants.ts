@@ -13,6 +13,7 @@ import { newId } from './secrets.ts';
 import { tenantsTable, usersTable, type TenantRow, type UserRow } from './tables.ts';
 import { SYSTEM_USER_NAME } from './users.ts';
 import { tenantEvent } from './audit-events.ts';
+import { perEntityList } from './access-lists.ts';
 
 export const DEFAULT_TENANT_ID = '__default__';
 export const DEFAULT_HUB_NAME = 'Workspace Hub';
@@ -89,11 +90,7 @@ export function createTenantsService({
         avatarInitials: 'SY',
         avatarColor: 'indigo-600',
         avatarImageUpdatedAt: null,
-        collectionAccess: [],
-        environmentAccess: [],
-        snippetAccess: [],
-        liveServerAccess: [],
-        livePageAccess: [],
+        ...perEntityList(() => []),
         llmAccess: false,
         llmModels: [],
         llmMonthlyTokenLimit: null,

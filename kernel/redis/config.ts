@@ -58,3 +58,29 @@ export const redisSchema = z.strictObject({
 });
 
 export type RedisConfig = z.output<typeof redisSchema>;
+
+/** The failed-authentication throttle's numbers (http/auth.ts's `AuthPolicy`). */
+export type ThrottleNumbers = Pick<
+  RedisConfig,
+  'maxFailures' | 'windowSeconds' | 'blockSeconds' | 'maxFailuresPerIp'
+>;
+
+/** Throttle numbers when there is no redis section: the schema's own defaults. */
+const THROTTLE_DEFAULTS: ThrottleNumbers = (({
+  maxFailures,
+  windowSeconds,
+  blockSeconds,
+  maxFailuresPerIp,
+}) => ({ maxFailures, windowSeconds, blockSeconds, maxFailuresPerIp }))(redisSchema.parse({}));
+
+/** The failed-authentication throttle numbers the section sets, or its defaults without one. */
+export function throttlePolicy(redis: RedisConfig | undefined): ThrottleNumbers {
+  return redis
+    ? {
+        maxFailures: redis.maxFailures,
+        windowSeconds: redis.windowSeconds,
+        blockSeconds: redis.blockSeconds,
+        maxFailuresPerIp: redis.maxFailuresPerIp,
+      }
+    : THROTTLE_DEFAULTS;
+}

@@ -15,7 +15,7 @@ import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http
 import type { Clock } from '../../kernel/clock.ts';
 import { createTokenBody, createUserBody, listTokensQuery, updateUserBody } from './schemas.ts';
 import { parseImageField, setUserImage } from '../avatars/index.ts';
-import { userListExtensions, type LinkedProvider } from './list-extensions.ts';
+import { listUsers, userListExtensions } from './list-extensions.ts';
 
 const USER_NOT_FOUND = 'User not found';
 const TOKEN_NOT_FOUND = 'Token not found';
@@ -49,24 +49,7 @@ export function adminUserRoutes(
           ...identity.access.tables(),
           ...userListExtensions(identity).flatMap((e) => e.tables),
         ],
-        async () => {
-          const rows = await users.list(store);
-          const warnings = await users.warnings(store, rows);
-          const linked = new Map<string, LinkedProvider>();
-          for (const extension of userListExtensions(identity))
-            for (const [id, provider] of await extension.linked(store, rows))
-              linked.set(id, provider);
-          return toCachedJson({
-            users: rows.map((row) => {
-              const provider = linked.get(row.id);
-              return {
-                ...toUserRecord(row),
-                ...(provider ? { identityProvider: provider } : {}),
-                warnings: warnings.get(row.id) ?? [],
-              };
-            }),
-          });
-        },
+        async () => toCachedJson({ users: await listUsers(identity, store) }),
         cachedJsonBytes,
       );
       return sendCachedJson(c, answer);

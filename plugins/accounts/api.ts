@@ -1,6 +1,7 @@
 /** API docs of the accounts routes; request bodies come from ./schemas.ts through the validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 import { hubPresentationSchema } from '../avatars/index.ts';
 
 const accessList = z.array(z.string()).describe('Ids the user may use, or `["*"]` for all');
@@ -13,11 +14,7 @@ export const userRecordSchema = z
     avatarInitials: z.string(),
     avatarColor: z.string(),
     avatarImageUrl: z.string().optional(),
-    collectionAccess: accessList,
-    environmentAccess: accessList,
-    snippetAccess: accessList,
-    liveServerAccess: accessList,
-    livePageAccess: accessList,
+    ...perEntityList(() => accessList),
     llmAccess: z.boolean(),
     llmModels: accessList,
     llmMonthlyTokenLimit: z.number().int().nullable(),

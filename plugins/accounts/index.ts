@@ -25,4 +25,9 @@ export const accountsPlugin = definePlugin({
 // The plugin's public face: the only names other plugins may import from accounts.
 export { tokenRecordSchema, userRecordSchema } from './api.ts';
 export { createUserBody, MAX_TOKEN_DAYS } from './schemas.ts';
-export { extendUserList, type LinkedProvider } from './list-extensions.ts';
+export {
+  extendUserList,
+  listUsers,
+  type LinkedProvider,
+  type ListedUser,
+} from './list-extensions.ts';

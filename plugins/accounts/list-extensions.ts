@@ -1,10 +1,12 @@
 /**
- * What other plugins add to each user of `GET /admin/users`: `identityProvider`, the sign-in
- * provider a user is linked to (single sign-on registers it). Per hub (keyed by its identity
- * service), so hubs in one process never share extensions.
+ * The user list of `GET /admin/users` and `workspace-hub user list`, and what other plugins add
+ * to each user of it: `identityProvider`, the sign-in provider a user is linked to (single sign-on
+ * registers it). Extensions are per hub (keyed by its identity service), so hubs in one process
+ * never share them.
  */
 import type { Identity } from '../../kernel/identity/identity.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
+import { toUserRecord, type UserRecord } from '../../kernel/identity/users.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
 
@@ -29,4 +31,24 @@ export function extendUserList(identity: Identity, extension: UserListExtension)
 
 export function userListExtensions(identity: Identity): readonly UserListExtension[] {
   return registries.get(identity) ?? [];
+}
+
+/** A user as the list shows it: the record, the provider it signs in through, and warnings. */
+export type ListedUser = UserRecord & { identityProvider?: LinkedProvider; warnings: string[] };
+
+/** Every user of the store's tenant as the list shows it (the API and the CLI both use this). */
+export async function listUsers(identity: Identity, store: Store): Promise<ListedUser[]> {
+  const rows = await identity.users.list(store);
+  const warnings = await identity.users.warnings(store, rows);
+  const linked = new Map<string, LinkedProvider>();
+  for (const extension of userListExtensions(identity))
+    for (const [id, provider] of await extension.linked(store, rows)) linked.set(id, provider);
+  return rows.map((row) => {
+    const provider = linked.get(row.id);
+    return {
+      ...toUserRecord(row),
+      ...(provider ? { identityProvider: provider } : {}),
+      warnings: warnings.get(row.id) ?? [],
+    };
+  });
 }

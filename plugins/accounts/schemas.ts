@@ -1,17 +1,14 @@
 /** Request bodies of the accounts routes. Unknown keys are ignored so newer clients keep working. */
 import { z } from 'zod';
 import { cursorQuery, optionalLimitQuery } from '../../kernel/http/paging.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 
 const accessList = z.array(z.string().max(255)).max(10_000);
 
 const userFields = {
   avatarInitials: z.string().optional(),
   avatarColor: z.string().optional(),
-  collectionAccess: accessList.optional(),
-  environmentAccess: accessList.optional(),
-  snippetAccess: accessList.optional(),
-  liveServerAccess: accessList.optional(),
-  livePageAccess: accessList.optional(),
+  ...perEntityList(() => accessList.optional()),
   llmAccess: z.boolean().optional(),
   llmModels: accessList.optional(),
   llmMonthlyTokenLimit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),

@@ -1,8 +1,9 @@
 /**
  * The kinds of record whose history the console shows, by the API's path prefix
  * (`/requests/:id/revisions` …): what the history page calls them and whether they live inside a
- * collection. One table, so the pages and their links agree on the prefixes.
+ * collection. Read from the entities registry, so the pages and their links agree with the API.
  */
+import { RECORD_KINDS } from '../entities/index.ts';
 
 export interface HistoryKind {
   /** The API's prefix, also the console's: `/console/history/<prefix>/:id`. */
@@ -14,27 +15,27 @@ export interface HistoryKind {
   readable?: true;
 }
 
-export const HISTORY_KINDS: readonly HistoryKind[] = [
-  { prefix: 'requests', noun: 'saved request', inCollection: true, readable: true },
-  { prefix: 'documents', noun: 'document', inCollection: true, readable: true },
-  { prefix: 'folders', noun: 'folder', inCollection: true },
-  { prefix: 'collections', noun: 'collection', inCollection: false },
-  { prefix: 'environments', noun: 'environment', inCollection: false },
-  { prefix: 'snippets', noun: 'snippet', inCollection: false },
-  { prefix: 'live-servers', noun: 'live server', inCollection: false },
-  { prefix: 'live-pages', noun: 'live page', inCollection: false },
-];
+const kept = RECORD_KINDS.filter((kind) => kind.history);
+
+/** Items first, then folders, then top-level records, as the API mounts their history. */
+export const HISTORY_KINDS: readonly HistoryKind[] = (['item', 'folder', 'top-level'] as const)
+  .flatMap((placement) => kept.filter((kind) => kind.placement === placement))
+  .map(({ prefix, noun, placement }) => ({
+    prefix,
+    noun,
+    inCollection: placement !== 'top-level',
+    // Items have a `GET /<prefix>/:id`.
+    ...(placement === 'item' ? { readable: true as const } : {}),
+  }));
 
 /** The kind of a prefix, or undefined for one the API does not have. */
 export const historyKind = (prefix: string): HistoryKind | undefined =>
   HISTORY_KINDS.find((kind) => kind.prefix === prefix);
 
 /** The prefix of a collection item's kind as the trash names it (`request` → `requests`). */
-export const ITEM_PREFIX: Readonly<Record<string, string>> = {
-  request: 'requests',
-  document: 'documents',
-  folder: 'folders',
-};
+export const ITEM_PREFIX: Readonly<Record<string, string>> = Object.fromEntries(
+  kept.flatMap((kind) => (kind.placement === 'top-level' ? [] : [[kind.name, kind.prefix]])),
+);
 
 /** The console path of a record's history (give it to `page.href`). */
 export const historyPath = (prefix: string, id: string) =>

@@ -24,8 +24,9 @@ import { consoleSessionsTable } from './tables.ts';
 export const createConsolePlugin = (pages: readonly ConsolePage[]) =>
   definePlugin<ConsoleConfig>({
     name: 'console',
-    // Single sign-on's result page offers the console (and its sign-in page the provider's link).
-    dependencies: ['sso'],
+    // Single sign-on's result page offers the console (and its sign-in page the provider's link);
+    // the kinds of record (their prefixes, nouns and access lists) are the entities registry's.
+    dependencies: ['sso', 'entities'],
     api: consoleDocs(pages),
     config: { section: 'console', schema: consoleSchema, reloadable: true },
     tables: [consoleSessionsTable],

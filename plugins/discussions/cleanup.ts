@@ -5,14 +5,7 @@
  */
 import type { Store } from '../../kernel/storage/contract.ts';
 import { commentsTable, subscriptionsTable } from './tables.ts';
-import { type DeletedKind, type EntitiesDeletedEvent, type TargetType } from '../entities/index.ts';
-
-const KINDS: readonly (readonly [DeletedKind, TargetType])[] = [
-  ['request', 'request'],
-  ['collection', 'collection'],
-  ['folder', 'folder'],
-  ['runResult', 'runResult'],
-];
+import { TARGET_TYPES, type EntitiesDeletedEvent } from '../entities/index.ts';
 
 /** Ids per statement: keeps `IN (...)` lists well under every driver's parameter limit. */
 const CHUNK = 500;
@@ -23,8 +16,9 @@ const CHUNK = 500;
  */
 export async function removeDiscussions(store: Store, event: EntitiesDeletedEvent): Promise<void> {
   await store.transaction(async (tx) => {
-    for (const [kind, entityType] of KINDS) {
-      const ids = event.removed[kind] ?? [];
+    // A target's kind is named in the event as in the discussion (one name per kind).
+    for (const entityType of TARGET_TYPES) {
+      const ids = event.removed[entityType] ?? [];
       for (let start = 0; start < ids.length; start += CHUNK) {
         const where = { entityType, entityId: { in: ids.slice(start, start + CHUNK) } };
         await tx.table(subscriptionsTable).deleteWhere(where);

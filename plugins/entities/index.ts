@@ -1,51 +1,38 @@
 /**
  * The `entities` plugin: collections, environments, snippets, live servers and live pages (the
  * top-level kinds), folders, saved requests and documents inside collections, run results, and
- * their admin routes. It also tells the kernel which access-list ids exist, so `/admin/users`
- * rejects unknown ids and reports stale ones. Other plugins attach things to its entities through
- * targets (see targets.ts) and learn of deletions through `entities.deleted`. Every change to a
- * workspace record is kept as a revision (history.ts), which the audit log reads as the change's
- * event (change-log.ts).
+ * their admin routes, every kind described once in the registry (kinds/index.ts). It also tells
+ * the kernel which access-list ids exist, so `/admin/users` rejects unknown ids and reports stale
+ * ones. Other plugins attach things to its entities through targets (see targets.ts) and learn of
+ * deletions through `entities.deleted` (events.ts). Every change to a workspace record is kept as
+ * a revision (history/record.ts), which the audit log reads as the change's event
+ * (history/change-log.ts).
  */
-import type { EntityAccessField } from '../../kernel/identity/access.ts';
 import { createPluginApp, definePlugin } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import type { Table } from '../../kernel/storage/table.ts';
-import type { EntityDeps } from './access.ts';
-import { entitiesApi } from './api.ts';
-import { collectionsKind } from './collections.ts';
-import { documentsKind } from './documents.ts';
-import { environmentsKind } from './environments.ts';
-import { folderRoutes } from './folders.ts';
-import { historySubjects } from './history-subjects.ts';
-import { createUsageLedger, FLUSH_INTERVAL_MS } from './history-usage.ts';
-import { purgeHistory, type PurgeDeps } from './history-purge.ts';
-import { startPruning } from './prune.ts';
-import { revisionRoutes } from './revisions.ts';
-import { trashRoutes } from './trash.ts';
-import { itemRoutes } from './items.ts';
-import { livePagesKind, liveServersKind } from './live.ts';
-import { requestsKind } from './requests.ts';
-import { runResultsSchema, type RunResultsConfig } from './run-result-usage.ts';
-import { runResultRoutes } from './run-results.ts';
-import { snippetsKind } from './snippets.ts';
-import { entityMigrations, entityTables, runResultUsageTable, type HistoryKind } from './tables.ts';
-import type { TopLevelKind } from './top-level-kind.ts';
-import { mountTopLevelKind } from './top-level.ts';
+import type { EntityDeps } from './deps.ts';
+import { purgeHistory, type PurgeDeps } from './history/purge.ts';
+import { startPruning } from './history/prune.ts';
+import { revisionRoutes } from './history/revisions.ts';
+import { historySubjects } from './history/subjects.ts';
+import { trashRoutes } from './history/trash.ts';
+import { createUsageLedger, FLUSH_INTERVAL_MS } from './history/usage.ts';
+import { topLevelKinds } from './kinds/behaviours.ts';
+import { ITEM_KINDS, kind, TOP_LEVEL_KINDS, type HistoryKind } from './kinds/index.ts';
+import { entitiesApi } from './routes/api.ts';
+import { folderRoutes } from './routes/folders.ts';
+import { itemRoutes } from './routes/items.ts';
+import { mountTopLevelKind } from './routes/top-level.ts';
+import { runResultRoutes } from './run-results/routes.ts';
+import { runResultsSchema, type RunResultsConfig } from './run-results/usage.ts';
+import { entityMigrations, entityTables, runResultUsageTable } from './tables.ts';
 
-const topLevelKinds: TopLevelKind<any, any, any, any>[] = [
-  collectionsKind,
-  environmentsKind,
-  snippetsKind,
-  liveServersKind,
-  livePagesKind,
-];
-
-const itemKinds = [requestsKind, documentsKind];
-const subjects = historySubjects(topLevelKinds, itemKinds);
+/** The names of the kinds that keep history, in the order their routes are mounted. */
+export const HISTORY_KIND_NAMES: readonly HistoryKind[] = historySubjects.map((kind) => kind.name);
 
 /**
- * Purges the history of a record of `kind` (history-purge.ts), for `workspace-hub history purge`;
+ * Purges the history of a record of `kind` (history/purge.ts), for `workspace-hub history purge`;
  * the admin route is mounted with the other history routes.
  */
 export function purgeRecordHistory(
@@ -54,7 +41,7 @@ export function purgeRecordHistory(
   kind: HistoryKind,
   id: string,
 ): Promise<{ purged: number }> {
-  const subject = subjects.find((candidate) => candidate.kind === kind);
+  const subject = historySubjects.find((candidate) => candidate.name === kind);
   if (!subject) throw new Error(`No history kind ${kind}`);
   return purgeHistory(store, deps, subject, id);
 }
@@ -65,20 +52,21 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
   config: { section: 'runResults', schema: runResultsSchema, reloadable: true },
   tables: entityTables,
   migrations: entityMigrations,
-  api: entitiesApi(topLevelKinds, itemKinds),
+  api: entitiesApi(topLevelKinds, ITEM_KINDS),
   setup(ctx) {
-    for (const kind of topLevelKinds) {
+    // Which ids of each access list exist: the rows of the kind it names.
+    for (const kind of TOP_LEVEL_KINDS) {
       const table: Table = kind.table;
       ctx.identity.access.register({
-        field: kind.field as EntityAccessField,
+        field: kind.field,
         tables: [table],
         existing: async (store, ids) =>
           new Set((await store.table(table).getMany(ids)).map((row) => row.id as string)),
       });
     }
     // What the administrator's overview counts (`GET /admin/overview`).
-    ctx.counts.register('collections', (store) => store.table(collectionsKind.table).count());
-    ctx.counts.register('requests', (store) => store.table(requestsKind.table).count());
+    ctx.counts.register('collections', (store) => store.table(kind('collection').table).count());
+    ctx.counts.register('requests', (store) => store.table(kind('request').table).count());
     const deps: EntityDeps = {
       clock: ctx.clock,
       events: ctx.events,
@@ -90,9 +78,9 @@ export const entitiesPlugin = definePlugin<RunResultsConfig>({
     const routes = createPluginApp();
     for (const kind of topLevelKinds) mountTopLevelKind(routes, deps, kind);
     folderRoutes(routes, deps);
-    for (const kind of itemKinds) itemRoutes(routes, deps, kind);
+    for (const kind of ITEM_KINDS) itemRoutes(routes, deps, kind);
     runResultRoutes(routes, deps, () => ctx.config());
-    revisionRoutes(routes, deps, subjects);
+    revisionRoutes(routes, deps, historySubjects);
     trashRoutes(routes);
     const pruner = startPruning(ctx);
     const flushUsage = setInterval(() => void deps.usage.flush(), FLUSH_INTERVAL_MS);
@@ -120,17 +108,18 @@ export {
   type DeletedKind,
   type EntitiesDeletedEvent,
   type ItemMovedEvent,
-} from './access.ts';
+} from './events.ts';
 export {
   changesPage,
   REVISIONS_PRUNED,
   type ChangeQuery,
   type ChangeRow,
   type RevisionsPrunedEvent,
-} from './change-log.ts';
-export { REVISION_ACTIONS, type HistoryKind, type RevisionAction } from './tables.ts';
-export { RUN_RESULT_CREATED } from './run-results.ts';
-export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-result-usage.ts';
+} from './history/change-log.ts';
+export { REVISION_ACTIONS, type RevisionAction } from './history/tables.ts';
+export type { HistoryKind } from './kinds/index.ts';
+export { RUN_RESULT_CREATED } from './run-results/routes.ts';
+export { runResultUsage, type RunResultsConfig, type RunResultUsage } from './run-results/usage.ts';
 export {
   assertTargetAccess,
   canAccessTarget,
@@ -143,3 +132,4 @@ export {
   type EntityTarget,
   type TargetType,
 } from './targets.ts';
+export { COLLECTION_ACCESS, RECORD_KINDS, type RecordKind } from './kinds/index.ts';

@@ -2,8 +2,8 @@
  * The records: one zod schema per kind of record, the single description of what the API answers.
  * The schema's key order is the JSON answer's key order; a field a client may write carries its
  * create default here. From each schema follow the row → record mapper (below), the request bodies
- * (the record `.omit`s what the hub owns, in the kind's file or item-kind.ts; `optionalFields` makes
- * the update body) and the documented answer (api.ts, through the kind's `record`). A mapper is
+ * (the record `.omit`s what the hub owns, in the kind's file or kinds/item.ts; `optionalFields` makes
+ * the update body) and the documented answer (routes/api.ts, through the kind's `record`). A mapper is
  * typed against its table's row, so a record field without a column of its type fails to compile.
  */
 import { z } from 'zod';

@@ -3,10 +3,10 @@
  * configuration, run payloads) are `json` columns; everything a route filters or sorts on is a scalar
  * column with an index, so no query scans a whole tenant.
  */
+import { usersTable } from '../../kernel/identity/tables.ts';
 import type { Migration } from '../../kernel/storage/contract.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-import { usersTable } from '../../kernel/identity/tables.ts';
-import { historyUsageTable, revisionsTable, trashTable } from './history-tables.ts';
+import { historyUsageTable, revisionsTable, trashTable } from './history/tables.ts';
 import {
   NAME_MAX,
   type AuthConfig,
@@ -83,7 +83,7 @@ const liveColumns = {
   ...attribution,
 };
 
-/** The columns the shared top-level routes (top-level.ts) read and write on every top-level kind. */
+/** The columns the shared top-level routes (routes/top-level.ts) read and write on every top-level kind. */
 export type TopLevelColumns = Pick<
   typeof liveColumns,
   'id' | 'name' | 'deletionLocked' | keyof typeof attribution
@@ -125,7 +125,7 @@ const itemPlacement = {
 };
 /** An item's position, marker and attribution: its last columns, after the kind's own. */
 const itemPosition = { sortOrder: col.int(), marker: col.stringNullable(NAME_MAX), ...attribution };
-/** The columns the shared item routes (items.ts) read and write on every item kind. */
+/** The columns the shared item routes (routes/items.ts) read and write on every item kind. */
 export type ItemColumns = typeof itemPlacement & typeof itemPosition;
 
 export const requestsTable = defineTable({
@@ -196,16 +196,6 @@ export const runResultUsageTable = defineTable({
     bytes: col.int(),
   },
 });
-
-export {
-  REVISION_ACTIONS,
-  revisionsTable,
-  trashTable,
-  type HistoryKind,
-  type RevisionAction,
-  type RevisionRow,
-  type TrashRow,
-} from './history-tables.ts';
 
 export type CollectionRow = RowOfTable<typeof collectionsTable>;
 export type EnvironmentRow = RowOfTable<typeof environmentsTable>;

@@ -1,36 +1,29 @@
 /**
- * Targets: the entities other features attach things to (discussion threads, notices, MLS groups):
- * a saved request, a collection, a folder or a run result. Access to what is attached is access to
- * its target: the target's collection for the first three, and for run results the run-result rule
- * (creator, admins, or access to the run's collection).
+ * Targets: the entities other features attach things to (discussion threads, notices, MLS groups),
+ * the kinds whose registry entry says what a target of theirs carries: a saved request, a
+ * collection, a folder or a run result. Access to what is attached is access to its target: the
+ * target's collection, and for run results the run-result rule (creator, admins, or access to the
+ * run's collection).
  */
 import { forbidden, notFound } from '../../kernel/errors.ts';
 import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { canReadRunResult, RUN_RESULT_REFUSED } from './run-results.ts';
-import { collectionsTable, foldersTable, requestsTable, runResultsTable } from './tables.ts';
+import { canReadRunResult, RUN_RESULT_REFUSED } from './run-results/access.ts';
+import { COLLECTION_ACCESS, KINDS, kind, TARGET_TYPES, type TargetType } from './kinds/index.ts';
+import type { TargetFields } from './kinds/kind.ts';
 
-/** The kinds of entity something can be attached to, in the spelling the API uses. */
-export const TARGET_TYPES = ['request', 'collection', 'folder', 'runResult'] as const;
-export type TargetType = (typeof TARGET_TYPES)[number];
+export { TARGET_TYPES, type TargetType };
 
 export const TARGET_NOT_FOUND = 'Target entity not found';
 
-export interface EntityTarget {
+export interface EntityTarget extends TargetFields {
   entityType: TargetType;
   entityId: string;
-  /** The collection that governs access, or null for a run result outside any hub collection. */
   collectionId: string | null;
   requestId: string | null;
   folderId: string | null;
   runResultId: string | null;
-  /** Who made the target (notified of new threads on it), when known. */
-  creatorUserId: string | null;
-  /** A human name for notices: the request, collection or folder name, or the run label. */
-  label: string;
-  /** For request targets: the HTTP method, shown beside the name. */
-  method?: string;
 }
 
 /** Loads the target, or null when it does not exist in this tenant. */
@@ -39,68 +32,21 @@ export async function loadTarget(
   entityType: TargetType,
   entityId: string,
 ): Promise<EntityTarget | null> {
+  const { table, target } = kind(entityType);
+  const row = await store.table(table).get(entityId);
+  if (!row) return null;
   const base = { entityType, entityId, requestId: null, folderId: null, runResultId: null };
-  switch (entityType) {
-    case 'collection': {
-      const row = await store.table(collectionsTable).get(entityId);
-      return (
-        row && {
-          ...base,
-          collectionId: row.id,
-          creatorUserId: row.createdByUserId,
-          label: row.name,
-        }
-      );
-    }
-    case 'folder': {
-      const row = await store.table(foldersTable).get(entityId);
-      return (
-        row && {
-          ...base,
-          collectionId: row.collectionId,
-          folderId: row.id,
-          creatorUserId: row.createdByUserId,
-          label: row.name,
-        }
-      );
-    }
-    case 'request': {
-      const row = await store.table(requestsTable).get(entityId);
-      return (
-        row && {
-          ...base,
-          collectionId: row.collectionId,
-          folderId: row.folderId,
-          requestId: row.id,
-          creatorUserId: row.createdByUserId,
-          label: row.name,
-          method: row.method,
-        }
-      );
-    }
-    case 'runResult': {
-      const row = await store.table(runResultsTable).get(entityId);
-      return (
-        row && {
-          ...base,
-          collectionId: row.collectionId,
-          runResultId: row.id,
-          creatorUserId: row.createdByUserId,
-          label: row.label,
-        }
-      );
-    }
-  }
+  return { ...base, ...(target as (row: unknown) => TargetFields)(row) };
 }
 
-/** Whether `user` may read this target, and so read and discuss what is attached to it. */
 /** Throws the 403 of {@link canAccessTarget}, saying why. */
 export function assertTargetAccess(user: UserRow, target: EntityTarget): void {
   if (canAccessTarget(user, target)) return;
   if (target.entityType === 'runResult') throw forbidden(RUN_RESULT_REFUSED);
-  throw noAccess('collectionAccess');
+  throw noAccess(COLLECTION_ACCESS);
 }
 
+/** Whether `user` may read this target, and so read and discuss what is attached to it. */
 export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
   if (target.entityType === 'runResult') {
     return canReadRunResult(user, {
@@ -108,7 +54,7 @@ export function canAccessTarget(user: UserRow, target: EntityTarget): boolean {
       collectionId: target.collectionId,
     });
   }
-  return hasAccess(user, 'collectionAccess', target.collectionId!);
+  return hasAccess(user, COLLECTION_ACCESS, target.collectionId!);
 }
 
 /**
@@ -132,10 +78,9 @@ export function checkTarget(user: UserRow, target: EntityTarget | null): EntityT
   return target;
 }
 
+type Entry = (typeof KINDS)[number];
+
 /** The table each target kind lives in (what a cached target depends on). */
-export const targetTables = {
-  collection: collectionsTable,
-  folder: foldersTable,
-  request: requestsTable,
-  runResult: runResultsTable,
-} as const satisfies Record<TargetType, unknown>;
+export const targetTables = Object.fromEntries(
+  TARGET_TYPES.map((name) => [name, kind(name).table]),
+) as { [N in TargetType]: Extract<Entry, { name: N }>['table'] };

@@ -1,6 +1,7 @@
 /** API docs of the invitation routes; the bodies come from the routes' validators. */
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 import { tokenRecordSchema, userRecordSchema } from '../accounts/index.ts';
 
 const invitationSchema = z
@@ -64,11 +65,7 @@ export const invitesApi: RouteDocs = {
         user: userRecordSchema.pick({
           name: true,
           role: true,
-          collectionAccess: true,
-          environmentAccess: true,
-          snippetAccess: true,
-          liveServerAccess: true,
-          livePageAccess: true,
+          ...perEntityList(() => true as const),
           llmAccess: true,
           llmModels: true,
         }),

@@ -4,6 +4,7 @@
  * Every value shown is escaped.
  */
 import { DESKTOP_APP_URL, escapeHtml } from '../../kernel/http/html.ts';
+import { ENTITY_ACCESS_LISTS } from '../../kernel/identity/access.ts';
 
 /**
  * What the page takes from a checked query: only where the link points and the deep link to
@@ -46,6 +47,8 @@ dd { margin: 0; overflow-wrap: anywhere; }
 // is this hub.
 const SCRIPT = `
 (function () {
+  // [heading, field] of each entity access list (kernel/identity/access-lists.ts).
+  var LISTS = ${JSON.stringify(ENTITY_ACCESS_LISTS.map((list) => [list.heading, list.field]))};
   var root = document.getElementById('invite');
   if (!root) return;
   var state = document.getElementById('state');
@@ -70,14 +73,8 @@ const SCRIPT = `
   function access(user) {
     var llm = 'LLM: ' + (user.llmAccess ? 'enabled' : 'disabled');
     if (user.role === 'admin') return 'Full access (admin) · ' + llm;
-    return [
-      list('Collections', user.collectionAccess || []),
-      list('Environments', user.environmentAccess || []),
-      list('Snippets', user.snippetAccess || []),
-      list('Live servers', user.liveServerAccess || []),
-      list('Live pages', user.livePageAccess || []),
-      llm
-    ].join(' · ');
+    return LISTS.map(function (entry) { return list(entry[0], user[entry[1]] || []); })
+      .concat([llm]).join(' · ');
   }
   var linkUrl = root.getAttribute('data-url');
   var linkOrigin = '';

@@ -4,6 +4,7 @@
  * invitation's tenant when it is not the default one, so the page asks that tenant about it. The CLI builds these links;
  * the `/join` page reads the same query back.
  */
+import { ENTITY_ACCESS_LISTS } from '../../kernel/identity/access.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import type { UserRecord } from '../../kernel/identity/users.ts';
 
@@ -35,11 +36,7 @@ export function accessSummary(user: UserRecord): string {
   const llm = `LLM: ${user.llmAccess ? 'enabled' : 'disabled'}`;
   if (user.role === 'admin') return `Full access (admin) · ${llm}`;
   return [
-    `Collections: ${listSummary(user.collectionAccess)}`,
-    `Environments: ${listSummary(user.environmentAccess)}`,
-    `Snippets: ${listSummary(user.snippetAccess)}`,
-    `Live servers: ${listSummary(user.liveServerAccess)}`,
-    `Live pages: ${listSummary(user.livePageAccess)}`,
+    ...ENTITY_ACCESS_LISTS.map((list) => `${list.heading}: ${listSummary(user[list.field])}`),
     llm,
   ].join(' · ');
 }

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { HttpError } from '../../kernel/errors.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 import { toTokenRecord } from '../../kernel/identity/tokens.ts';
 import { createPluginApp, type KernelEnv, type PluginContext } from '../../kernel/plugin.ts';
 import { renderJoinPage } from './join-page.ts';
@@ -78,11 +79,7 @@ export function publicInviteRoutes(
         user: {
           name: user.name,
           role: user.role,
-          collectionAccess: user.collectionAccess,
-          environmentAccess: user.environmentAccess,
-          snippetAccess: user.snippetAccess,
-          liveServerAccess: user.liveServerAccess,
-          livePageAccess: user.livePageAccess,
+          ...perEntityList((field) => user[field]),
           llmAccess: user.llmAccess,
           llmModels: user.llmModels,
         },

@@ -17,6 +17,7 @@ import { WILDCARD } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { KeysetPosition } from '../../kernel/http/paging.ts';
 import type { TableApi, Where } from '../../kernel/storage/contract.ts';
+import { COLLECTION_ACCESS } from '../entities/index.ts';
 import type { NoticeRow } from './tables.ts';
 
 /** Collections read as separate ordered queries at most; longer lists go in one `in` query. */
@@ -31,8 +32,9 @@ export const FEED_ORDER = [
 /** Conditions whose union holds every notice of the user that the access filter could let through. */
 export function feedScope(user: UserRow): Where<NoticeRow>[] {
   const mine = { recipientUserId: user.id };
-  if (user.role === 'admin' || user.collectionAccess.includes(WILDCARD)) return [mine];
-  const collections = [...new Set(user.collectionAccess)];
+  const list = user[COLLECTION_ACCESS];
+  if (user.role === 'admin' || list.includes(WILDCARD)) return [mine];
+  const collections = [...new Set(list)];
   const byCollection: Where<NoticeRow>[] =
     collections.length === 0
       ? []

@@ -6,6 +6,7 @@
  * taken over: the new account gets the first free `<name>-2`, `<name>-3`, … instead.
  */
 import { HttpError } from '../../kernel/errors.ts';
+import { ACCESS_FIELDS } from '../../kernel/identity/access.ts';
 import type { Identity } from '../../kernel/identity/identity.ts';
 import { newId } from '../../kernel/identity/secrets.ts';
 import { usersTable, type UserRow } from '../../kernel/identity/tables.ts';
@@ -20,15 +21,6 @@ const isHttpError = (error: unknown): error is HttpError => error instanceof Htt
 
 /** Suffixes tried after a taken name before the sign-in is refused. */
 const MAX_SUFFIX = 50;
-
-const LIST_FIELDS = [
-  'collectionAccess',
-  'environmentAccess',
-  'snippetAccess',
-  'liveServerAccess',
-  'livePageAccess',
-  'llmModels',
-] as const;
 
 /** The person's issuer and subject: what links and blocks are keyed by. */
 export function identityOf(
@@ -52,7 +44,7 @@ export function grantsFor(
     ...groups.flatMap((g) => (rules.groupAccess[g] ? [rules.groupAccess[g]] : [])),
   ];
   const grants: UserInput & { role: Role } = { role };
-  for (const field of LIST_FIELDS) {
+  for (const field of ACCESS_FIELDS) {
     // Admins have every entity by their role and may hold no entity list.
     if (role === 'admin' && field !== 'llmModels') continue;
     const union = [...new Set(sources.flatMap((s) => s[field]))];
@@ -126,7 +118,7 @@ export async function userForSignIn(
       // Entity lists are refused for admins: an admin promoted by hand keeps full access.
       const current = await tx.table(usersTable).get(link.userId);
       if (current?.role === 'admin')
-        for (const field of LIST_FIELDS) if (field !== 'llmModels') delete patch[field];
+        for (const field of ACCESS_FIELDS) if (field !== 'llmModels') delete patch[field];
     }
     const user = await identity.users.update(tx, link.userId, patch).catch((error: unknown) => {
       if (isHttpError(error) && error.status === 400)

@@ -20,6 +20,7 @@ import { sha256Hex, timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import type { KernelEnv, PluginContext } from '../../kernel/plugin.ts';
+import type { Store } from '../../kernel/storage/contract.ts';
 import { joinLink, joinQuery, publicBaseUrl, type InvitesService } from '../invites/index.ts';
 import { identityOf, userForSignIn } from './accounts.ts';
 import { ssoAuditEvent } from './audit-events.ts';
@@ -57,52 +58,7 @@ export async function finishSignIn(
 ): Promise<Page> {
   const { ctx } = deps;
   const now = ctx.clock.now();
-  const pending = await decode(getCookie(c, COOKIE), await deps.keys.key(), now.getTime());
-  deleteCookie(c, COOKIE, deps.cookie);
-  const state = c.req.query('state') ?? '';
-  const own = pending !== null && state !== '' && timingSafeEqual(state, pending.state);
-  const throttleKey = `${ctx.clientIp(c)}:${own ? 'sso-own' : 'sso'}`;
-  await ctx.throttle.assertNotBlocked(throttleKey);
-  const failed = async (status: 400 | 403, title: string, reason: string) => {
-    await ctx.throttle.recordFailure(throttleKey, own ? OWN_SIGN_IN_SCALE : 1);
-    return new Refusal(status, title, reason);
-  };
-  if (!pending) {
-    // The result page reloaded (or opened again): its sign-in finished, and the code it showed is
-    // not shown twice. Said as it is, and not counted as a failure.
-    const finished = state
-      ? await usedStateTenant(ctx.storage(DEFAULT_TENANT_ID), state, now.toISOString())
-      : null;
-    if (finished !== null) {
-      deps.onTenant(finished);
-      throw new Refusal(
-        400,
-        'Sign-in already finished',
-        'This page belongs to a sign-in that has finished: its one-time button is shown only once. If HarborClient did not connect, sign in again for a new one.',
-        true,
-        'Sign in again',
-      );
-    }
-    throw await failed(
-      400,
-      'Sign-in expired',
-      'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
-    );
-  }
-  deps.onTenant(pending.tenant);
-  const used = own
-    ? await claimState(
-        ctx.storage(DEFAULT_TENANT_ID),
-        { state, tenant: pending.tenant, expiresAt: new Date(pending.expiresAt).toISOString() },
-        now.toISOString(),
-      )
-    : false;
-  if (!used)
-    throw await failed(
-      400,
-      'Sign-in refused',
-      'The sign-in response does not belong to a sign-in started in this browser, or was used already. Start again.',
-    );
+  const { pending, state, failed } = await openSignIn(c, deps, now);
 
   // The sign-in's tenant, named by its signed cookie: the store names this request too.
   const store = scopedStore(ctx.storage(pending.tenant), c.get('auditScope'));
@@ -149,30 +105,13 @@ export async function finishSignIn(
     throw error;
   }
   const person = identityOf(claims, config.oidc);
-  if (await isBlocked(store, person.issuer, person.subject)) {
-    await refusedEvent('blocked by an administrator', claims);
-    throw new Refusal(
-      403,
-      'Not allowed on this hub',
-      'An administrator of this hub has blocked your account from signing in. Ask the hub administrator.',
-      false,
-    );
-  }
-  const groups = groupsOf(claims, config.oidc.groupsClaim);
-  // No claim at all is the configuration's fault, not the person's: the operator must hear of it.
-  if (groups === null && usesGroups(rules))
-    ctx.log.warn(noGroupsWarning(config.oidc), { tenant: pending.tenant });
-  if (!allowed(rules, groups ?? [])) {
-    await refusedEvent(groups === null ? NO_GROUPS_CLAIM : 'not in an allowed group', claims);
-    throw new Refusal(
-      403,
-      'Not allowed on this hub',
-      groups === null
-        ? "The identity provider did not say which groups your account is in, so this hub cannot tell whether you may sign in. Ask the hub administrator: the hub's log says what to change."
-        : `Your account is not in a group allowed on this hub (${rules.allowedGroups.join(', ')}). Ask the hub administrator.`,
-      false,
-    );
-  }
+  await assertAdmitted(
+    ctx,
+    config,
+    rules,
+    { store, tenantId: pending.tenant, claims, person },
+    refusedEvent,
+  );
   // A sign-in started from an administrator's one-time link links its user first.
   if (pending.link) {
     const linked = await deps.linking
@@ -207,6 +146,112 @@ export async function finishSignIn(
       tokenTtlDays: config.tokenTtlDays,
     });
   });
+  return resultPage(ctx, config, tenant, issued);
+}
+
+/**
+ * The browser's own sign-in: its signed cookie (deleted now), which must match the `state` and is
+ * recorded as used on every instance. Refuses, counting a failure, otherwise; `failed` counts one
+ * for the steps after it.
+ */
+async function openSignIn(c: Context<KernelEnv>, deps: CallbackDeps, now: Date) {
+  const { ctx } = deps;
+  const pending = await decode(getCookie(c, COOKIE), await deps.keys.key(), now.getTime());
+  deleteCookie(c, COOKIE, deps.cookie);
+  const state = c.req.query('state') ?? '';
+  const own = pending !== null && state !== '' && timingSafeEqual(state, pending.state);
+  const throttleKey = `${ctx.clientIp(c)}:${own ? 'sso-own' : 'sso'}`;
+  await ctx.throttle.assertNotBlocked(throttleKey);
+  const failed = async (status: 400 | 403, title: string, reason: string) => {
+    await ctx.throttle.recordFailure(throttleKey, own ? OWN_SIGN_IN_SCALE : 1);
+    return new Refusal(status, title, reason);
+  };
+  if (!pending) {
+    // The result page reloaded (or opened again): its sign-in finished, and the code it showed is
+    // not shown twice. Said as it is, and not counted as a failure.
+    const finished = state
+      ? await usedStateTenant(ctx.storage(DEFAULT_TENANT_ID), state, now.toISOString())
+      : null;
+    if (finished !== null) {
+      deps.onTenant(finished);
+      throw new Refusal(
+        400,
+        'Sign-in already finished',
+        'This page belongs to a sign-in that has finished: its one-time button is shown only once. If HarborClient did not connect, sign in again for a new one.',
+        true,
+        'Sign in again',
+      );
+    }
+    throw await failed(
+      400,
+      'Sign-in expired',
+      'This browser has no sign-in in progress (it expired, or cookies are blocked). Start again.',
+    );
+  }
+  deps.onTenant(pending.tenant);
+  const used = own
+    ? await claimState(
+        ctx.storage(DEFAULT_TENANT_ID),
+        { state, tenant: pending.tenant, expiresAt: new Date(pending.expiresAt).toISOString() },
+        now.toISOString(),
+      )
+    : false;
+  if (!used)
+    throw await failed(
+      400,
+      'Sign-in refused',
+      'The sign-in response does not belong to a sign-in started in this browser, or was used already. Start again.',
+    );
+  return { pending, state, failed };
+}
+
+/** Refuses, with its audit event, a person an administrator blocked or the tenant's groups do not admit. */
+async function assertAdmitted(
+  ctx: PluginContext<SsoConfig>,
+  config: NonNullable<SsoConfig>,
+  rules: NonNullable<ReturnType<typeof tenantRules>>,
+  signIn: {
+    store: Store;
+    tenantId: string;
+    claims: Record<string, unknown>;
+    person: ReturnType<typeof identityOf>;
+  },
+  refusedEvent: (reason: string, claims?: Record<string, unknown>) => Promise<unknown>,
+): Promise<void> {
+  const { claims, person } = signIn;
+  if (await isBlocked(signIn.store, person.issuer, person.subject)) {
+    await refusedEvent('blocked by an administrator', claims);
+    throw new Refusal(
+      403,
+      'Not allowed on this hub',
+      'An administrator of this hub has blocked your account from signing in. Ask the hub administrator.',
+      false,
+    );
+  }
+  const groups = groupsOf(claims, config.oidc.groupsClaim);
+  // No claim at all is the configuration's fault, not the person's: the operator must hear of it.
+  if (groups === null && usesGroups(rules))
+    ctx.log.warn(noGroupsWarning(config.oidc), { tenant: signIn.tenantId });
+  if (!allowed(rules, groups ?? [])) {
+    await refusedEvent(groups === null ? NO_GROUPS_CLAIM : 'not in an allowed group', claims);
+    throw new Refusal(
+      403,
+      'Not allowed on this hub',
+      groups === null
+        ? "The identity provider did not say which groups your account is in, so this hub cannot tell whether you may sign in. Ask the hub administrator: the hub's log says what to change."
+        : `Your account is not in a group allowed on this hub (${rules.allowedGroups.join(', ')}). Ask the hub administrator.`,
+      false,
+    );
+  }
+}
+
+/** The page with the one-time code: the desktop's deep link, the join link and the console's offer. */
+function resultPage(
+  ctx: PluginContext<SsoConfig>,
+  config: NonNullable<SsoConfig>,
+  tenant: { id: string; name: string },
+  issued: Awaited<ReturnType<InvitesService['issue']>>,
+): Page {
   const baseUrl = publicBaseUrl(ctx.hubConfig().server);
   const record = toUserRecord(issued.user);
   const link = {

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { secret } from '../../kernel/config/secrets.ts';
+import { perEntityList } from '../../kernel/identity/access.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { MAX_TOKEN_DAYS } from '../accounts/index.ts';
 
@@ -14,11 +15,7 @@ const list = z.array(z.string().trim().min(1, 'must not be empty')).default([]);
 
 /** What a signed-in person may use besides their role: the lists of `user create`, and LLM. */
 const accessSchema = z.strictObject({
-  collectionAccess: list,
-  environmentAccess: list,
-  snippetAccess: list,
-  liveServerAccess: list,
-  livePageAccess: list,
+  ...perEntityList(() => list),
   llmModels: list,
   llmAccess: z.boolean().optional(),
 });
@@ -26,11 +23,7 @@ const accessSchema = z.strictObject({
 export type SsoAccess = z.output<typeof accessSchema>;
 
 const EMPTY_ACCESS: SsoAccess = {
-  collectionAccess: [],
-  environmentAccess: [],
-  snippetAccess: [],
-  liveServerAccess: [],
-  livePageAccess: [],
+  ...perEntityList(() => []),
   llmModels: [],
 };
 

@@ -92,9 +92,9 @@ export const ssoPlugin = definePlugin<SsoConfig>({
   },
 });
 
-// The plugin's public face (the CLI's `user list` and `sso` commands, and the web console, use
-// it): the only names others may import.
-export { linkCodeUrl, linkedUsers, ssoLinks, toLinkRecord } from './admin.ts';
+// The plugin's public face (the CLI's `sso` commands and the web console use it): the only
+// names others may import.
+export { linkCodeUrl, ssoLinks, toLinkRecord } from './admin.ts';
 export { createLinkingService, DEFAULT_LINK_HOURS, MAX_LINK_HOURS } from './linking.ts';
 export { configuredIssuer } from './config.ts';
 export { createBlocksService, toBlockRecord, type SsoBlockRecord } from './blocks.ts';

@@ -15,7 +15,7 @@ import { createSqlStore } from '../../kernel/storage/kysely/store.ts';
 import { auditPlugin } from '../../plugins/audit/index.ts';
 import { auditPage } from '../../plugins/audit/query.ts';
 import { auditEventsTable } from '../../plugins/audit/tables.ts';
-import { revisionsTable } from '../../plugins/entities/tables.ts';
+import { revisionsTable } from '../../plugins/entities/history/tables.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { recordingDialect } from '../helpers/recording-dialect.ts';
 

@@ -8,8 +8,8 @@ import { useTestHub } from '../helpers/hub.ts';
 import { EVERY_ENTITY, fixtures } from '../helpers/fixtures.ts';
 import { CLI_AUDIT_SCOPE, withAuditScope } from '../../kernel/audit.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
-import { recordChange } from '../../plugins/entities/history.ts';
-import { createUsageLedger } from '../../plugins/entities/history-usage.ts';
+import { recordChange } from '../../plugins/entities/history/record.ts';
+import { createUsageLedger } from '../../plugins/entities/history/usage.ts';
 
 describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) => {
   const t = useTestHub(kind);

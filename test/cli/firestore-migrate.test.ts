@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectMigrations } from '../../kernel/hub.ts';
+import { collectMigrations } from '../../kernel/schema.ts';
 import { compositeIndexes, tablesOf } from '../../kernel/storage/firestore/indexes.ts';
 import { plugins } from '../../plugins/index.ts';
 import { createFirestoreTestDatabase, FIRESTORE_HOST_VAR } from '../helpers/firestore.ts';

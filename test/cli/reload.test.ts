@@ -8,7 +8,13 @@ import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startServer, useCliProject, withProject, type RunningServer } from '../helpers/cli.ts';
+import {
+  startServer,
+  useCliProject,
+  withProject,
+  type Project,
+  type RunningServer,
+} from '../helpers/cli.ts';
 import { serverOrEmbedded } from '../helpers/databases.ts';
 
 /** PostgreSQL when HUB_TEST_PG_URL is set (always in CI), else the embedded SQLite. */
@@ -16,6 +22,18 @@ const DRIVER = serverOrEmbedded();
 
 const statusesOf = (sections: { section: string; status: string }[]) =>
   Object.fromEntries(sections.map((s) => [s.section, s.status]));
+
+/**
+ * `workspace-hub --json reload`, which must succeed and name the server `pid` ran as: each
+ * section's status.
+ */
+async function reloadStatuses(project: Pick<Project, 'run'>, pid: number | undefined) {
+  const result = await project.run('--json', 'reload');
+  expect(result.code, result.stderr).toBe(0);
+  const body = JSON.parse(result.stdout);
+  expect(body.pid).toBe(pid);
+  return statusesOf(body.sections);
+}
 
 describe(`workspace-hub reload (${DRIVER})`, () => {
   const project = useCliProject(DRIVER, { logging: { level: 'error' } }, { migrate: true });
@@ -30,8 +48,6 @@ describe(`workspace-hub reload (${DRIVER})`, () => {
     const db = project.database.config;
     return db.driver === 'sqlite' ? dirname(db.path) : join(project.dir, 'data');
   };
-  const statuses = (sections: { section: string; status: string }[]) =>
-    Object.fromEntries(sections.map((s) => [s.section, s.status]));
 
   beforeAll(async () => {
     server = await startServer(project.dir, ['--port', '0']);
@@ -59,11 +75,7 @@ describe(`workspace-hub reload (${DRIVER})`, () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`(pid ${server.child.pid})`);
     expect(human.stdout).toMatch(/^db\s+unchanged\s*$/m);
-    const json = await project.run('--json', 'reload');
-    expect(json.code, json.stderr).toBe(0);
-    const body = JSON.parse(json.stdout);
-    expect(body.pid).toBe(server.child.pid);
-    expect(statuses(body.sections)).toMatchObject({
+    expect(await reloadStatuses(project, server.child.pid)).toMatchObject({
       db: 'unchanged',
       redis: 'unchanged',
       server: 'unchanged',
@@ -76,7 +88,7 @@ describe(`workspace-hub reload (${DRIVER})`, () => {
     await write({ logging: { level: 'info', format: 'json' } });
     const { code, stdout, stderr } = await project.run('reload', '--json');
     expect(code, stderr).toBe(0);
-    expect(statuses(JSON.parse(stdout).sections).logging).toBe('reloaded');
+    expect(statusesOf(JSON.parse(stdout).sections).logging).toBe('reloaded');
     // The reload's own summary is an info line: logged only because the new level applies, as JSON.
     await expect.poll(() => server.stderr().slice(before)).toContain('"level":"info"');
     const line = server
@@ -159,11 +171,7 @@ describe('workspace-hub reload of a hub started without a config file (embedded 
         );
 
         await writeFile(file, stringify({ metrics: { enabled: false } }));
-        const after = await project.run('--json', 'reload');
-        expect(after.code, after.stderr).toBe(0);
-        const body = JSON.parse(after.stdout);
-        expect(body.pid).toBe(server.child.pid);
-        expect(statusesOf(body.sections)).toMatchObject({
+        expect(await reloadStatuses(project, server.child.pid)).toMatchObject({
           metrics: 'reloaded',
           db: 'unchanged',
           server: 'unchanged',

@@ -5,7 +5,6 @@
  * critical axe-core violation and no request to another origin. Outside CI a missing Deno binary
  * or browser skips; under CI=true either fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,18 +14,17 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
 import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { DENO, startServer, type RunningServer } from '../helpers/cli.ts';
 import { freePort } from '../helpers/net.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DENO = fileURLToPath(new URL('../../node_modules/deno/deno', import.meta.url));
 const skip = (!existsSync(DENO) && process.env.CI !== 'true') || SKIP_BROWSER;
 const TOKEN = `hbk_${'d'.repeat(43)}`;
 
 describe.skipIf(skip)('the console on Deno in headless Chromium', () => {
   let dir = '';
-  let child: ChildProcess | undefined;
+  let server: RunningServer | undefined;
   let browser: Browser | undefined;
-  let output = '';
   let base = '';
 
   beforeAll(async () => {
@@ -40,39 +38,16 @@ describe.skipIf(skip)('the console on Deno in headless Chromium', () => {
       config,
       `server:\n  host: 127.0.0.1\n  port: ${port}\ndb:\n  driver: sqlite\n  path: ${join(dir, 'hub.db')}\nlogging:\n  level: warn\n`,
     );
-    child = spawn(DENO, ['run', '--allow-all', 'cli/deno.ts', 'start', '--config', config], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        WORKSPACE_HUB_ADMIN_TOKEN_FILE: join(dir, 'admin-token'),
-        NO_COLOR: '1',
-        DENO_NO_UPDATE_CHECK: '1',
-        DENO_NO_PROMPT: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = await startServer(ROOT, ['--config', config], {
+      runtime: 'deno',
+      env: { WORKSPACE_HUB_ADMIN_TOKEN_FILE: join(dir, 'admin-token') },
     });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    for (const started = Date.now(); ;) {
-      const ready = await fetch(`${base}/healthz`).then(
-        (answer) => answer.ok,
-        () => false,
-      );
-      if (ready) break;
-      if (child.exitCode !== null || Date.now() - started > 90_000)
-        throw new Error(`the hub did not start on Deno:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: OFFLINE_ARGS });
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

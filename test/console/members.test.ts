@@ -30,6 +30,22 @@ const listedVersions = (html: string) =>
     Number(m[1]),
   );
 
+/** The history page's restore form: the revision to restore and the version the record is at. */
+const restoreVersion = (csrf: string, revision: string, version: string) => ({
+  csrf,
+  intent: 'restore',
+  revision,
+  version,
+});
+
+/** The trash page's restore form for one deleted record. */
+const restoreFromTrash = (csrf: string, kind: string, id: string) => ({
+  csrf,
+  intent: 'restore',
+  kind,
+  id,
+});
+
 describe.each(consoleDrivers())('console member pages on %s', (kind) => {
   const t = useTestHub(kind, async () => ({ plugins: await pluginsWithProbe() }));
   const h = fixtures(t);
@@ -148,12 +164,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
       /<td class="text del"><span class="sr">Removed: <\/span>https:\/\/shop.test\/<del>orders\?x=&lt;1&gt;<\/del><\/td>/,
     );
 
-    const restored = await browser.post(path, {
-      csrf,
-      intent: 'restore',
-      revision: v1.id,
-      version: '1',
-    });
+    const restored = await browser.post(path, restoreVersion(csrf, v1.id, '1'));
     expect(restored.status).toBe(303);
     expect(restored.location).toBe(`${path}?restored=1`);
     const after = await browser.get(restored.location!);
@@ -201,12 +212,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
     expect(textOf(page.html, 'standing')).toMatch(
       /^Deleted .+ Restore a version to bring it back\.$/,
     );
-    const refused = await browser.post(path, {
-      csrf,
-      intent: 'restore',
-      revision: v1.id,
-      version: '1',
-    });
+    const refused = await browser.post(path, restoreVersion(csrf, v1.id, '1'));
     expect(refused.status).toBe(409);
     expect(textOf(refused.html, 'refusal')).toBe(
       'The collection of this saved request no longer exists; it cannot come back.',
@@ -229,23 +235,13 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
     expect(trash.html).toMatch(/<td>Read me<\/td><td>document<\/td>/);
 
     // An admin deleted the document: the API refuses the member, and the page says so.
-    const refused = await browser.post(path, {
-      csrf,
-      intent: 'restore',
-      kind: 'document',
-      id: document.id,
-    });
+    const refused = await browser.post(path, restoreFromTrash(csrf, 'document', document.id));
     expect(refused.status).toBe(403);
     expect(textOf(refused.html, 'refusal')).toBe(
       'An admin deleted this document; only an admin can restore it.',
     );
 
-    const back = await browser.post(path, {
-      csrf,
-      intent: 'restore',
-      kind: 'request',
-      id: mine.id,
-    });
+    const back = await browser.post(path, restoreFromTrash(csrf, 'request', mine.id));
     expect(back.status).toBe(303);
     expect(back.location).toBe(`${path}?restored=${encodeURIComponent(`requests/${mine.id}`)}`);
     const after = await browser.get(back.location!);
@@ -254,12 +250,7 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
     expect((await t.request('GET', `/requests/${mine.id}`, { token: member.token })).status).toBe(
       200,
     );
-    const again = await browser.post(path, {
-      csrf,
-      intent: 'restore',
-      kind: 'request',
-      id: mine.id,
-    });
+    const again = await browser.post(path, restoreFromTrash(csrf, 'request', mine.id));
     expect(again.status).toBe(409);
     expect(textOf(again.html, 'refusal')).toContain('is not in the trash any more');
   });

@@ -178,24 +178,16 @@ describe.each(consoleDrivers())('console sessions on %s', (kind) => {
     const browser = consoleClient(t);
     await browser.signIn(member.token);
     const csrf = csrfOf((await browser.get('/console')).html)!;
-    const refused = await browser.post('/console', {
-      csrf,
-      intent: 'profile',
-      initials: 'ABCDEFGHIJ',
-      color: 'rose-600',
-    });
+    const profile = (initials: string) =>
+      browser.post('/console', { csrf, intent: 'profile', initials, color: 'rose-600' });
+    const refused = await profile('ABCDEFGHIJ');
     expect(refused.status).toBe(400);
     expect(refused.html).toMatch(
       /<input id="f-initials" name="initials" aria-invalid="true" aria-describedby="f-initials-hint f-initials-error" type="text" value="ABCDEFGHIJ"\/>/,
     );
     expect(refused.html).toMatch(/<p class="error" id="f-initials-error">initials: [^<]+<\/p>/);
     expect(refused.html).toContain('<option value="rose-600" selected="">Rose</option>');
-    const saved = await browser.post('/console', {
-      csrf,
-      intent: 'profile',
-      initials: 'QX',
-      color: 'rose-600',
-    });
+    const saved = await profile('QX');
     expect(saved.status).toBe(303);
     const session = await t.request('GET', '/auth/session', { token: member.token });
     expect(session.body.user).toMatchObject({ avatarInitials: 'QX', avatarColor: 'rose-600' });

@@ -7,38 +7,20 @@
  * a missing browser fails the suite.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
-import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import { freePort } from '../helpers/net.ts';
-import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { useSsoBrowserHub } from '../helpers/sso-hub.ts';
 
 describe.skipIf(SKIP_BROWSER)('the console through single sign-on in headless Chromium', () => {
-  let idp: TestIdp;
-  let port = 0;
-  beforeAll(async () => {
-    port = await freePort();
-    idp = await startTestIdp({
-      redirectUri: `http://127.0.0.1:${port}/auth/sso/callback`,
-      people: [{ login: 'carol', groups: ['hub-users'] }],
-    });
+  const served = useSsoBrowserHub([{ login: 'carol', groups: ['hub-users'] }], {
+    allowedGroups: ['hub-users'],
+    displayName: 'Corp ID',
   });
-  afterAll(() => idp?.close());
-  const served = useBrowserHub(
-    () => ({
-      config: {
-        server: { host: '127.0.0.1', port },
-        sso: { oidc: { ...oidcClient(idp), allowedGroups: ['hub-users'], displayName: 'Corp ID' } },
-      },
-    }),
-    EMBEDDED_DRIVER,
-    () => port,
-  );
-  const t = served.t;
+  const { t } = served;
 
   it("opens the console from the provider's sign-in, spending the desktop code, and revokes its token at sign-out", async () => {
-    const base = `http://127.0.0.1:${port}`;
+    const base = served.base;
     const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -48,7 +30,7 @@ describe.skipIf(SKIP_BROWSER)('the console through single sign-on in headless Ch
     await page.getByRole('link', { name: 'Sign in with Corp ID' }).click();
     await page.waitForURL(`${base}/login`);
     await page.click('#start');
-    await page.waitForURL(`${idp.issuer}/interaction/**`);
+    await page.waitForURL(`${served.idp.issuer}/interaction/**`);
     await page.fill('input[name="login"]', 'carol');
     await page.fill('input[name="password"]', 'anything');
     await page.click('button[type="submit"]');

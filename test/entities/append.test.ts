@@ -1,5 +1,5 @@
 /**
- * The appender behind item creates (plugins/entities/append.ts), on the embedded database and on
+ * The appender behind item creates (plugins/entities/routes/append.ts), on the embedded database and on
  * PostgreSQL when configured: concurrent appends to one container are written in batches at
  * consecutive positions in arrival order; a row the database refuses fails only its own append;
  * a container that is gone fails every append of the batch with the same HTTP error.
@@ -10,7 +10,7 @@ import { kernelMigrations } from '../../kernel/identity/provision.ts';
 import { StorageError, type StorageDriver } from '../../kernel/storage/contract.ts';
 import { runMigrations } from '../../kernel/storage/migrate.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
-import { createAppender } from '../../plugins/entities/append.ts';
+import { createAppender } from '../../plugins/entities/routes/append.ts';
 import { driverAvailable } from '../helpers/databases.ts';
 import { openTestDriver, type TestDriver } from '../helpers/drivers.ts';
 

@@ -17,6 +17,7 @@ import {
   type UsedTestHub,
 } from '../helpers/hub.ts';
 import { freePort } from '../helpers/net.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { createLogger, type Logger } from '../../kernel/log.ts';
 
 /** Records every uncaught exception and unhandled rejection of this process while installed. */
@@ -59,61 +60,37 @@ export interface FaultProxy {
 export async function startFaultProxy(host: string, port: number): Promise<FaultProxy> {
   let paused = false;
   let cut = false;
-  const pairs = new Set<{
-    client: net.Socket;
-    upstream: net.Socket;
-    held: Array<[net.Socket, Buffer]>;
-  }>();
-  const server = net.createServer((client) => {
-    if (cut) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(port, host);
-    const pair = { client, upstream, held: [] as Array<[net.Socket, Buffer]> };
-    pairs.add(pair);
-    const forward = (to: net.Socket) => (chunk: Buffer) => {
-      if (paused) pair.held.push([to, chunk]);
-      else to.write(chunk);
-    };
-    client.on('data', forward(upstream));
-    upstream.on('data', forward(client));
-    const close = () => {
-      pairs.delete(pair);
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const socket of [client, upstream]) {
-      socket.on('error', close);
-      socket.on('close', close);
-    }
+  const proxy = await startTcpProxy({
+    host,
+    port,
+    refuse: () => cut,
+    pair(client, upstream) {
+      const pair = { client, upstream, held: [] as Array<[net.Socket, Buffer]> };
+      const forward = (to: net.Socket) => (chunk: Buffer) => {
+        if (paused) pair.held.push([to, chunk]);
+        else to.write(chunk);
+      };
+      client.on('data', forward(upstream));
+      upstream.on('data', forward(client));
+      return pair;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    port: (server.address() as net.AddressInfo).port,
+    port: proxy.port,
     pause: () => void (paused = true),
     resume() {
       paused = false;
-      for (const pair of pairs) {
+      for (const pair of proxy.pairs) {
         for (const [to, chunk] of pair.held.splice(0)) if (!to.destroyed) to.write(chunk);
       }
     },
     cut() {
       cut = true;
-      for (const pair of [...pairs]) {
-        pair.client.destroy();
-        pair.upstream.destroy();
-      }
-      pairs.clear();
+      proxy.destroyAll();
+      proxy.pairs.clear();
     },
     restore: () => void (cut = false),
-    async close() {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.upstream.destroy();
-      }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => proxy.close(),
   };
 }
 

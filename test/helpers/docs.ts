@@ -1,5 +1,5 @@
 /**
- * What README.md and docs/deploy.md show, read from the Markdown itself, so a block or command
+ * What README.md and the pages of docs/ show, read from the Markdown itself, so a block or command
  * added to the docs is covered by the docs suites (or fails them until it is): YAML blocks, and
  * commands — every line of a ```sh block (a here-document together with the line that opens it)
  * and every inline code span that starts like one (`workspace-hub …`, `npx …`, `sudo …`, `npm …`,
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliResult } from './cli.ts';
 
-export type DocFile = 'README.md' | 'docs/deploy.md';
+export type DocFile = 'README.md' | `docs/${string}.md`;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The CLI's entry, as `npm install` links it into node_modules/.bin. */
 export const BIN = join(ROOT, 'cli/bin.mjs');

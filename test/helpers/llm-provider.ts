@@ -6,7 +6,10 @@
 import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { TestHub } from './hub.ts';
+import type { UserInput } from '../../kernel/identity/users.ts';
+import { EMBEDDED_DRIVER } from './drivers.ts';
+import { useUser } from './fixtures.ts';
+import { useTestHub, type TestHub } from './hub.ts';
 
 export const BASE_URL = 'https://llm.test/v1';
 export const COMPLETIONS_URL = `${BASE_URL}/chat/completions`;
@@ -132,4 +135,15 @@ export function openChatStream(
       ...(signal ? { signal } : {}),
     }),
   );
+}
+
+/**
+ * For the enclosing describe block: a hub (embedded database) whose `llm` section points at the
+ * fake provider, and a user with `access`: by default every model, 1 000 tokens a month.
+ */
+export function useLlmHub(
+  access: UserInput = { llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 },
+) {
+  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
+  return { t, user: useUser(t, access) };
 }

@@ -21,16 +21,17 @@ export interface ServerAnswer {
 }
 
 /**
- * One JSON request over a real socket to a hub served at `baseUrl` (a `workspace-hub start`
- * process), with a bearer secret; a body is sent as JSON.
+ * One JSON request over a real socket to a hub served at a base URL (or a started server's `url`:
+ * a `workspace-hub start` process), with a bearer secret; a body is sent as JSON.
  */
 export async function callServer(
-  baseUrl: string,
+  server: string | { url: string },
   method: string,
   path: string,
   secret: string,
   body?: unknown,
 ): Promise<ServerAnswer> {
+  const baseUrl = typeof server === 'string' ? server : server.url;
   const res = await fetch(`${baseUrl}${path}`, {
     method,
     headers: {

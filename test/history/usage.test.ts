@@ -1,5 +1,5 @@
 /**
- * The history budget's counters (plugins/entities/history-usage.ts): a check inside a transaction
+ * The history budget's counters (plugins/entities/history/usage.ts): a check inside a transaction
  * never waits for the ledger's own write (on SQLite that write needs the one writer connection the
  * transaction holds), and a change whose transaction fails leaves nothing counted — the counters
  * always end equal to the sizes of the revisions kept.
@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { StorageError, type StorageDriver, type Store } from '../../kernel/storage/contract.ts';
-import { historyUsageTable, revisionsTable } from '../../plugins/entities/history-tables.ts';
-import { createUsageLedger } from '../../plugins/entities/history-usage.ts';
+import { historyUsageTable, revisionsTable } from '../../plugins/entities/history/tables.ts';
+import { createUsageLedger } from '../../plugins/entities/history/usage.ts';
 import { eventually } from '../helpers/async.ts';
 import { allDrivers } from '../helpers/drivers.ts';
 import { EVERY_ENTITY, fixtures } from '../helpers/fixtures.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../kernel/config/errors.ts';
 import { interpolateString } from '../../kernel/config/interpolate.ts';
 import { loadConfig, parseConfig } from '../../kernel/config/load.ts';
-import { runResultsSchema } from '../../plugins/entities/run-result-usage.ts';
+import { runResultsSchema } from '../../plugins/entities/run-results/usage.ts';
 
 const noPlugins = {};
 

@@ -27,8 +27,6 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   let b: RunningServer;
   let admin: string;
 
-  const call = (hub: RunningServer, method: string, path: string, secret: string, body?: unknown) =>
-    callServer(hub.url, method, path, secret, body);
   const names = (result: ServerAnswer) =>
     (result.body.collections as { name: string }[]).map((c) => c.name).sort();
 
@@ -65,7 +63,7 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   });
 
   it('shows a collection created through one hub on the other hub at once, and an access list changed by the CLI', async () => {
-    const user = await call(a, 'POST', '/admin/users', admin, {
+    const user = await callServer(a, 'POST', '/admin/users', admin, {
       name: uniqueName('u'),
       role: 'user',
       collectionAccess: [],
@@ -73,11 +71,13 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     expect(user.status).toBe(201);
     const secret = user.body.secret ?? user.body.token?.secret;
     for (const hub of [a, b]) {
-      expect((await call(hub, 'GET', '/collections', secret)).body).toEqual({ collections: [] });
-      expect((await call(hub, 'GET', '/collections', admin)).status).toBe(200);
+      expect((await callServer(hub, 'GET', '/collections', secret)).body).toEqual({
+        collections: [],
+      });
+      expect((await callServer(hub, 'GET', '/collections', admin)).status).toBe(200);
     }
-    const created = await call(a, 'POST', '/collections', admin, { name: 'made-on-a' });
-    expect(names(await call(b, 'GET', '/collections', admin))).toContain('made-on-a');
+    const created = await callServer(a, 'POST', '/collections', admin, { name: 'made-on-a' });
+    expect(names(await callServer(b, 'GET', '/collections', admin))).toContain('made-on-a');
 
     const update = await projectA.run(
       'user',
@@ -89,70 +89,74 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     );
     expect(update.code, update.stderr).toBe(0);
     for (const hub of [a, b])
-      expect(names(await call(hub, 'GET', '/collections', secret))).toEqual(['made-on-a']);
+      expect(names(await callServer(hub, 'GET', '/collections', secret))).toEqual(['made-on-a']);
 
     // Taken away again through hub B's admin API: hub A's next answer follows.
     expect(
-      (await call(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, { collectionAccess: [] }))
-        .status,
+      (
+        await callServer(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, {
+          collectionAccess: [],
+        })
+      ).status,
     ).toBe(200);
-    expect((await call(a, 'GET', '/collections', secret)).body).toEqual({ collections: [] });
+    expect((await callServer(a, 'GET', '/collections', secret)).body).toEqual({ collections: [] });
   });
 
   it('lists a request saved through one hub on the other at once, and a renamed one', async () => {
-    const collection = (await call(a, 'POST', '/collections', admin, { name: uniqueName('c') }))
-      .body;
+    const collection = (
+      await callServer(a, 'POST', '/collections', admin, { name: uniqueName('c') })
+    ).body;
     const path = `/collections/${collection.id}/requests`;
     for (const hub of [a, b])
-      expect((await call(hub, 'GET', path, admin)).body).toEqual({ requests: [] });
+      expect((await callServer(hub, 'GET', path, admin)).body).toEqual({ requests: [] });
     const saved = (
-      await call(b, 'POST', path, admin, {
+      await callServer(b, 'POST', path, admin, {
         name: 'first',
         method: 'GET',
         url: 'https://example.test/',
       })
     ).body;
     expect(
-      (await call(a, 'GET', path, admin)).body.requests.map((r: { id: string }) => r.id),
+      (await callServer(a, 'GET', path, admin)).body.requests.map((r: { id: string }) => r.id),
     ).toEqual([saved.id]);
-    const put = await call(a, 'PUT', `/requests/${saved.id}`, admin, {
+    const put = await callServer(a, 'PUT', `/requests/${saved.id}`, admin, {
       collectionId: collection.id,
       name: 'renamed',
     });
     expect(put.status).toBe(200);
     expect(
-      (await call(b, 'GET', path, admin)).body.requests.map((r: { name: string }) => r.name),
+      (await callServer(b, 'GET', path, admin)).body.requests.map((r: { name: string }) => r.name),
     ).toEqual(['renamed']);
   });
 
   it('refuses a token revoked by the CLI, and a user deleted by the CLI, on the next request to either hub', async () => {
-    const user = await call(b, 'POST', '/admin/users', admin, {
+    const user = await callServer(b, 'POST', '/admin/users', admin, {
       name: uniqueName('v'),
       role: 'user',
     });
     const secret = user.body.secret ?? user.body.token?.secret;
     for (const hub of [a, b])
-      expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(200);
+      expect((await callServer(hub, 'GET', '/auth/session', secret)).status).toBe(200);
     const revoked = await projectB.run('user', 'token', 'revoke', user.body.token.id, '--json');
     expect(revoked.code, revoked.stderr).toBe(0);
     for (const hub of [a, b])
-      expect((await call(hub, 'GET', '/auth/session', secret)).status).toBe(401);
+      expect((await callServer(hub, 'GET', '/auth/session', secret)).status).toBe(401);
 
-    const second = await call(a, 'POST', `/admin/users/${user.body.user.id}/tokens`, admin, {
+    const second = await callServer(a, 'POST', `/admin/users/${user.body.user.id}/tokens`, admin, {
       name: 'second',
     });
     expect(second.status).toBe(201);
     const next = second.body.secret;
     for (const hub of [a, b])
-      expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(200);
+      expect((await callServer(hub, 'GET', '/auth/session', next)).status).toBe(200);
     const deleted = await projectA.run('user', 'delete', user.body.user.id, '--json');
     expect(deleted.code, deleted.stderr).toBe(0);
     for (const hub of [a, b])
-      expect((await call(hub, 'GET', '/auth/session', next)).status).toBe(401);
+      expect((await callServer(hub, 'GET', '/auth/session', next)).status).toBe(401);
   });
 
   it('answers 304 to a client that presents the ETag of an unchanged list, and 200 with the new list after a change', async () => {
-    const first = await call(a, 'GET', '/collections', admin);
+    const first = await callServer(a, 'GET', '/collections', admin);
     const firstEtag = first.headers.get('etag');
     expect(firstEtag).toMatch(/^"[\w-]+"$/);
     const again = await fetch(`${a.url}/collections`, {
@@ -161,8 +165,8 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     // Equal bytes give equal ETags in every process.
-    expect((await call(b, 'GET', '/collections', admin)).headers.get('etag')).toBe(firstEtag);
-    await call(b, 'POST', '/collections', admin, { name: uniqueName('etag') });
+    expect((await callServer(b, 'GET', '/collections', admin)).headers.get('etag')).toBe(firstEtag);
+    await callServer(b, 'POST', '/collections', admin, { name: uniqueName('etag') });
     const changed = await fetch(`${a.url}/collections`, {
       headers: { authorization: `Bearer ${admin}`, 'if-none-match': firstEtag! },
     });

@@ -53,8 +53,6 @@ function alternatingHubs(kind: Kind) {
   let collectionId: string;
   let requestId: string;
 
-  const call = (hub: RunningServer, method: string, path: string, secret: string, body?: unknown) =>
-    callServer(hub.url, method, path, secret, body);
   const ok = (answer: ServerAnswer) => {
     if (answer.status < 200 || answer.status > 299)
       throw new Error(`${answer.status}: ${JSON.stringify(answer.body)}`);
@@ -81,16 +79,16 @@ function alternatingHubs(kind: Kind) {
     a = await startServer(projects[0]!.dir, []);
     admin = /hbk_[A-Za-z0-9_-]{43}/.exec(a.stdout())![0];
     b = await startServer(projects[1]!.dir, []);
-    collectionId = ok(await call(a, 'POST', '/collections', admin, { name: 'shared' })).id;
+    collectionId = ok(await callServer(a, 'POST', '/collections', admin, { name: 'shared' })).id;
     requestId = ok(
-      await call(a, 'POST', `/collections/${collectionId}/requests`, admin, {
+      await callServer(a, 'POST', `/collections/${collectionId}/requests`, admin, {
         name: 'first',
         method: 'GET',
         url: 'https://example.test/',
       }),
     ).id;
     const user = ok(
-      await call(a, 'POST', '/admin/users', admin, { name: uniqueName('u'), role: 'user' }),
+      await callServer(a, 'POST', '/admin/users', admin, { name: uniqueName('u'), role: 'user' }),
     );
     userId = user.user.id;
     userSecret = user.secret ?? user.token?.secret;
@@ -109,21 +107,24 @@ function alternatingHubs(kind: Kind) {
     for (let i = 0; i < iterations; i++) {
       const [writer, reader] = i % 2 === 0 ? [a, b] : [b, a];
       const name = `name-${i}`;
-      ok(await call(writer, 'PUT', `/requests/${requestId}`, admin, { collectionId, name }));
-      if (ok(await call(reader, 'GET', listPath, admin)).requests[0]?.name !== name) stale.rename++;
+      ok(await callServer(writer, 'PUT', `/requests/${requestId}`, admin, { collectionId, name }));
+      if (ok(await callServer(reader, 'GET', listPath, admin)).requests[0]?.name !== name)
+        stale.rename++;
 
       if (i % 10 === 0) {
         const created = uniqueName('c');
-        ok(await call(writer, 'POST', '/collections', admin, { name: created }));
-        const listed = ok(await call(reader, 'GET', '/collections', admin)).collections;
+        ok(await callServer(writer, 'POST', '/collections', admin, { name: created }));
+        const listed = ok(await callServer(reader, 'GET', '/collections', admin)).collections;
         if (!listed.some((c: { name: string }) => c.name === created)) stale.create++;
       }
       if (i % 10 === 5) {
         const issued = ok(
-          await call(writer, 'POST', `/admin/users/${userId}/tokens`, admin, { name: `t${i}` }),
+          await callServer(writer, 'POST', `/admin/users/${userId}/tokens`, admin, {
+            name: `t${i}`,
+          }),
         );
-        ok(await call(reader, 'GET', '/auth/session', issued.secret));
-        ok(await call(writer, 'DELETE', `/admin/tokens/${issued.token.id}`, admin));
+        ok(await callServer(reader, 'GET', '/auth/session', issued.secret));
+        ok(await callServer(writer, 'DELETE', `/admin/tokens/${issued.token.id}`, admin));
         // Each refusal counts against the client's address in the failed-authentication
         // throttle: every check comes from an address of its own, so it reaches the token check.
         const after = await fetch(`${reader.url}/auth/session`, {
@@ -138,9 +139,11 @@ function alternatingHubs(kind: Kind) {
         const granted = (i / 5) % 2 === 0;
         const access = granted ? [collectionId] : [];
         ok(
-          await call(writer, 'PUT', `/admin/users/${userId}`, admin, { collectionAccess: access }),
+          await callServer(writer, 'PUT', `/admin/users/${userId}`, admin, {
+            collectionAccess: access,
+          }),
         );
-        const seen = ok(await call(reader, 'GET', '/collections', userSecret)).collections;
+        const seen = ok(await callServer(reader, 'GET', '/collections', userSecret)).collections;
         if (seen.length !== access.length) stale.access++;
       }
     }

@@ -5,17 +5,14 @@
  */
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import { useUser } from '../helpers/fixtures.ts';
-import { useTestHub } from '../helpers/hub.ts';
 import { eventually } from '../helpers/async.ts';
 import {
   chunk,
   COMPLETIONS_URL,
   openChatStream,
-  llmSection,
   server,
   streamWith,
+  useLlmHub,
   useProvider,
   userTurn,
 } from '../helpers/llm-provider.ts';
@@ -100,9 +97,8 @@ const framesOf = (text: string) =>
   [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!));
 
 describe('LLM chat stream: client cancels mid-stream', () => {
-  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
   // Capped, so every new turn takes (and must give back) the user's turn lease.
-  const user = useUser(t, { llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
+  const { t, user } = useLlmHub();
   const rejections = vi.fn();
   beforeEach(() => {
     rejections.mockClear();
@@ -151,8 +147,7 @@ describe('LLM chat stream: client cancels mid-stream', () => {
 });
 
 describe('LLM chat stream: hub shutdown', () => {
-  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
-  const user = useUser(t, { llmAccess: true, llmModels: ['*'] });
+  const { t, user } = useLlmHub({ llmAccess: true, llmModels: ['*'] });
 
   const open = (body: unknown) => openChatStream(t, user.token, body);
 

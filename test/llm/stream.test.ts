@@ -5,19 +5,16 @@
  */
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import { useUser } from '../helpers/fixtures.ts';
-import { useTestHub } from '../helpers/hub.ts';
 import { eventually } from '../helpers/async.ts';
 import { sseReader } from '../helpers/sse.ts';
 import {
   chunk,
   COMPLETIONS_URL,
   openChatStream,
-  llmSection,
   received,
   server,
   streamWith,
+  useLlmHub,
   useProvider,
   userTurn,
 } from '../helpers/llm-provider.ts';
@@ -25,8 +22,7 @@ import {
 useProvider();
 
 describe('LLM chat stream', () => {
-  const t = useTestHub(EMBEDDED_DRIVER, { config: { llm: llmSection() } });
-  const user = useUser(t, { llmAccess: true, llmModels: ['*'], llmMonthlyTokenLimit: 1000 });
+  const { t, user } = useLlmHub();
 
   const open = (body: unknown, signal?: AbortSignal) => openChatStream(t, user.token, body, signal);
   const usage = async () =>

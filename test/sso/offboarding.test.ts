@@ -6,12 +6,11 @@
  * sign-ins are refused and audited even after the user is deleted, in that tenant only, until the
  * block is lifted. On SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { createInvitesService } from '../../plugins/invites/index.ts';
 import { driverAvailable } from '../helpers/databases.ts';
-import { useTestHub } from '../helpers/hub.ts';
-import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { useSsoHub } from '../helpers/sso-hub.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -19,33 +18,18 @@ const DAY_MS = 86_400_000;
 const DRIVERS = (['sqlite', 'postgres'] as const).filter(driverAvailable);
 
 describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
-  let idp: TestIdp;
   const clock = createManualClock(new Date('2026-05-01T09:00:00.000Z'));
-  beforeAll(async () => {
-    idp = await startTestIdp({
-      redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: ['kim', 'lee', 'max', 'ned', 'pat', 'ray'].map((login) => ({
-        login,
-        groups: ['staff'],
-      })),
-    });
-  });
-  afterAll(async () => idp?.close());
-  const t = useTestHub(kind, () => ({
+  const signOn = useSsoHub(kind, {
+    hubBase: HUB_BASE,
+    people: ['kim', 'lee', 'max', 'ned', 'pat', 'ray'].map((login) => ({
+      login,
+      groups: ['staff'],
+    })),
     clock,
-    config: {
-      server: { publicUrl: HUB_BASE },
-      multitenancy: { enabled: true },
-      sso: {
-        oidc: oidcClient(idp),
-        tenants: { acme: {} },
-        tokenTtlDays: 30,
-      },
-    },
-  }));
-  beforeAll(async () => {
-    await t.hub.identity.tenants.create('acme', 'Acme Hub');
+    sso: { tokenTtlDays: 30 },
+    tenants: { acme: 'Acme Hub' },
   });
+  const { t } = signOn;
   const hub = inProcess(t);
   const signIn = async (login: string, tenant?: string) => {
     const page = await callback(
@@ -127,7 +111,7 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
     const max = await signedIn('max');
     const blocked = await t.request('POST', '/admin/sso/blocks', { body: { userId: max.userId } });
     expect(blocked.status).toBe(201);
-    expect(blocked.body).toMatchObject({ issuer: idp.issuer, subject: 'max', name: 'max' });
+    expect(blocked.body).toMatchObject({ issuer: signOn.idp.issuer, subject: 'max', name: 'max' });
     expect((await t.request('GET', '/auth/session', { token: max.token })).status).toBe(401);
     const again = await t.request('POST', '/admin/sso/blocks', { body: { userId: max.userId } });
     expect(again.status).toBe(409);
@@ -199,7 +183,7 @@ describe.each(DRIVERS)('offboarding with single sign-on (%s)', (kind) => {
   it('blocks a person by subject before any sign-in, in this tenant only', async () => {
     const block = await t.request('POST', '/admin/sso/blocks', { body: { subject: 'ned' } });
     expect(block.status).toBe(201);
-    expect(block.body).toMatchObject({ issuer: idp.issuer, subject: 'ned', name: '' });
+    expect(block.body).toMatchObject({ issuer: signOn.idp.issuer, subject: 'ned', name: '' });
     expect((await signIn('ned')).status).toBe(403);
     const listed = (await t.request('GET', '/admin/sso/blocks')).body.blocks;
     expect(listed.map((b: { subject: string }) => b.subject)).toContain('ned');

@@ -5,38 +5,22 @@
  * reads the expiry (a `<time>` in the format of /join, in UTC until the page's script shows the
  * reader's own zone).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
-import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import { useSsoHub } from '../helpers/sso-hub.ts';
 import { callback, codeOf, inProcess, walkToCallback, type HubFetch } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test/team';
 
 describe('the sign-in pages', () => {
-  let idp: TestIdp;
   const clock = createManualClock(new Date('2026-07-04T08:05:00.000Z'));
-  beforeAll(async () => {
-    idp = await startTestIdp({
-      redirectUri: `${HUB_BASE}/auth/sso/callback`,
-      people: [{ login: 'pia' }],
-    });
-  });
-  afterAll(async () => idp?.close());
-  const t = useTestHub(EMBEDDED_DRIVER, () => ({
+  const { t } = useSsoHub(EMBEDDED_DRIVER, {
+    hubBase: HUB_BASE,
+    people: [{ login: 'pia' }],
     clock,
-    config: {
-      server: { publicUrl: HUB_BASE },
-      multitenancy: { enabled: true },
-      sso: {
-        oidc: oidcClient(idp),
-        tenants: { acme: {} },
-      },
-    },
-  }));
-  beforeAll(async () => {
-    await t.hub.identity.tenants.create('acme', 'Acme Hub');
+    tenants: { acme: 'Acme Hub' },
   });
   // Requests reach the hub without the /team prefix, as behind a proxy that strips it.
   const hub: HubFetch = (path, init) => inProcess(t)(path.replace(/^\/team\//, '/'), init);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
-import { collectMigrations } from '../../kernel/hub.ts';
+import { collectMigrations } from '../../kernel/schema.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { plugins } from '../../plugins/index.ts';
 import {

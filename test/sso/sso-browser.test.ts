@@ -6,70 +6,30 @@
  * browser; under CI=true a missing browser fails the suite.
  */
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, OFFLINE_ARGS, SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
-import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import { useTestHub } from '../helpers/hub.ts';
-import { freePort } from '../helpers/net.ts';
-import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
-import { mkdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { SCREENSHOTS, SKIP_BROWSER } from '../helpers/browser.ts';
+import { useSsoBrowserHub } from '../helpers/sso-hub.ts';
 
 describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
-  let idp: TestIdp;
-  let port = 0;
-  let server: ServerType | undefined;
-  let browser: Browser | undefined;
-  beforeAll(async () => {
-    port = await freePort();
-    idp = await startTestIdp({
-      redirectUri: `http://127.0.0.1:${port}/auth/sso/callback`,
-      people: [{ login: 'alice', groups: ['hub-users'] }],
-    });
+  const served = useSsoBrowserHub([{ login: 'alice', groups: ['hub-users'] }], {
+    allowedGroups: ['hub-users'],
+    displayName: 'Corp ID',
   });
-  const t = useTestHub(EMBEDDED_DRIVER, () => ({
-    config: {
-      server: { host: '127.0.0.1', port },
-      sso: {
-        oidc: {
-          ...oidcClient(idp),
-          allowedGroups: ['hub-users'],
-          displayName: 'Corp ID',
-        },
-      },
-    },
-  }));
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('CI=true but no Chromium found: set HUB_TEST_CHROMIUM.');
-    const hub = t.hub;
-    server = await new Promise<ServerType>((resolve) => {
-      const started = serve({ fetch: hub.fetch, hostname: '127.0.0.1', port }, () =>
-        resolve(started),
-      );
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
-    await mkdir(SCREENSHOTS, { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await idp?.close();
-  });
+  const { t } = served;
 
   it('walks from /login through the provider to the deep-link page, whose code redeems', async () => {
-    const context = await browser!.newContext({ viewport: { width: 390, height: 844 } });
+    const context = await served.browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(String(error)));
 
-    await page.goto(`http://127.0.0.1:${port}/login`);
+    await page.goto(`${served.base}/login`);
     expect(await page.locator('h1').textContent()).toBe('Sign in');
     expect(await page.locator('#start').textContent()).toBe('Sign in with Corp ID');
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-login.png') });
 
     await page.click('#start');
-    await page.waitForURL(`${idp.issuer}/interaction/**`);
+    await page.waitForURL(`${served.idp.issuer}/interaction/**`);
     await page.fill('input[name="login"]', 'alice');
     await page.fill('input[name="password"]', 'anything');
     await page.click('button[type="submit"]');
@@ -77,11 +37,11 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     await page.waitForSelector('text=/Authorize|Continue/i');
     await page.click('button[type="submit"]');
 
-    await page.waitForURL(`http://127.0.0.1:${port}/auth/sso/callback?**`);
+    await page.waitForURL(`${served.base}/auth/sso/callback?**`);
     expect(await page.locator('#title').textContent()).toBe("You're signed in to Workspace Hub");
     expect(await page.locator('#f-name').textContent()).toBe('alice');
     expect(await page.locator('#f-role').textContent()).toBe('user');
-    expect(await page.locator('#hub-address').textContent()).toBe(`http://127.0.0.1:${port}`);
+    expect(await page.locator('#hub-address').textContent()).toBe(`${served.base}`);
     // The expiry in the reader's own zone and format, by the same expression as /join's.
     const iso = (await page.locator('#f-exp').getAttribute('datetime'))!;
     expect(await page.locator('#f-exp').textContent()).toBe(
@@ -96,9 +56,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     const code = deep.searchParams.get('code')!;
     expect(code).toMatch(/^hbi_/);
     // The pasteable join link opens the hub's own /join page for the same code.
-    expect(await page.locator('#join-link').textContent()).toContain(
-      `http://127.0.0.1:${port}/join?`,
-    );
+    expect(await page.locator('#join-link').textContent()).toContain(`${served.base}/join?`);
 
     const redeemed = await t.request('POST', '/auth/invitations/redeem', {
       token: null,
@@ -116,7 +74,7 @@ describe.skipIf(SKIP_BROWSER)('single sign-on in headless Chromium', () => {
     expect(await page.locator('#open').count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'sso-refused.png') });
     await page.click('#home');
-    await page.waitForURL(`http://127.0.0.1:${port}/`);
+    await page.waitForURL(`${served.base}/`);
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

@@ -5,26 +5,24 @@
  * redeems for a working token. The start banner names `/login`. Outside CI a missing Deno binary
  * skips; under CI=true it fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DENO, startServer, type RunningServer } from '../helpers/cli.ts';
 import { freePort } from '../helpers/net.ts';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { callback, codeOf, walkToCallback, type HubFetch } from './browserless.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DENO = fileURLToPath(new URL('../../node_modules/deno/deno', import.meta.url));
 const found = existsSync(DENO);
 
 describe.skipIf(!found && process.env.CI !== 'true')('single sign-on on Deno over HTTP', () => {
   let idp: TestIdp;
   let dir = '';
-  let child: ChildProcess | undefined;
-  let output = '';
+  let server: RunningServer | undefined;
   let base = '';
 
   beforeAll(async () => {
@@ -58,32 +56,14 @@ describe.skipIf(!found && process.env.CI !== 'true')('single sign-on on Deno ove
         '',
       ].join('\n'),
     );
-    child = spawn(DENO, ['run', '--allow-all', 'cli/deno.ts', 'start', '--config', config], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        HUB_OIDC_SECRET: idp.clientSecret,
-        NO_COLOR: '1',
-        DENO_NO_UPDATE_CHECK: '1',
-        DENO_NO_PROMPT: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = await startServer(ROOT, ['--config', config], {
+      runtime: 'deno',
+      env: { HUB_OIDC_SECRET: idp.clientSecret },
     });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    for (const started = Date.now(); !/Single sign-on:/.test(output);) {
-      if (child.exitCode !== null || Date.now() - started > 90_000)
-        throw new Error(`the hub did not start on Deno:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     await idp?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -91,7 +71,7 @@ describe.skipIf(!found && process.env.CI !== 'true')('single sign-on on Deno ove
   const hub: HubFetch = (path, init) => fetch(`${base}${path}`, { ...init, redirect: 'manual' });
 
   it('names /login in the start banner', () => {
-    expect(output).toContain(`Single sign-on: ${base}/login`);
+    expect(server!.stdout()).toContain(`Single sign-on: ${base}/login`);
   });
 
   it('signs in from /login through the provider, and the code redeems for a working token', async () => {

@@ -5,12 +5,12 @@
  * same user, and every refusal is a 4xx page without a code. On every configured driver (SQLite,
  * PostgreSQL, MySQL, Firestore), which also runs the plugin's tables and the token expiry there.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../kernel/clock.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { driverAvailable } from '../helpers/databases.ts';
-import { useTestHub, type UsedTestHub } from '../helpers/hub.ts';
-import { oidcClient, startTestIdp, type TestIdp } from '../helpers/oidc-idp.ts';
+import type { UsedTestHub } from '../helpers/hub.ts';
+import { useSsoHub } from '../helpers/sso-hub.ts';
 import { callback, codeOf, inProcess, walkToCallback } from './browserless.ts';
 
 const HUB_BASE = 'http://hub.example.test';
@@ -31,28 +31,20 @@ const PEOPLE = [
 const DRIVERS = (['sqlite', 'postgres', 'mysql', 'firestore'] as const).filter(driverAvailable);
 
 describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
-  let idp: TestIdp;
   const clock = createManualClock(new Date());
-  beforeAll(async () => {
-    idp = await startTestIdp({ redirectUri: `${HUB_BASE}/auth/sso/callback`, people: PEOPLE });
-  });
-  afterAll(async () => idp?.close());
-  const t: UsedTestHub = useTestHub(kind, () => ({
+  const signOn = useSsoHub(kind, {
+    hubBase: HUB_BASE,
+    people: PEOPLE,
     clock,
-    config: {
-      server: { publicUrl: HUB_BASE },
-      sso: {
-        oidc: {
-          ...oidcClient(idp),
-          allowedGroups: ['hub-users'],
-          adminGroups: ['hub-admins'],
-          access: { llmAccess: false },
-          groupAccess: { qa: { collectionAccess: ['*'], llmAccess: true } },
-        },
-        tokenTtlDays: 30,
-      },
+    oidc: {
+      allowedGroups: ['hub-users'],
+      adminGroups: ['hub-admins'],
+      access: { llmAccess: false },
+      groupAccess: { qa: { collectionAccess: ['*'], llmAccess: true } },
     },
-  }));
+    sso: { tokenTtlDays: 30 },
+  });
+  const t: UsedTestHub = signOn.t;
 
   /** The hub in process; every answer is checked against /openapi.json. */
   const hub = inProcess(t);
@@ -137,23 +129,23 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     expect((await signIn('erin')).status).toBe(200);
     const before = (await t.request('GET', '/admin/sso/links')).body.links;
     const first = before.find((l: { subject: string }) => l.subject === 'erin');
-    idp.people.get('erin')!.groups = ['hub-users', 'hub-admins', 'qa'];
+    signOn.idp.people.get('erin')!.groups = ['hub-users', 'hub-admins', 'qa'];
     const again = await signIn('erin');
     expect(again.status).toBe(200);
     const links = (await t.request('GET', '/admin/sso/links')).body.links;
     expect(links.filter((l: { subject: string }) => l.subject === 'erin')).toEqual([
-      expect.objectContaining({ userId: first.userId, issuer: idp.issuer }),
+      expect.objectContaining({ userId: first.userId, issuer: signOn.idp.issuer }),
     ]);
     const users = (await t.request('GET', '/admin/users')).body.users;
     expect(users.find((u: { id: string }) => u.id === first.userId)).toMatchObject({
-      identityProvider: { issuer: idp.issuer, subject: 'erin' },
+      identityProvider: { issuer: signOn.idp.issuer, subject: 'erin' },
       name: 'erin',
       role: 'admin',
       collectionAccess: [],
       llmAccess: true,
     });
     // Removed from the allowed groups at the provider: the next sign-in is refused.
-    idp.people.get('erin')!.groups = ['contractors'];
+    signOn.idp.people.get('erin')!.groups = ['contractors'];
     const refused = await signIn('erin');
     expect(refused.status).toBe(403);
     expect(codeOf(refused.html)).toBeNull();
@@ -245,21 +237,21 @@ describe.each(DRIVERS)('single sign-on over HTTP (%s)', (kind) => {
     });
 
     it('refuses an ID token for another audience', async () => {
-      idp.tamper = (claims) => ({ ...claims, aud: 'another-client' });
+      signOn.idp.tamper = (claims) => ({ ...claims, aud: 'another-client' });
       try {
         noCode(await signIn('alice'), 400, /failed a check: .*&quot;aud&quot;/);
       } finally {
-        idp.tamper = null;
+        signOn.idp.tamper = null;
       }
     });
 
     it('refuses an expired ID token', async () => {
       const now = Math.floor(Date.now() / 1000);
-      idp.tamper = (claims) => ({ ...claims, iat: now - 7200, exp: now - 3600 });
+      signOn.idp.tamper = (claims) => ({ ...claims, iat: now - 7200, exp: now - 3600 });
       try {
         noCode(await signIn('alice'), 400, /failed a check: .*&quot;exp&quot;/);
       } finally {
-        idp.tamper = null;
+        signOn.idp.tamper = null;
       }
     });
 

@@ -125,3 +125,23 @@ export function codecFor(table: Table): TableCodec {
   codecs.set(table, codec);
   return codec;
 }
+
+/** Rows per multi-row INSERT: well under every database's limit on bound parameters. */
+export const INSERT_CHUNK = 100;
+
+/** The columns an INSERT of `row` into `table` writes: the row encoded, and its tenant. */
+export function insertedValues(
+  table: Table,
+  codec: TableCodec,
+  tenantId: string | null,
+  row: Record<string, unknown>,
+): Record<string, unknown> {
+  const values = codec.encodeRow(row);
+  if (table.tenantScoped) {
+    const tenant = tenantId ?? (row.tenantId as string | undefined);
+    if (!tenant)
+      throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
+    values[TENANT_COLUMN] = tenant;
+  }
+  return values;
+}

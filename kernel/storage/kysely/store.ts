@@ -9,7 +9,8 @@ import type { ChangeFeed } from '../changes.ts';
 import type { SqlDialect } from './dialect.ts';
 import { retryTransaction } from './retry.ts';
 import { writesInTransactions } from './sqlite-writes.ts';
-import { insertAllAtOnce, tableApi, type ChangedTables, type Executor } from './table-api.ts';
+import { insertAllAtOnce } from './pg-writes.ts';
+import { tableApi, type ChangedTables, type Executor } from './table-api.ts';
 
 const nothingChanged: ChangedTables = () => undefined;
 

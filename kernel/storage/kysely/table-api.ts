@@ -7,27 +7,21 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   StorageError,
   type FindOptions,
-  type InsertBatch,
   type Store,
   type TableApi,
   type Where,
 } from '../contract.ts';
 import type { Table } from '../table.ts';
-import { codecFor, TENANT_COLUMN, type TableCodec } from './codec.ts';
+import { codecFor, INSERT_CHUNK, insertedValues, type TableCodec } from './codec.ts';
 import type { SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
-import { mapError } from './errors.ts';
 import { retryStatement } from './retry.ts';
 import { insertCopy, updateVersionedIn } from '../versioned.ts';
-import { pgCast, snapshotSql } from './snapshot-sql.ts';
+import { updateVersionedAtOnce } from './pg-writes.ts';
 
 export type Executor = Kysely<any> | Transaction<any>;
 export type Row = Record<string, unknown>;
 const CHUNK = 500;
-/** The alias of a versioned update's copy size in its answer (no column is named so). */
-const COPY_SIZE = '__copy_size';
-/** Rows per multi-row INSERT: well under every database's limit on bound parameters. */
-const INSERT_CHUNK = 100;
 
 /** Told which tables a statement or transaction may have changed (see ../changes.ts). */
 export type ChangedTables = (tables: Iterable<string>) => void;
@@ -48,63 +42,6 @@ function pinned(where: Where<any> | undefined, column: string): boolean {
   const condition = where?.[column];
   if (condition === undefined) return false;
   return condition === null || typeof condition !== 'object' || condition instanceof Date;
-}
-
-/** The columns an INSERT of `row` into `table` writes: the row encoded, and its tenant. */
-function insertedValues(table: Table, codec: TableCodec, tenantId: string | null, row: Row): Row {
-  const values = codec.encodeRow(row);
-  if (table.tenantScoped) {
-    const tenant = tenantId ?? (row.tenantId as string | undefined);
-    if (!tenant)
-      throw new TypeError(`Inserting into ${table.name} through the unscoped store needs tenantId`);
-    values[TENANT_COLUMN] = tenant;
-  }
-  return values;
-}
-
-/** Bound parameters in one statement of {@link insertAllAtOnce}: well under PostgreSQL's 65 535. */
-const INSERT_ALL_PARAMETERS = 30_000;
-
-/**
- * PostgreSQL, inside a transaction: the batches' INSERTs as one statement, each after the first
- * in a `WITH` (PostgreSQL runs a data-modifying `WITH` exactly once, referenced or not). False
- * when a batch needs more than one INSERT (see INSERT_CHUNK) or the statement would bind too many
- * values; the caller inserts batch by batch then.
- */
-export async function insertAllAtOnce(
-  scope: Pick<TableScope, 'db' | 'tenantId' | 'changed'>,
-  batches: readonly InsertBatch[],
-): Promise<boolean> {
-  if (batches.some(({ rows }) => rows.length > INSERT_CHUNK)) return false;
-  const encoded = batches.map(({ table, rows }) => ({
-    name: table.name,
-    values: rows.map((row) => insertedValues(table, codecFor(table), scope.tenantId, row)),
-  }));
-  const parameters = encoded.reduce(
-    (sum, { values }) => sum + values.length * Object.keys(values[0] ?? {}).length,
-    0,
-  );
-  if (parameters > INSERT_ALL_PARAMETERS) return false;
-  const [first, ...rest] = encoded;
-  if (!first) return true;
-  let query: any = scope.db;
-  rest.forEach(({ name, values }, i) => {
-    query = query.with(`batch_${i}`, (qc: any) => qc.insertInto(name).values(values));
-  });
-  try {
-    await query
-      .insertInto(first.name)
-      .values(first.values)
-      .execute()
-      .catch((error: unknown) => {
-        // A refused row names its table (PostgreSQL's error says which); any batch may hold it.
-        const table = (error as { table?: unknown }).table;
-        mapError(error, typeof table === 'string' ? table : first.name);
-      });
-  } finally {
-    scope.changed(batches.filter(({ table }) => table.changeFeed).map(({ table }) => table.name));
-  }
-  return true;
 }
 
 export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
@@ -278,61 +215,12 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       }
       if (dialect.flavor !== 'postgres')
         return scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy));
-      // One statement: the UPDATE in a WITH, the copy's INSERT reading its RETURNING, no
-      // transaction to begin and commit. The copy of the row is built once by the database as the
-      // JSON the codec would write (snapshotSql); its size comes back with the row.
       const values = { ...setValues(patch), version: sql`version + 1` };
-      const into = codecFor(copy.into);
-      const own = Object.entries(copy.row).filter(
-        ([column, value]) => value !== undefined && column !== 'tenantId',
+      return updateVersionedAtOnce(
+        { db: db as Kysely<any>, table, filter: where({ ...match, id }), write, decode },
+        values,
+        copy,
       );
-      // The copy belongs to the updated row's tenant (also through the unscoped store).
-      const tenant = copy.into.tenantScoped ? [TENANT_COLUMN] : [];
-      const sized = copy.sizeColumn ? [into.column(copy.sizeColumn)] : [];
-      const columns = [
-        ...tenant,
-        ...own.map(([column]) => into.column(column)),
-        into.column(copy.recordColumn),
-        into.column(copy.versionColumn),
-        into.column(copy.snapshotColumn),
-        ...sized,
-      ];
-      const selected = [
-        ...tenant.map((column) => sql.ref(`u.${column}`)),
-        ...own.map(
-          ([column, value]) =>
-            sql`${into.encode(column, value)}::${sql.raw(pgCast(copy.into, column))}`,
-        ),
-        sql.ref('u.id'),
-        sql.ref('u.version'),
-        sql.ref('s.snapshot'),
-        ...sized.map(() => sql`octet_length(s.snapshot)`),
-      ];
-      const found = await write(() =>
-        (db as Kysely<any>)
-          .with('u', (qb) =>
-            qb
-              .updateTable(name)
-              .set(values)
-              .where(where({ ...match, id }))
-              .returningAll(),
-          )
-          .with('s', () => sql`(SELECT ${sql.raw(snapshotSql(table))}::text AS snapshot FROM u)`)
-          .with('copy', (qb) =>
-            qb
-              .insertInto(copy.into.name)
-              .columns(columns)
-              .expression(sql`SELECT ${sql.join(selected)} FROM u, s`),
-          )
-          .selectFrom(['u', 's'])
-          .selectAll('u')
-          .select(sql<number>`octet_length(s.snapshot)`.as(COPY_SIZE))
-          .executeTakeFirst(),
-      );
-      if (!found) return null;
-      const { [COPY_SIZE]: size, ...row } = found as Row;
-      if (copy.sizeColumn) copy.sized?.(Number(size));
-      return decode(row);
     },
     async updateWhere(w, patch) {
       const values = setValues(patch);

@@ -1,7 +1,7 @@
 /**
  * Access lists as people read and pick them: by name, the wildcard as "all", and an id that names
  * nothing any more (deleted since) as a warning. The picker is plain HTML: a choice between "all"
- * (`*`) and "only these", then a checkbox per thing (`collectionAccess:<id>`), so it works without
+ * (`*`) and "only these", then a checkbox per thing (`<field>:<id>`), so it works without
  * script and a refused form keeps every tick.
  */
 import type { FC } from 'hono/jsx';
@@ -68,7 +68,7 @@ export const pickerNames = (fields: FormFields, field: AccessField) =>
   Object.keys(fields).filter((name) => name === field || name.startsWith(`${field}:`));
 
 /**
- * A refusal about an access list ("Unknown collection id: x.", "collectionAccess: …") placed at
+ * A refusal about an access list ("Unknown collection id: x.", "<field>: …") placed at
  * its picker; anything else as it was.
  */
 export function placeAccessError(state: FormState, error: ApiError, catalog: Catalog): FormState {

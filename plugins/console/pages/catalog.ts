@@ -7,20 +7,30 @@
 import {
   ACCESS_FIELDS,
   ACCESS_LABELS,
+  ACCESS_LISTS,
   type AccessField,
   type EntityAccessField,
 } from '../../../kernel/identity/access.ts';
+import { RECORD_KINDS } from '../../entities/index.ts';
 import { ApiError, type ConsoleApi } from '../api-client.ts';
 
+interface ListSource {
+  path: string;
+  key: string;
+  label: 'name' | 'label';
+}
+
 /** Where the admin API lists the things of each access list, and under which key. */
-const LISTS: Record<AccessField, { path: string; key: string; label: 'name' | 'label' }> = {
-  collectionAccess: { path: '/admin/collections', key: 'collections', label: 'name' },
-  environmentAccess: { path: '/admin/environments', key: 'environments', label: 'name' },
-  snippetAccess: { path: '/admin/snippets', key: 'snippets', label: 'name' },
-  liveServerAccess: { path: '/admin/live-servers', key: 'liveServers', label: 'name' },
-  livePageAccess: { path: '/admin/live-pages', key: 'livePages', label: 'name' },
+const LISTS = {
+  ...Object.fromEntries(
+    RECORD_KINDS.flatMap(({ prefix, access }) =>
+      access
+        ? [[access.field, { path: `/admin/${prefix}`, key: access.listKey, label: 'name' }]]
+        : [],
+    ),
+  ),
   llmModels: { path: '/admin/llm/models', key: 'models', label: 'label' },
-};
+} as Record<AccessField, ListSource>;
 
 /** The admin API path of an entity kind (`/admin/collections`), for its lock and delete. */
 export const adminPathOf = (field: EntityAccessField) => LISTS[field].path;
@@ -46,10 +56,8 @@ export interface CatalogEntry {
 export type Catalog = readonly CatalogEntry[];
 
 /** A list's noun in the plural, capitalised, for headings (`Live servers`). */
-export const pluralTitle = (field: AccessField) => {
-  const noun = ACCESS_LABELS[field];
-  return `${noun.charAt(0).toUpperCase()}${noun.slice(1)}s`;
-};
+export const pluralTitle = (field: AccessField) =>
+  ACCESS_LISTS.find((list) => list.field === field)!.heading;
 
 async function entryOf(api: ConsoleApi, field: AccessField): Promise<CatalogEntry> {
   const list = LISTS[field];

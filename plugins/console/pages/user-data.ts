@@ -3,19 +3,16 @@
  * answer for the whole tenant), and the LLM and run-result usage of the users a page shows, asked
  * for all of them at once.
  */
+import type { EntityAccessField } from '../../../kernel/identity/access.ts';
 import { ApiError, type ConsoleApi } from '../api-client.ts';
 
-export interface UserRecord {
+/** A user as the API answers it; its access lists are the kernel's (access-lists.ts). */
+export interface UserRecord extends Record<EntityAccessField, string[]> {
   id: string;
   name: string;
   role: 'user' | 'admin';
   avatarInitials: string;
   avatarColor: string;
-  collectionAccess: string[];
-  environmentAccess: string[];
-  snippetAccess: string[];
-  liveServerAccess: string[];
-  livePageAccess: string[];
   llmAccess: boolean;
   llmModels: string[];
   llmMonthlyTokenLimit: number | null;
