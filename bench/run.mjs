@@ -24,13 +24,13 @@
  * The load generator shares the machine's cores with the hub and the databases: compare two hubs
  * in one run (`--hub`), never against a figure from another day.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configuredDrivers, DRIVERS, hubEnv, prepareDatabase } from './databases.mjs';
+import { commonOptions, sharedBenchDir, startHub, statusMiB, stopHub } from './hub-process.mjs';
 import { runMixed } from './mixed.mjs';
 import { freePort, printUsageAndExit } from './support.mjs';
 
@@ -45,12 +45,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     scenarios: { type: 'string', default: '' },
     mixed: { type: 'string', default: '' },
-    'bench-dir': {
-      type: 'string',
-      default: process.env.HUB_SHARED_BENCH ?? resolve(root, '../shared/bench'),
-    },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
+    ...commonOptions,
   },
 });
 if (args.help) printUsageAndExit(import.meta.url);
@@ -61,69 +56,19 @@ for (const driver of drivers) {
     throw new Error(`--driver: expected one of ${DRIVERS.join(', ')}, got ${driver}`);
 }
 
-/** The shared bench with its pinned dependencies, installed once under node_modules/.cache. */
-async function sharedBench() {
-  const source = resolve(args['bench-dir']);
-  if (!existsSync(join(source, 'bench.mjs'))) {
-    throw new Error(`the shared bench is not at ${source} (give --bench-dir or HUB_SHARED_BENCH)`);
-  }
-  const dir = join(root, 'node_modules/.cache/shared-bench');
-  await mkdir(dir, { recursive: true });
-  const lock = readFileSync(join(source, 'package-lock.json'), 'utf8');
-  const installed = existsSync(join(dir, 'package-lock.json'))
-    ? readFileSync(join(dir, 'package-lock.json'), 'utf8')
-    : '';
-  for (const file of ['bench.mjs', 'summarize.mjs', 'package.json', 'package-lock.json'])
-    await copyFile(join(source, file), join(dir, file));
-  if (lock !== installed || !existsSync(join(dir, 'node_modules'))) {
-    note('installing the shared bench (npm ci)');
-    const done = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--silent'], {
-      cwd: dir,
-      stdio: 'inherit',
-    });
-    if (done.status !== 0) throw new Error('npm ci of the shared bench failed');
-  }
-  return join(dir, 'bench.mjs');
-}
+/** The shared bench's bench.mjs, installed with its pinned dependencies (hub-process.mjs). */
+const sharedBench = async () => join(await sharedBenchDir(args['bench-dir'], note), 'bench.mjs');
 
-/** Starts the hub; resolves once /health answers, with the admin secret if one was printed. */
-async function startHub(configPath, cwd, port, driver) {
-  const started = performance.now();
-  const nodeArgs = args['node-args'].split(/\s+/).filter(Boolean);
-  const bin = join(resolve(args.hub), 'cli/bin.mjs');
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, bin, 'start', '--migrate', '--config', configPath],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...hubEnv(driver) } },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`hub exited early:\n${stderr}`);
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const firstResponseMs = performance.now() - started;
-  const secret = stdout.match(/hbk_[A-Za-z0-9_-]{43}/)?.[0] ?? null;
-  return { child, url, firstResponseMs, secret };
-}
-
-async function stopHub(child) {
-  child.kill('SIGTERM');
-  await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-}
-
-async function statusMiB(pid, field) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))[1]) / 1024);
-}
+/** Starts the hub of `--hub` on Node with `--node-args`. */
+const startHubOf = (configPath, cwd, port, driver) =>
+  startHub({
+    hub: args.hub,
+    configPath,
+    cwd,
+    port,
+    env: hubEnv(driver),
+    nodeArgs: args['node-args'].split(/\s+/).filter(Boolean),
+  });
 
 /** Runs the shared bench against `url`; resolves with its JSON lines. */
 function runSharedBench(benchPath, url, secret, pid) {
@@ -169,14 +114,14 @@ async function benchDriver(driver, benchPath) {
   };
   try {
     note(`${result.driver}: starting on a fresh database`);
-    let hub = await startHub(configPath, dir, port, driver);
+    let hub = await startHubOf(configPath, dir, port, driver);
     result.firstResponseFreshMs = Math.round(hub.firstResponseMs);
     const secret = hub.secret;
     if (!secret) throw new Error('the first start did not print an admin token');
     await stopHub(hub.child);
 
     note(`${result.driver}: starting on the existing database`);
-    hub = await startHub(configPath, dir, port, driver);
+    hub = await startHubOf(configPath, dir, port, driver);
     result.firstResponseExistingMs = Math.round(hub.firstResponseMs);
     await new Promise((r) => setTimeout(r, 3000));
     result.idleRssMiB = await statusMiB(hub.child.pid, 'VmRSS');

@@ -126,7 +126,8 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
         // A kept value, or a load in flight, that looks current answers only once the stamps are
         // proven to include every commit made before this lookup (one round trip shared by
         // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
-        // SQLite answers at once (no promise, no turn of the event loop); the others after a round
+        // One proof serves every request that arrived in the same turn of the event loop (asked
+        // once the turn is over: storage/batched.ts), on SQLite a statement, on the others a round
         // trip. The lookups of one request share its first proof (see requestProof).
         const proof = proofFor(store);
         const proven = typeof proof === 'boolean' ? proof : await proof;

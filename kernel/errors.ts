@@ -88,7 +88,12 @@ export class HttpError extends Error {
       extra?: Record<string, unknown>;
     } = {},
   ) {
+    // An expected refusal (401 on a bad token, 404, 429) needs no stack, and capturing one was
+    // the dearest step of a refused request; a 5xx keeps its stack for the log.
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'HttpError';
     this.status = status;
     this.code = options.code ?? codeOfStatus(status);

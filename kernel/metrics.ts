@@ -6,7 +6,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Buffer } from 'node:buffer';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { createRequestTally } from './http/request-tally.ts';
 import type { CacheStats } from './cache.ts';
 import type { PoolStats } from './storage/contract.ts';
 
@@ -71,19 +72,12 @@ export function createHubMetrics(
   cache?: () => CacheStats,
 ): HubMetrics {
   const registry = new Registry();
-  const requests = new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'HTTP requests answered',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: `${PREFIX}http_request_duration_seconds`,
-    help: 'Time from receiving a request to its response headers',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  // Requests are tallied in plain numbers (a map lookup and a few additions per request) and turned
+  // into the two series only when Prometheus scrapes: prom-client's label hashing and histogram
+  // observation per request cost more than the cheapest requests themselves.
+  const tally = createRequestTally();
+  registry.registerMetric(tally.requestsMetric(`${PREFIX}http_requests_total`));
+  registry.registerMetric(tally.durationMetric(`${PREFIX}http_request_duration_seconds`));
   const throttled = new Counter({
     name: `${PREFIX}throttle_blocked_requests_total`,
     help: 'Requests refused with 429 by the failed-authentication throttle',
@@ -149,11 +143,7 @@ export function createHubMetrics(
   return {
     registry,
     contentType: registry.contentType,
-    observeRequest(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
-    },
+    observeRequest: tally.observe,
     throttleBlocked: () => throttled.inc(),
     forPlugin(plugin) {
       return {

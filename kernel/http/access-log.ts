@@ -46,12 +46,14 @@ export function observeRequests(
 ) {
   return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
     const started = performance.now();
-    const bindings = c.env as RuntimeBindings | undefined;
+    // Decided as the request arrives: only a request that will be logged has its response
+    // watched (the watch wraps the response's write and end and waits for its close).
+    const logging = accessLog();
+    const bindings = logging ? (c.env as RuntimeBindings | undefined) : undefined;
     const whenSent = bindings?.responseSent?.(bindings);
     try {
       await next();
     } finally {
-      const logging = accessLog();
       const measuring = recordMetrics();
       const route = logging || measuring ? routeTemplate(c) : '';
       const status = c.res.status;

@@ -3,7 +3,7 @@
  * appended), whether it is on this host (for `/metrics` without a token), and the one-time warning
  * when requests come through a proxy whose client address the hub does not read.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { HubConfig } from '../config/load.ts';
 import type { Logger } from '../log.ts';
 import type { KernelEnv } from '../plugin.ts';
@@ -70,26 +70,25 @@ export function warnUntrustedProxy(
   log: Logger,
   config: () => HubConfig,
   clientIp: (c: Context<KernelEnv>) => string,
-): MiddlewareHandler<KernelEnv> {
-  let warned = false;
-  return async (c, next) => {
-    if (!warned) {
-      const headers = forwardedHeaders(c);
-      const trustProxy = config().server.trustProxy;
-      if (headers.length > 0 && !trustProxy) {
-        warned = true;
-        log.warn(
-          `Requests arrive through a proxy (${headers.join(', ')}) but server.trustProxy is off: every client behind the proxy shares the proxy's address, so one client's failed tokens or invitation secrets block them all. Behind your own reverse proxy that sets X-Forwarded-For, set server.trustProxy: true (docs/deploy.md, section 3).`,
-          { peer: clientIp(c) },
-        );
-      } else if (trustProxy && headers.length === 1 && headers[0] === 'Forwarded') {
-        warned = true;
-        log.warn(
-          `Requests arrive with a Forwarded header but no X-Forwarded-For: with server.trustProxy the hub reads only X-Forwarded-For, so every client behind the proxy shares the proxy's address. Make the proxy set X-Forwarded-For (docs/deploy.md, section 3).`,
-          { peer: clientIp(c) },
-        );
-      }
+): (c: Context<KernelEnv>) => boolean {
+  // Returns true once it has warned: the edge (edge.ts) then stops asking.
+  return (c) => {
+    const headers = forwardedHeaders(c);
+    const trustProxy = config().server.trustProxy;
+    if (headers.length > 0 && !trustProxy) {
+      log.warn(
+        `Requests arrive through a proxy (${headers.join(', ')}) but server.trustProxy is off: every client behind the proxy shares the proxy's address, so one client's failed tokens or invitation secrets block them all. Behind your own reverse proxy that sets X-Forwarded-For, set server.trustProxy: true (docs/deploy.md, section 3).`,
+        { peer: clientIp(c) },
+      );
+      return true;
     }
-    await next();
+    if (trustProxy && headers.length === 1 && headers[0] === 'Forwarded') {
+      log.warn(
+        `Requests arrive with a Forwarded header but no X-Forwarded-For: with server.trustProxy the hub reads only X-Forwarded-For, so every client behind the proxy shares the proxy's address. Make the proxy set X-Forwarded-For (docs/deploy.md, section 3).`,
+        { peer: clientIp(c) },
+      );
+      return true;
+    }
+    return false;
   };
 }

@@ -1,11 +1,8 @@
 /**
  * Limits on the request head that hold on every runtime. The URL limit sits well below the header
  * limit (Node's parser allows 16 KiB for the request line and headers together), so a long URL is
- * answered 414 by the hub itself rather than 431 by the parser.
+ * answered 414 by the hub itself (http/edge.ts) rather than 431 by the parser.
  */
-import type { MiddlewareHandler } from 'hono';
-import { HttpError } from '../errors.ts';
-import { describeMiddleware } from './openapi-routes.ts';
 
 /** Longest request target (path and query) the hub accepts, in bytes; longer gets 414. */
 export const MAX_URL_BYTES = 8 * 1024;
@@ -15,19 +12,3 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 export const URL_TOO_LONG_MESSAGE = `URL is too long (limit ${MAX_URL_BYTES} bytes).`;
 export const HEADERS_TOO_LARGE_MESSAGE = `Request headers are too large (limit ${MAX_HEADER_BYTES} bytes).`;
-
-/** The request target of an absolute URL: everything from the path on. */
-function requestTarget(url: string): string {
-  const path = url.indexOf('/', url.indexOf('//') + 2);
-  return path < 0 ? '/' : url.slice(path);
-}
-
-/** Refuses a request whose URL is over {@link MAX_URL_BYTES} with 414. */
-export const urlLimit = describeMiddleware<MiddlewareHandler>(
-  async (c, next) => {
-    if (requestTarget(c.req.url).length > MAX_URL_BYTES)
-      throw new HttpError(414, URL_TOO_LONG_MESSAGE);
-    await next();
-  },
-  { errors: [414] },
-);

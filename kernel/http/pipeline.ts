@@ -1,14 +1,13 @@
 /**
- * The request pipeline, in this order: retirement of swapped connections, request
- * id and logger, access log and metrics, URL limit, a one-time warning about proxy headers the hub
- * does not read, probes and `/metrics` (before anything that needs the database; `/metrics` only
+ * The request pipeline, in this order: retirement of swapped connections, the edge (edge.ts:
+ * request id and logger, access log and metrics, URL limit, a one-time warning about proxy headers
+ * the hub does not read, fixed answers such as `/health`), probes and `/metrics` (before anything that needs the database; `/metrics` only
  * to loopback clients unless it has a token or is public), body size and type, tenant resolution,
  * the API document, public routes, 404/405 before authentication, throttle and bearer auth, the
  * admin guard, plugin routes, and one error serializer. `kernel/hub.ts` composes the hub and hands
  * this what it built; `client-address.ts` says who the client is.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { requestId } from 'hono/request-id';
 import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
 import type { ReloadOutcome } from '../config/reload.ts';
@@ -29,7 +28,7 @@ import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
 import { configViewDocs, configViewRoutes } from './config-view.ts';
 import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
-import { urlLimit } from './limits.ts';
+import { edge, fixedAnswers } from './edge.ts';
 import { describeMiddleware } from './openapi-routes.ts';
 import type { CacheStats } from '../cache.ts';
 import type { InProcessCaller } from './in-process.ts';
@@ -73,37 +72,33 @@ export function createPipeline(deps: PipelineDeps): {
   const { config } = deps;
   const app = new Hono<KernelEnv>();
   app.use('*', deps.retirement);
-  app.use('*', requestId());
-  // Anything unexpected is logged with this logger (the request id) and answered 500.
+  // A dependency outage is logged once (and counted), not once per failed request.
+  const outages = createOutageLog(deps.log, {
+    probes: { Database: () => deps.driver().ping(), Redis: () => deps.throttle().ping() },
+  });
+  const onError = (error: Error, c: Context<KernelEnv>) => {
+    outages.note(error);
+    return serializeError(error, c);
+  };
+  // Request id, logger and audit scope, metrics and the access log, the URL limit and fixed
+  // answers, in one middleware (edge.ts). Below `info` the access line would be dropped: then its
+  // fields are not even gathered.
   app.use(
     '*',
-    describeMiddleware(
-      async (c, next) => {
-        c.set('log', deps.log.child({ requestId: c.get('requestId') }));
-        // Audit events and revisions written for this request name its id, address and user (the
-        // request's store carries this scope: http/tenant.ts).
-        const actor = () => {
-          const user = c.get('auth')?.user;
-          return user ? { id: user.id, name: user.name } : null;
-        };
-        c.set('auditScope', { requestId: c.get('requestId'), ip: deps.clientIp(c), actor });
-        await next();
-      },
-      { errors: [500] },
-    ),
+    edge({
+      log: deps.log,
+      clientIp: deps.clientIp,
+      observe: observeRequests(
+        deps.log,
+        deps.metrics,
+        () => config().logging.accessLog && writes(config().logging.level, 'info'),
+        () => config().metrics.enabled,
+      ),
+      warnProxy: warnUntrustedProxy(deps.log, config, deps.clientIp),
+      fixed: () => fixedAnswers(app.routes),
+      onError,
+    }),
   );
-  // Below `info` the access line would be dropped: then its fields are not even gathered.
-  app.use(
-    '*',
-    observeRequests(
-      deps.log,
-      deps.metrics,
-      () => config().logging.accessLog && writes(config().logging.level, 'info'),
-      () => config().metrics.enabled,
-    ),
-  );
-  app.use('*', urlLimit);
-  app.use('*', warnUntrustedProxy(deps.log, config, deps.clientIp));
   // Probes and metrics answer before the tenant lookup, body checks and authentication: they
   // must work while the database is down, and are never throttled or counted as failures.
   app.get('/healthz', healthzHandler());
@@ -167,25 +162,28 @@ export function createPipeline(deps: PipelineDeps): {
     if (instance.publicRoutes) app.route('/', instance.publicRoutes);
   // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,
   // both before authentication, so probing paths or methods never counts as a failure.
+  // One middleware with authentication: each link of the chain costs every request a promise.
   const methodsOf = allowedMethods(() => app.routes);
-  app.use('*', async (c, next) => {
-    if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) {
-      const allowed = methodsOf(c.req.path);
-      if (allowed.length === 0) throw notFound('Not Found');
-      throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: allowed.join(', ') } });
-    }
-    await next();
+  const authenticate = bearerAuth({
+    identity: deps.identity,
+    throttle: deps.throttle,
+    policy: deps.policy,
+    clientIp: deps.clientIp,
+    callerOf: deps.callerOf,
   });
   app.use(
     '*',
-    describeMiddleware(
-      bearerAuth({
-        identity: deps.identity,
-        throttle: deps.throttle,
-        policy: deps.policy,
-        clientIp: deps.clientIp,
-        callerOf: deps.callerOf,
-      }),
+    describeMiddleware<MiddlewareHandler<KernelEnv>>(
+      (c, next) => {
+        if (!matchedRoutes(c).some((route) => route.method !== 'ALL')) {
+          const allowed = methodsOf(c.req.path);
+          if (allowed.length === 0) throw notFound('Not Found');
+          throw new HttpError(405, 'Method Not Allowed', {
+            headers: { Allow: allowed.join(', ') },
+          });
+        }
+        return authenticate(c, next);
+      },
       { authenticates: true, errors: [401, 429, 503] },
     ),
   );
@@ -217,13 +215,6 @@ export function createPipeline(deps: PipelineDeps): {
   );
   for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
   app.notFound((c) => serializeError(notFound(), c));
-  // A dependency outage is logged once (and counted), not once per failed request.
-  const outages = createOutageLog(deps.log, {
-    probes: { Database: () => deps.driver().ping(), Redis: () => deps.throttle().ping() },
-  });
-  app.onError((error, c) => {
-    outages.note(error);
-    return serializeError(error, c);
-  });
+  app.onError(onError);
   return { app, close: async () => outages.close() };
 }

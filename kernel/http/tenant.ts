@@ -2,7 +2,7 @@
  * Tenant resolution: `X-Hub-Tenant`, or the desktop client's `X-Harbor-Tenant`; blank or missing
  * means `__default__`. Other tenants need `multitenancy.enabled` and must exist.
  */
-import { createMiddleware } from 'hono/factory';
+import type { Context, MiddlewareHandler } from 'hono';
 import { badRequest, notFound } from '../errors.ts';
 import type { KernelEnv } from '../plugin.ts';
 import { describeMiddleware } from './openapi-routes.ts';
@@ -17,6 +17,8 @@ const CACHE_MS = 5_000;
 
 export interface TenantCache {
   get(id: string): Promise<TenantRow | null>;
+  /** The row while it is kept (no promise), else undefined: ask `get`. */
+  peek(id: string): TenantRow | undefined;
   invalidate(id?: string): void;
 }
 
@@ -25,10 +27,15 @@ export function createTenantCache(
   now = () => Date.now(),
 ): TenantCache {
   const entries = new Map<string, { row: TenantRow; expires: number }>();
+  const peek = (id: string) => {
+    const hit = entries.get(id);
+    return hit && hit.expires > now() ? hit.row : undefined;
+  };
   return {
+    peek,
     async get(id) {
-      const hit = entries.get(id);
-      if (hit && hit.expires > now()) return hit.row;
+      const hit = peek(id);
+      if (hit) return hit;
       const row = await tenants().get(id);
       if (row) entries.set(id, { row, expires: now() + CACHE_MS });
       else entries.delete(id);
@@ -51,19 +58,29 @@ export function resolveTenant(deps: {
   cache: TenantCache;
   driver: () => StorageDriver;
 }) {
-  const middleware = createMiddleware<KernelEnv>(async (c, next) => {
-    const id = tenantHeader((name) => c.req.header(name));
-    if (id !== DEFAULT_TENANT_ID && !deps.multitenancy()) {
-      throw badRequest('Multitenancy is disabled; only the default tenant is available.');
-    }
-    const tenant = await deps.cache.get(id);
+  const enter = (c: Context<KernelEnv>, id: string, tenant: TenantRow | null) => {
     if (!tenant) throw notFound('Tenant not found');
     c.set('tenant', tenant);
     // Made as the request arrives: its cache lookups share one proof (cache.ts), and what it
     // writes names the request (audit.ts).
     c.set('store', requestStore(scopedStore(deps.driver().forTenant(id), c.get('auditScope'))));
-    await next();
-  });
+  };
+  // Not async: a tenant the cache holds (nearly every request) costs no promise here.
+  const middleware: MiddlewareHandler<KernelEnv> = (c, next) => {
+    const id = tenantHeader((name) => c.req.header(name));
+    if (id !== DEFAULT_TENANT_ID && !deps.multitenancy()) {
+      throw badRequest('Multitenancy is disabled; only the default tenant is available.');
+    }
+    const kept = deps.cache.peek(id);
+    if (kept) {
+      enter(c, id, kept);
+      return next();
+    }
+    return deps.cache.get(id).then((tenant) => {
+      enter(c, id, tenant);
+      return next();
+    });
+  };
   // A bad header (400), an unknown tenant (404); the store it hands on may be down (503) and, on a
   // write, keep losing a race to a concurrent one (409).
   return describeMiddleware(middleware, { errors: [400, 404, 503], writeErrors: [409] });

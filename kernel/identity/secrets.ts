@@ -3,7 +3,7 @@
  * secret is shown once. Web Crypto and `node:crypto` (which Deno provides too), so this runs
  * unchanged on Node and Deno.
  */
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 
 const encoder = new TextEncoder();
 
@@ -26,9 +26,11 @@ export interface IssuedSecret {
  * Lower-case hex sha256. Synchronous: every authenticated request hashes its token, and Web
  * Crypto's promise-based digest cost about twenty times as much CPU for a string this short.
  */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+export const sha256Hex: (text: string) => string =
+  // Node ≥ 20.12's one-shot `crypto.hash` skips the Hash object (Deno lacks it: the chain then).
+  typeof nodeCrypto.hash === 'function'
+    ? (text) => nodeCrypto.hash('sha256', text, 'hex')
+    : (text) => nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Creates a new secret such as `hbk_…` or `hbi_…`. */
 export async function issueSecret(type: 'hbk' | 'hbi'): Promise<IssuedSecret> {

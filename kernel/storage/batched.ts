@@ -3,7 +3,8 @@
  *
  * A caller must be answered by a check that began after it arrived (a check begun earlier proves
  * nothing about writes acknowledged just before the caller came). So callers gather into a batch,
- * whose check starts once the code that brought the first of them has run (a microtask). At
+ * whose check starts once the code that brought the first of them has run (a microtask), or with
+ * `gather: 'turn'` once the event loop's turn is over (every request that arrived in it). At
  * most `inFlight` checks run at once (1 unless told: a check that can be pipelined, like
  * PostgreSQL's fence, may take more); while that many run, new callers gather for the next, which
  * starts as soon as one ends: however many callers come, at most `inFlight` checks run and one
@@ -18,16 +19,27 @@
  * quarter to a third slower on PostgreSQL with two of them).
  */
 
+import { setImmediate } from 'node:timers';
+
 /** Counts check starts across every feed of the process: a request's arrival is a count. */
 let started = 0;
 
 /** The moment of arrival as checks count it: pass it to a batched check made later. */
 export const arrivalMark = (): number => started;
 
+/**
+ * When a batch's check starts: after the code that brought its first caller has run (a microtask),
+ * or at the end of the event loop's turn (`setImmediate`), so every request that arrived in the
+ * same turn (each from its own socket) joins one check.
+ */
+export type Gather = 'microtask' | 'turn';
+
 export function batched(
   check: () => Promise<boolean>,
   inFlight = 1,
+  gather: Gather = 'microtask',
 ): (arrival?: number) => Promise<boolean> {
+  const schedule = gather === 'turn' ? (start: () => void) => setImmediate(start) : queueMicrotask;
   let running = 0;
   let next: { promise: Promise<boolean>; resolve: (ok: boolean) => void } | undefined;
   // The start count of the latest check that succeeded.
@@ -57,7 +69,7 @@ export function batched(
       const promise = new Promise<boolean>((r) => (resolve = r));
       next = { promise, resolve };
       // Callers of the same turn join this batch before it is sent.
-      queueMicrotask(start);
+      schedule(start);
     }
     return next.promise;
   };

@@ -28,7 +28,9 @@ export interface ThrottleStore {
   /**
    * `blockedFor` and whether the key has failures counted, in one round trip: authentication asks
    * this before every request, and clears the key after a success only when there is something to
-   * clear (most requests then cost the store one call, not two).
+   * clear (most requests then cost the store one call, not two). A shared store may answer a block
+   * it read less than a second ago from memory (a client retrying a blocked token costs it no
+   * round trip); `blockedFor` always asks.
    */
   status(key: string): Promise<ThrottleStatus>;
   /**

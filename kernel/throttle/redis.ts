@@ -2,7 +2,9 @@
  * Redis throttle store, shared by every hub instance. Keys are `<keyPrefix>throttle:fail:<key>` (the
  * failure counter, TTL = window) and `<keyPrefix>throttle:block:<key>` (TTL = block). Any Redis
  * failure becomes a {@link ThrottleUnavailableError}: a configured but unreachable Redis must let
- * nobody in, so authentication fails closed with 503.
+ * nobody in, so authentication fails closed with 503. `status` remembers a block it read for up
+ * to {@link KNOWN_BLOCK_MS} (never past the block's end), so a client retrying a blocked token is
+ * refused without a round trip; failures are only ever counted in Redis.
  */
 import type { Redis } from 'ioredis';
 import { createCircuitBreaker } from '../breaker.ts';
@@ -51,7 +53,20 @@ type WithRecordFailure = Redis & {
 export interface RedisThrottleStoreOptions {
   /** Receives one line per Redis outage and one when it is back. */
   log?: Pick<Logger, 'info' | 'error'>;
+  /** Milliseconds now (tests move it). @default Date.now */
+  now?: () => number;
 }
+
+/**
+ * How long `status` trusts what Redis last said of a blocked key without asking again. A client
+ * that keeps sending a blocked token (the common case of a bad token: a script retrying) is then
+ * answered from memory; Redis stays the only place failures are counted, so counts stay exact
+ * across instances.
+ */
+export const KNOWN_BLOCK_MS = 1_000;
+
+/** Known blocks kept at most; past this the expired ones go, then all (it is only a shortcut). */
+const KNOWN_BLOCKS_MAX = 10_000;
 
 /** Creates the store with its own Redis connection, which `close()` closes. */
 export function createRedisThrottleStore(
@@ -67,6 +82,27 @@ export function createRedisThrottleStore(
   // Requests arriving while the first connection is still being made wait for it once (bounded
   // by connectTimeoutMillis); afterwards a down Redis fails each command at once.
   const firstConnection = waitForRedis(client, config.connectTimeoutMillis);
+  const now = options.now ?? Date.now;
+  // Key → when its block ends and until when this memory may answer for it (the sooner of the
+  // block's end and KNOWN_BLOCK_MS after Redis said so).
+  const knownBlocks = new Map<string, { ends: number; trustUntil: number }>();
+  const knowBlock = (key: string, millis: number) => {
+    if (knownBlocks.size >= KNOWN_BLOCKS_MAX) {
+      const at = now();
+      for (const [k, known] of knownBlocks) if (known.trustUntil <= at) knownBlocks.delete(k);
+      if (knownBlocks.size >= KNOWN_BLOCKS_MAX) knownBlocks.clear();
+    }
+    const at = now();
+    knownBlocks.set(key, { ends: at + millis, trustUntil: at + Math.min(millis, KNOWN_BLOCK_MS) });
+  };
+  const knownBlockSeconds = (key: string): number => {
+    const known = knownBlocks.get(key);
+    if (!known) return 0;
+    const at = now();
+    if (known.trustUntil > at) return Math.max(1, Math.ceil((known.ends - at) / 1000));
+    knownBlocks.delete(key);
+    return 0;
+  };
   const failKey = (key: string) => `${config.keyPrefix}throttle:fail:${key}`;
   const blockKey = (key: string) => `${config.keyPrefix}throttle:block:${key}`;
 
@@ -106,13 +142,20 @@ export function createRedisThrottleStore(
     blockedFor: (key) =>
       guarded('blockedFor', async () => blockSeconds(await client.pttl(blockKey(key)))),
 
-    status: (key) =>
-      guarded('status', async () => {
+    status(key) {
+      // A block Redis reported less than KNOWN_BLOCK_MS ago answers without a round trip (unless
+      // the circuit is open: then, as always, 503).
+      const known = breaker.isOpen() ? 0 : knownBlockSeconds(key);
+      if (known > 0) return Promise.resolve({ blockedFor: known, hasFailures: true });
+      return guarded('status', async () => {
         // One command (a script), so one reply to parse: every authenticated request asks.
         const [pttl, failures] = await client.hubThrottleStatus(blockKey(key), failKey(key));
-        const blockedFor = blockSeconds(Number(pttl));
+        const millis = Number(pttl);
+        if (millis > 0) knowBlock(key, millis);
+        const blockedFor = blockSeconds(millis);
         return { blockedFor, hasFailures: blockedFor > 0 || Number(failures) > 0 };
-      }),
+      });
+    },
 
     recordFailure: (key, policy: ThrottlePolicy) =>
       guarded('recordFailure', async () => {
@@ -128,6 +171,7 @@ export function createRedisThrottleStore(
 
     reset: (key) =>
       guarded('reset', async () => {
+        knownBlocks.delete(key);
         await client.del(failKey(key), blockKey(key));
       }),
 
@@ -139,6 +183,7 @@ export function createRedisThrottleStore(
     circuit: breaker,
 
     close: () => {
+      knownBlocks.clear();
       breaker.dispose();
       return closeRedisClient(client);
     },

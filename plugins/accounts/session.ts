@@ -1,6 +1,7 @@
 /** `GET /health` (public) and `GET /auth/session`. */
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { createPluginApp } from '../../kernel/plugin.ts';
+import { fixedAnswer } from '../../kernel/http/edge.ts';
 import { tenantsTable } from '../../kernel/identity/tables.ts';
 import { toUserRecord } from '../../kernel/identity/users.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
@@ -8,7 +9,8 @@ import type { ReadCache } from '../../kernel/cache.ts';
 import { hubPresentation } from '../avatars/index.ts';
 
 export function healthRoutes() {
-  return createPluginApp().get('/health', (c) => c.json({ status: 'ok', version: HUB_VERSION }));
+  // A fixed answer: serialized once, written by the kernel's edge as the request arrives.
+  return createPluginApp().get('/health', fixedAnswer({ status: 'ok', version: HUB_VERSION }));
 }
 
 export function sessionRoutes(hubConfig: () => HubConfig, cache: ReadCache) {

@@ -113,4 +113,29 @@ describe('batched proofs', () => {
     expect(await Promise.all([first, second])).toEqual([true, true]);
     expect(c.checks()).toBe(2);
   });
+
+  /** Two callbacks of one turn (as two sockets' data would be), each asking `proof` once. */
+  const fromTwoCallbacks = (proof: (arrival?: number) => Promise<boolean>) =>
+    new Promise<Promise<boolean>[]>((resolve) => {
+      const got: Promise<boolean>[] = [];
+      setImmediate(() => got.push(proof(arrivalMark())));
+      setImmediate(() => resolve([...got, proof(arrivalMark())]));
+    });
+
+  it("with gather 'turn', gives callers from separate callbacks of one turn one check", async () => {
+    let checks = 0;
+    const proof = batched(async () => (checks++, true), 1, 'turn');
+    expect(await Promise.all(await fromTwoCallbacks(proof))).toEqual([true, true]);
+    expect(checks).toBe(1);
+    // A request of a later turn gets a check of its own.
+    expect(await proof(arrivalMark())).toBe(true);
+    expect(checks).toBe(2);
+  });
+
+  it("with gather 'microtask', gives callers from separate callbacks a check each", async () => {
+    let checks = 0;
+    const proof = batched(async () => (checks++, true), 1, 'microtask');
+    expect(await Promise.all(await fromTwoCallbacks(proof))).toEqual([true, true]);
+    expect(checks).toBe(2);
+  });
 });

@@ -13,7 +13,7 @@ import {
   type ThrottlePolicy,
   type ThrottleStore,
 } from '../../kernel/throttle/contract.ts';
-import { createRedisThrottleStore } from '../../kernel/throttle/redis.ts';
+import { createRedisThrottleStore, KNOWN_BLOCK_MS } from '../../kernel/throttle/redis.ts';
 import { closedPort } from '../helpers/net.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 import { describeThrottleStoreContract, uniqueKey } from './store-contract.ts';
@@ -134,6 +134,48 @@ describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
     expect(
       await admin.exists(`${prefix}throttle:fail:${key}`, `${prefix}throttle:block:${key}`),
     ).toBe(0);
+  });
+
+  it('answers a block it read from Redis from memory until KNOWN_BLOCK_MS have passed', async () => {
+    let now = 1_000_000;
+    const s = store(testConfig(), { now: () => now });
+    const key = uniqueKey();
+    for (let i = 0; i < 3; i++) await s.recordFailure(key, policy);
+    const first = await s.status(key);
+    expect(first).toEqual({ blockedFor: expect.any(Number), hasFailures: true });
+    expect(first.blockedFor).toBeGreaterThan(890);
+    // Lifted behind the store's back: the status keeps the block it read, for a second at most,
+    // counting down from the block's end as Redis gave it.
+    await admin.del(`${prefix}throttle:block:${key}`);
+    now += KNOWN_BLOCK_MS - 1;
+    const remembered = await s.status(key);
+    expect(remembered.hasFailures).toBe(true);
+    expect(remembered.blockedFor).toBeGreaterThanOrEqual(first.blockedFor - 1);
+    expect(remembered.blockedFor).toBeLessThanOrEqual(first.blockedFor);
+    // blockedFor always asks Redis.
+    expect(await s.blockedFor(key)).toBe(0);
+    now += 1;
+    expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: false });
+  });
+
+  it('forgets a block it remembered when the key is reset', async () => {
+    const s = store();
+    const key = uniqueKey();
+    for (let i = 0; i < 3; i++) await s.recordFailure(key, policy);
+    expect((await s.status(key)).blockedFor).toBeGreaterThan(890);
+    await s.reset(key);
+    expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: false });
+  });
+
+  it('counts failures from two stores on one Redis as one count', async () => {
+    const [a, b] = [store(), store()];
+    const key = uniqueKey();
+    expect(await a.recordFailure(key, policy)).toBe(0);
+    expect(await b.recordFailure(key, policy)).toBe(0);
+    expect((await a.status(key)).blockedFor).toBe(0);
+    expect(await b.recordFailure(key, policy)).toBe(900);
+    expect((await a.status(key)).blockedFor).toBeGreaterThan(890);
+    expect((await b.status(key)).blockedFor).toBeGreaterThan(890);
   });
 
   it('fails closed within a second when nothing listens on the Redis port', async () => {

@@ -45,22 +45,26 @@ export function firestoreChangeFeed(
   let installed = false;
   let closed = false;
   let seen: Map<string, number> | undefined;
-  const read = batched(async () => {
-    if (closed) return false;
-    if (!installed && !(installed = await ready())) return false;
-    const snap = await bounded(db.collection(CHANGE_COUNTS).get());
-    const now = new Map<string, number>();
-    for (const doc of snap.docs) {
-      const collection = String(doc.get('collection'));
-      now.set(collection, (now.get(collection) ?? 0) + Number(doc.get('n') ?? 0));
-    }
-    if (seen) {
-      const moved = [...now].filter(([c, n]) => seen!.get(c) !== n).map(([c]) => c);
-      if (moved.length > 0) stamps.bump(moved);
-    } else stamps.bumpAll();
-    seen = now;
-    return !closed;
-  });
+  const read = batched(
+    async () => {
+      if (closed) return false;
+      if (!installed && !(installed = await ready())) return false;
+      const snap = await bounded(db.collection(CHANGE_COUNTS).get());
+      const now = new Map<string, number>();
+      for (const doc of snap.docs) {
+        const collection = String(doc.get('collection'));
+        now.set(collection, (now.get(collection) ?? 0) + Number(doc.get('n') ?? 0));
+      }
+      if (seen) {
+        const moved = [...now].filter(([c, n]) => seen!.get(c) !== n).map(([c]) => c);
+        if (moved.length > 0) stamps.bump(moved);
+      } else stamps.bumpAll();
+      seen = now;
+      return !closed;
+    },
+    1,
+    'turn',
+  );
   return {
     stamp(tables) {
       // Nothing is kept before the first read of the counters (which starts the counting here).

@@ -91,25 +91,29 @@ export function watchChangeCounts(db: Kysely<any>, stamps: ChangeStamps): Others
   let installed = false;
   let closed = false;
   let seen: Map<string, string> | undefined;
-  const read = batched(async () => {
-    if (!installed) {
-      // Until the migration has given every table its triggers, a change could go uncounted.
-      const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${CHANGE_SEQUENCE_MIGRATION}`
-        .execute(db)
-        .catch(() => ({ rows: [] }));
-      if (done.rows.length === 0) return false;
-      installed = true;
-    }
-    const { rows } = await sql<{ table_name: string; n: unknown }>`
+  const read = batched(
+    async () => {
+      if (!installed) {
+        // Until the migration has given every table its triggers, a change could go uncounted.
+        const done = await sql`SELECT 1 FROM hub_migrations WHERE id = ${CHANGE_SEQUENCE_MIGRATION}`
+          .execute(db)
+          .catch(() => ({ rows: [] }));
+        if (done.rows.length === 0) return false;
+        installed = true;
+      }
+      const { rows } = await sql<{ table_name: string; n: unknown }>`
       SELECT table_name, SUM(n) AS n FROM hub_change_counts GROUP BY table_name`.execute(db);
-    const now = new Map(rows.map((row) => [row.table_name, String(row.n)]));
-    if (seen) {
-      const moved = [...now].filter(([table, n]) => seen!.get(table) !== n).map(([t]) => t);
-      if (moved.length > 0) stamps.bump(moved);
-    } else stamps.bumpAll();
-    seen = now;
-    return !closed;
-  });
+      const now = new Map(rows.map((row) => [row.table_name, String(row.n)]));
+      if (seen) {
+        const moved = [...now].filter(([table, n]) => seen!.get(table) !== n).map(([t]) => t);
+        if (moved.length > 0) stamps.bump(moved);
+      } else stamps.bumpAll();
+      seen = now;
+      return !closed;
+    },
+    1,
+    'turn',
+  );
   return {
     // Nothing is kept before the first read of the counters (which starts the counting here).
     hearing() {

@@ -180,36 +180,40 @@ export function watchNotifications(
    * its own, which would queue behind the writers' commits for the lock PostgreSQL takes to order
    * notifications.
    */
-  const fence = batched(async () => {
-    const on = client;
-    if (!listening || !on) return false;
-    const attempt = generation;
-    const sent = unanswered.get(on) ?? 0;
-    // Earlier fences went unanswered past their wait and are still due: send no more into it.
-    if (sent >= FENCES_IN_FLIGHT) {
-      suspect = true;
-      return false;
-    }
-    unanswered.set(on, sent + 1);
-    let deadline: ReturnType<typeof setTimeout> | undefined;
-    const answered = await Promise.race([
-      on
-        .query('')
-        .then(
-          () => true,
-          () => false,
-        )
-        .finally(() => unanswered.set(on, (unanswered.get(on) ?? 1) - 1)),
-      new Promise<boolean>((resolve) => {
-        deadline = setTimeout(() => resolve(false), FENCE_TIMEOUT_MS);
-        unref(deadline);
-      }),
-    ]);
-    clearTimeout(deadline);
-    const ok = answered && listening && attempt === generation;
-    suspect = !ok;
-    return ok;
-  }, FENCES_IN_FLIGHT);
+  const fence = batched(
+    async () => {
+      const on = client;
+      if (!listening || !on) return false;
+      const attempt = generation;
+      const sent = unanswered.get(on) ?? 0;
+      // Earlier fences went unanswered past their wait and are still due: send no more into it.
+      if (sent >= FENCES_IN_FLIGHT) {
+        suspect = true;
+        return false;
+      }
+      unanswered.set(on, sent + 1);
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const answered = await Promise.race([
+        on
+          .query('')
+          .then(
+            () => true,
+            () => false,
+          )
+          .finally(() => unanswered.set(on, (unanswered.get(on) ?? 1) - 1)),
+        new Promise<boolean>((resolve) => {
+          deadline = setTimeout(() => resolve(false), FENCE_TIMEOUT_MS);
+          unref(deadline);
+        }),
+      ]);
+      clearTimeout(deadline);
+      const ok = answered && listening && attempt === generation;
+      suspect = !ok;
+      return ok;
+    },
+    FENCES_IN_FLIGHT,
+    'turn',
+  );
 
   let started = false;
   return {

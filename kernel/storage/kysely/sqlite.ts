@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { SqliteDbConfig } from '../config.ts';
 import type { ChangeStamps } from '../changes.ts';
+import { batched } from '../batched.ts';
 import type { OthersWatch, SqlDialect } from './dialect.ts';
 import { MIGRATIONS_TABLE } from './schema.ts';
 import { GroupCommitDialect } from './sqlite-writer.ts';
@@ -273,7 +274,8 @@ export function hubSchemaOf(path: string): SqliteFileState {
  * exactly when another connection has committed since it was last asked. Asked on the writer
  * connection, whose own commits are this process's writes (already bumped by the store), it names
  * only other processes' writes (a CLI command, say). A synchronous check against shared memory,
- * made before any cached value is served: nothing another process committed is ever missed.
+ * made before any cached value is served (shared by the requests of one turn of the event loop,
+ * storage/batched.ts): nothing another process committed is ever missed.
  */
 function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersWatch {
   let statement: NativeStatement | undefined;
@@ -299,7 +301,10 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
   // a value is served only after `current()` and one loaded meanwhile is read afresh from SQLite.
   // The statement is kept only while asking works (it is dropped when the connection fails).
   const hearing = () => statement !== undefined || current();
-  return { hearing, current, close: async () => undefined };
+  // The requests that arrived in one turn of the event loop share one statement, asked once the
+  // turn is over (after the last of them arrived): under load that is one for many requests.
+  const proof = batched(async () => current(), 1, 'turn');
+  return { hearing, current: (arrival) => proof(arrival), close: async () => undefined };
 }
 
 /**

@@ -1,0 +1,177 @@
+/**
+ * The edge: what every request passes first, in one middleware rather than a chain of small ones
+ * (each link of Hono's chain costs a closure, a promise and a turn of the microtask queue, which on
+ * the cheapest requests was a large part of their cost). In order: the request id (`X-Request-Id`
+ * as sent when it is a plain token of at most 255 characters, else a new one), the request's
+ * logger and audit scope, metrics and the access log around everything after it, the URL limit
+ * (414), and a one-time warning about proxy headers the hub does not read. Then a fixed answer
+ * ({@link fixedAnswer}, e.g. `GET /health`) is written at once, without the rest of the pipeline.
+ */
+import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { AuditActor, AuditScope } from '../audit.ts';
+import { HttpError } from '../errors.ts';
+import type { Logger, LogFields } from '../log.ts';
+import type { KernelEnv } from '../plugin.ts';
+import { newRequestId } from './request-id.ts';
+import { MAX_URL_BYTES, URL_TOO_LONG_MESSAGE } from './limits.ts';
+import { describeMiddleware } from './openapi-routes.ts';
+
+const FIXED = Symbol('workspace-hub.fixed-answer');
+
+/** A fixed answer's parts, serialized once. */
+interface Fixed {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * A GET handler whose answer never changes while the process runs (`/health`): its JSON is
+ * serialized once, and the edge writes it as soon as the request arrives, skipping tenant
+ * resolution, body checks and the rest of the chain (unless the request names a tenant, whose
+ * header is then checked as on any route). Registered as an ordinary route, so HEAD,
+ * the API document and the 404/405 rules see it as before.
+ */
+export function fixedAnswer(value: unknown): Handler<KernelEnv> {
+  const fixed: Fixed = {
+    body: JSON.stringify(value),
+    headers: { 'Content-Type': 'application/json' },
+  };
+  // Reached only where the edge did not answer (HEAD, or a request naming a tenant).
+  const handler: Handler<KernelEnv> = (c) => c.body(fixed.body, 200, fixed.headers);
+  return Object.assign(handler, { [FIXED]: fixed });
+}
+
+/** The fixed answers among `routes` (GET, static paths), by path. */
+export function fixedAnswers(
+  routes: readonly { method: string; path: string; handler: Function }[],
+): Map<string, Fixed> {
+  const found = new Map<string, Fixed>();
+  for (const route of routes) {
+    // Hono wraps a sub-app's handler when the sub-app has its own error handler.
+    const handler = route.handler as { [FIXED]?: Fixed; __COMPOSED_HANDLER?: { [FIXED]?: Fixed } };
+    const fixed = handler[FIXED] ?? handler.__COMPOSED_HANDLER?.[FIXED];
+    if (fixed && route.method === 'GET' && !/[:*]/.test(route.path)) found.set(route.path, fixed);
+  }
+  return found;
+}
+
+const VALID_ID = /^[\w\-=]{1,255}$/;
+
+/**
+ * The request's logger: a child of the hub's naming the request id, made only when the request
+ * writes a line (most never do).
+ */
+class RequestLogger implements Logger {
+  #log: Logger | undefined;
+  readonly #parent: Logger;
+  readonly #requestId: string;
+  constructor(parent: Logger, requestId: string) {
+    this.#parent = parent;
+    this.#requestId = requestId;
+  }
+  get #child(): Logger {
+    return (this.#log ??= this.#parent.child({ requestId: this.#requestId }));
+  }
+  debug(message: string, fields?: LogFields) {
+    this.#child.debug(message, fields);
+  }
+  info(message: string, fields?: LogFields) {
+    this.#child.info(message, fields);
+  }
+  warn(message: string, fields?: LogFields) {
+    this.#child.warn(message, fields);
+  }
+  error(message: string, fields?: LogFields) {
+    this.#child.error(message, fields);
+  }
+  child(fields: LogFields): Logger {
+    return this.#child.child(fields);
+  }
+}
+
+/**
+ * Who and where for what the request writes (audit.ts): the address is looked up only when
+ * something is recorded, the user when the record is made (authentication comes later).
+ */
+class RequestScope implements AuditScope {
+  readonly requestId: string;
+  #ip: string | null | undefined;
+  readonly #c: Context<KernelEnv>;
+  readonly #clientIp: (c: Context<KernelEnv>) => string;
+  constructor(
+    requestId: string,
+    c: Context<KernelEnv>,
+    clientIp: (c: Context<KernelEnv>) => string,
+  ) {
+    this.requestId = requestId;
+    this.#c = c;
+    this.#clientIp = clientIp;
+  }
+  get ip(): string | null {
+    return (this.#ip ??= this.#clientIp(this.#c));
+  }
+  actor(): AuditActor | null {
+    const user = this.#c.get('auth')?.user;
+    return user ? { id: user.id, name: user.name } : null;
+  }
+}
+
+/** The request target of an absolute URL: everything from the path on. */
+function requestTargetLength(url: string): number {
+  const path = url.indexOf('/', url.indexOf('//') + 2);
+  return path < 0 ? 1 : url.length - path;
+}
+
+export interface EdgeDeps {
+  log: Logger;
+  clientIp: (c: Context<KernelEnv>) => string;
+  /** Wraps the rest of the request: metrics and the access log (access-log.ts). */
+  observe: (c: Context<KernelEnv>, next: () => Promise<void>) => Promise<void>;
+  /** The one-time proxy warning (client-address.ts); called until it returns true. */
+  warnProxy: (c: Context<KernelEnv>) => boolean;
+  /** The fixed answers of the finished app, read on the first request. */
+  fixed: () => Map<string, Fixed>;
+  /** The app's error handler, for an answer the edge itself refuses (414). */
+  onError: (error: Error, c: Context<KernelEnv>) => Response | Promise<Response>;
+}
+
+export function edge(deps: EdgeDeps): MiddlewareHandler<KernelEnv> {
+  let fixed: Map<string, Fixed> | undefined;
+  let warned = false;
+  const middleware: MiddlewareHandler<KernelEnv> = (c, next) => {
+    const sent = c.req.header('x-request-id');
+    const requestId = sent !== undefined && VALID_ID.test(sent) ? sent : newRequestId();
+    c.set('requestId', requestId);
+    c.set('log', new RequestLogger(deps.log, requestId));
+    c.set('auditScope', new RequestScope(requestId, c, deps.clientIp));
+    return deps.observe(c, async () => {
+      if (requestTargetLength(c.req.url) > MAX_URL_BYTES) {
+        c.header('X-Request-Id', requestId);
+        c.res = await deps.onError(new HttpError(414, URL_TOO_LONG_MESSAGE), c);
+        return;
+      }
+      if (!warned) warned = deps.warnProxy(c);
+      // A request naming a tenant goes the whole way: its header is checked (400, 404) as on
+      // every route.
+      if (
+        c.req.method === 'GET' &&
+        c.req.header('x-hub-tenant') === undefined &&
+        c.req.header('x-harbor-tenant') === undefined
+      ) {
+        const answer = (fixed ??= deps.fixed()).get(c.req.path);
+        if (answer) {
+          // Plain headers: the Node adapter writes them without building a Headers object.
+          c.res = new Response(answer.body, {
+            status: 200,
+            headers: { ...answer.headers, 'X-Request-Id': requestId },
+          });
+          return;
+        }
+      }
+      c.header('X-Request-Id', requestId);
+      await next();
+    });
+  };
+  // Anything unexpected is logged with the request's logger and answered 500; a long URL 414.
+  return describeMiddleware(middleware, { errors: [414, 500] });
+}
