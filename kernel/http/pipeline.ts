@@ -12,6 +12,7 @@ import { matchedRoutes } from 'hono/route';
 import type { HubConfig } from '../config/load.ts';
 import type { ReloadOutcome } from '../config/reload.ts';
 import type { AuditScope } from '../audit.ts';
+import { requireOperator } from './operator.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import type { Identity } from '../identity/identity.ts';
 import { writes, type Logger } from '../log.ts';
@@ -191,7 +192,8 @@ export function createPipeline(deps: PipelineDeps): {
     '/admin/*',
     describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
   );
-  app.post('/admin/config/reload', async (c) => {
+  // The file is the whole hub's: with multitenancy only the default tenant's administrators reload it.
+  app.post('/admin/config/reload', requireOperator, async (c) => {
     const outcome = await deps.reload(c.get('auditScope'));
     // A file that fails validation changes nothing; the spec names the message `fatalError` too.
     if (!outcome.ok) {

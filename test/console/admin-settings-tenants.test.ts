@@ -116,6 +116,11 @@ describe.each(consoleDrivers())('console settings and tenants on %s', (kind) => 
       'Tenants are made and deleted by administrators of the default tenant.',
     );
     expect(theirs.html).not.toContain('Create tenant');
+    // So is the hub's configuration: neither shown nor offered for reload here.
+    const settings = await browser.get('/console/settings');
+    expect(settings.status).toBe(200);
+    expect(settings.html).not.toContain('Reload configuration');
+    expect(settings.html).toContain('id="config-note"');
   });
 
   it('deletes a tenant after a confirmation, and its sessions with it', async () => {

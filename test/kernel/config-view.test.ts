@@ -130,5 +130,12 @@ describe('GET /admin/config', () => {
       tenant: 'elsewhere',
     });
     expect([res.status, res.body.error]).toEqual([403, OPERATOR_ONLY]);
+    // Reloading the hub's file is the operator's too.
+    const reload = await t.request('POST', '/admin/config/reload', {
+      token: theirs.token,
+      tenant: 'elsewhere',
+    });
+    expect([reload.status, reload.body.error]).toEqual([403, OPERATOR_ONLY]);
+    expect((await t.request('POST', '/admin/config/reload')).status).toBe(200);
   });
 });

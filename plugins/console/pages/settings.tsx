@@ -41,18 +41,21 @@ async function settingsView(
     body: (
       <>
         <Done messages={{ hub: 'Hub avatar saved.' }} done={page.query('done')} />
-        <section class="card" aria-labelledby="reload-title">
-          <h2 id="reload-title">Reload configuration</h2>
-          <p>Reads server.yaml again and applies what can change while the hub runs.</p>
-          {options.reloadError ? (
-            <p class="notice bad" role="alert" id="reload-error">
-              {options.reloadError}
-            </p>
-          ) : null}
-          <Form action={page.href('/settings')} csrf={page.csrf} intent="reload" label="Reload">
-            <button type="submit">Reload configuration</button>
-          </Form>
-        </section>
+        {/* Reloading, like reading, the hub's configuration is the default tenant's admins' only. */}
+        {config === null ? null : (
+          <section class="card" aria-labelledby="reload-title">
+            <h2 id="reload-title">Reload configuration</h2>
+            <p>Reads server.yaml again and applies what can change while the hub runs.</p>
+            {options.reloadError ? (
+              <p class="notice bad" role="alert" id="reload-error">
+                {options.reloadError}
+              </p>
+            ) : null}
+            <Form action={page.href('/settings')} csrf={page.csrf} intent="reload" label="Reload">
+              <button type="submit">Reload configuration</button>
+            </Form>
+          </section>
+        )}
         {options.reload ? <ReloadReport sections={options.reload} /> : null}
         <section class="card" aria-labelledby="hub-title">
           <h2 id="hub-title">The hub's name and avatar</h2>
