@@ -144,7 +144,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       {
         hubConfig: () => config,
         identity,
-        storage: (tenantId) => driver.forTenant(tenantId),
+        storage: (tenantId, context) => driver.forTenant(tenantId, context),
         events,
         clock,
         signal: shutdown.signal,
@@ -194,7 +194,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     });
     const reload = auditedReload(reloader, {
       audit,
-      store: () => driver.forTenant(DEFAULT_TENANT_ID),
+      store: (context) => driver.forTenant(DEFAULT_TENANT_ID, context),
       configPath: options.configPath ?? null,
       log,
     });

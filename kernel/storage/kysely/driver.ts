@@ -112,7 +112,8 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
 
   return {
     kind: dialect.kind,
-    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false, changed, changes),
+    forTenant: (tenantId, context) =>
+      createSqlStore(dialect, db, tenantId, false, changed, changes, context),
     unscoped: () => createSqlStore(dialect, db, null, false, changed, changes),
     changes,
     async appliedMigrations() {

@@ -6,6 +6,7 @@
 import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
 import type { Store } from '../contract.ts';
 import type { ChangeFeed } from '../changes.ts';
+import { NO_CONTEXT, type StoreContext } from '../context.ts';
 import type { SqlDialect } from './dialect.ts';
 import { retryTransaction } from './retry.ts';
 import { writesInTransactions } from './sqlite-writes.ts';
@@ -17,7 +18,8 @@ const nothingChanged: ChangedTables = () => undefined;
 /**
  * A store on `db` (the pool, or an open transaction). `changed` hears of every table written:
  * outside a transaction after each statement, for a transaction once it has ended, so a cache
- * filled from rows the transaction was changing never outlives its commit.
+ * filled from rows the transaction was changing never outlives its commit. A transaction's store
+ * carries this store's `context`.
  */
 export function createSqlStore(
   dialect: SqlDialect,
@@ -26,10 +28,12 @@ export function createSqlStore(
   inTransaction: boolean,
   changed: ChangedTables = nothingChanged,
   changes?: ChangeFeed,
+  context: StoreContext = NO_CONTEXT,
 ): Store {
   const store: Store = {
     tenantId,
     ...(changes && !inTransaction ? { changes } : {}),
+    context,
     table: (table) => {
       const api = tableApi({ dialect, db, tenantId, inTransaction, changed, transaction }, table);
       return (
@@ -67,9 +71,17 @@ export function createSqlStore(
           dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed'),
           (trx) =>
             fn(
-              createSqlStore(dialect, trx, tenantId, true, (tables) => {
-                for (const t of tables) written.add(t);
-              }),
+              createSqlStore(
+                dialect,
+                trx,
+                tenantId,
+                true,
+                (tables) => {
+                  for (const t of tables) written.add(t);
+                },
+                undefined,
+                context,
+              ),
             ),
         );
       } finally {
