@@ -11,7 +11,7 @@ import { DEFAULT_TENANT_ID, validateTenantId } from '../kernel/identity/tenants.
 import { createLogger, type Logger } from '../kernel/log.ts';
 import type { Store } from '../kernel/storage/contract.ts';
 import type { DbConfig } from '../kernel/storage/config.ts';
-import { hubSchemaOf } from '../kernel/storage/kysely/sqlite.ts';
+import { hubSchemaOf } from '../kernel/storage/kysely/sqlite-files.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { escapeUnprintable } from '../kernel/text.ts';
 import { plugins } from '../plugins/index.ts';

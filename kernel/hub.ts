@@ -106,7 +106,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   let driver = options.driver ?? (await createDriver(config.db));
   const closers: (() => Promise<void>)[] = [];
   try {
-    await catchUpSchema(driver, migrations, options.migrate ?? driver.kind === 'sqlite', log);
+    await catchUpSchema(driver, migrations, options.migrate ?? driver.migratesOnStart, log);
     const cache = createReadCache(() => config.server.cacheBytes);
     const audit = createAuditSink();
     const identity = createIdentity({

@@ -218,6 +218,11 @@ export interface PoolStats {
 
 export interface StorageDriver {
   readonly kind: DriverKind;
+  /**
+   * Whether `start` applies pending migrations itself rather than refusing an out-of-date schema:
+   * the embedded database, which no other host shares.
+   */
+  readonly migratesOnStart: boolean;
   /** A store bound to one tenant: what handlers get. */
   forTenant(tenantId: string): Store;
   /** A store over every tenant, for the kernel only (migrations, tenant deletion). */
