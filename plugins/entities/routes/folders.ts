@@ -35,6 +35,7 @@ import {
 import { toFolderRecord } from '../records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from '../schemas.ts';
 import { deleteParts, readItems } from './contents.ts';
+import { stampMoved } from './moved.ts';
 import type { HistoryKind } from '../kinds/index.ts';
 import { collectionsTable, foldersTable, type FolderRow } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
@@ -257,27 +258,15 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
         patches,
         planMove(folder, siblingsOf(source), source === target ? null : siblingsOf(target), index),
       );
-      const now = deps.clock.iso();
-      const changed = source !== target || patches.has(id);
-      if (changed) {
-        patches.set(id, {
-          ...patches.get(id),
-          parentFolderId: target,
-          ...touched(user, now),
-          version: folder.version + 1,
-        });
-      }
-      await writeChanges(tx.table(foldersTable), patches);
-      const row = { ...folder, ...patches.get(id) };
-      if (changed)
-        await recordChange(tx, deps, {
-          kind: 'folder',
-          row,
-          action: 'moved',
-          actorId: user.id,
-          at: now,
-        });
-      return row;
+      return stampMoved(tx, deps, {
+        kind: 'folder',
+        table: tx.table(foldersTable),
+        row: folder,
+        patches,
+        placement: { parentFolderId: target },
+        left: source !== target,
+        user,
+      });
     });
     return answerRecord(c, toFolderRecord(folder), folder);
   });
