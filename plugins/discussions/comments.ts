@@ -1,7 +1,7 @@
 /**
- * Comment routes: list and create on the four target kinds, reply, edit (author only) and delete
- * (author, or an admin who can access the target), which tombstones the comment so its replies stay
- * attached. Access is always access to the comment's target.
+ * Comment routes: list and create on every kind the entities registry makes a target, reply, edit
+ * (author only) and delete (author, or an admin who can access the target), which tombstones the
+ * comment so its replies stay attached. Access is always access to the comment's target.
  */
 import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
@@ -20,18 +20,10 @@ import {
   checkTarget,
   loadTarget,
   requireTarget,
+  TARGET_KINDS,
   TARGET_NOT_FOUND,
   targetTables,
-  type TargetType,
 } from '../entities/index.ts';
-
-/** URL segment → entity type of the four discussable kinds. */
-const TARGET_PATHS: readonly (readonly [string, TargetType])[] = [
-  ['requests', 'request'],
-  ['collections', 'collection'],
-  ['folders', 'folder'],
-  ['run-results', 'runResult'],
-];
 
 export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
 
@@ -41,8 +33,8 @@ const publishChange = (deps: DiscussionDeps, event: DiscussionCommentChangedEven
 
 /** Mounts every comment route on `app`. */
 export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
-  for (const [segment, entityType] of TARGET_PATHS) {
-    const path = `/${segment}/:id/discussions`;
+  for (const { prefix, name: entityType } of TARGET_KINDS) {
+    const path = `/${prefix}/:id/discussions`;
 
     app.get(path, validate('query', listQuery), async (c) => {
       const store = c.get('store');
