@@ -94,11 +94,8 @@ export interface Hub {
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
   const kernel = await openKernel(options);
   const { live, log, clock, cache, audit, identity, plugins, migrations, tables } = kernel;
-  const closers: (() => Promise<void>)[] = [
-    async () => {
-      if (live.ownsThrottle) await live.throttle.close();
-    },
-  ];
+  // What the hub opened after its kernel; the throttle store and the database close after them.
+  const closers: (() => Promise<void>)[] = [];
   try {
     const driver = () => live.driver;
     const config = () => live.config;
@@ -189,6 +186,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
+    if (live.ownsThrottle) await live.throttle.close().catch(() => undefined);
     if (live.ownsDriver) await live.driver.close().catch(() => undefined);
     throw error;
   }
@@ -247,7 +245,8 @@ async function openKernel(
 
 /**
  * Closes the hub: tells plugins it is going down, closes them in reverse set-up order, waits for
- * retired connections, then closes what was opened after the database, and the database last.
+ * retired connections, then closes what was opened after the kernel, the throttle store, and the
+ * database last.
  */
 async function closeHub(parts: {
   shutdown: AbortController;
@@ -265,7 +264,9 @@ async function closeHub(parts: {
       .catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
   }
   await parts.retirement.settled();
-  for (const close of parts.closers.reverse())
-    await close().catch((error) => log.error('Close failed', { error }));
-  if (parts.live.ownsDriver) await parts.live.driver.close();
+  const { closers, live } = parts;
+  const failed = (error: unknown) => log.error('Close failed', { error });
+  for (const close of closers.reverse()) await close().catch(failed);
+  if (live.ownsThrottle) await live.throttle.close().catch(failed);
+  if (live.ownsDriver) await live.driver.close();
 }
