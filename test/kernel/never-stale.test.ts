@@ -7,13 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import {
-  createProject,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
+import { createProject, quietLogging, type Project, type RunningServer } from '../helpers/cli.ts';
+import { startHubPair, type HubPair } from '../helpers/hub-pair.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
 import { callServer, type ServerAnswer } from '../helpers/net.ts';
@@ -26,6 +21,7 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   let a: RunningServer;
   let b: RunningServer;
   let admin: string;
+  let pair: HubPair | undefined;
 
   const names = (result: ServerAnswer) =>
     (result.body.collections as { name: string }[]).map((c) => c.name).sort();
@@ -51,14 +47,11 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
       ...quietLogging,
     });
     projectB = await createProject({ server: { port: portB }, db, ...redis, ...quietLogging });
-    if (kind === 'postgres') expect((await projectA.run('migrate')).code).toBe(0);
-    a = await startServer(projectA.dir, []);
-    admin = /hbk_[A-Za-z0-9_-]{43}/.exec(a.stdout())![0];
-    b = await startServer(projectB.dir, []);
+    pair = await startHubPair([projectA, projectB], { migrate: kind === 'postgres' });
+    ({ a, b, admin } = pair);
   });
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await Promise.all([projectA?.remove(), projectB?.remove()]);
+    await pair?.stop();
     await pgDb?.drop();
   });
 
