@@ -28,6 +28,12 @@ export type ResponseSent = (
 /** What a runtime may add to the bindings (Hono's `c.env`) it passes with each request. */
 export interface RuntimeBindings {
   responseSent?: ResponseSent;
+  /**
+   * Sets a header on whatever response the runtime writes for the request (Node: on its
+   * `ServerResponse`), so the response the app builds need not carry it: a Hono response with more
+   * than one header is built on a `Headers` object, which the Node adapter then converts back.
+   */
+  presetHeader?: (bindings: unknown, name: string, value: string) => void;
 }
 
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */

@@ -12,7 +12,7 @@ import type { AuditActor, AuditScope } from '../audit.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger, LogFields } from '../log.ts';
 import type { KernelEnv } from '../plugin.ts';
-import type { ObserveFixed } from './access-log.ts';
+import type { ObserveFixed, RuntimeBindings } from './access-log.ts';
 import type { HeaderOf } from './client-address.ts';
 import { newRequestId } from './request-id.ts';
 import { MAX_URL_BYTES, URL_TOO_LONG_MESSAGE } from './limits.ts';
@@ -174,6 +174,13 @@ export interface Edge {
   ): FixedReply | undefined;
 }
 
+/** `X-Request-Id` on the response: set by the runtime where it can (see RuntimeBindings). */
+function tagRequestId(c: Context<KernelEnv>, requestId: string): void {
+  const runtime = c.env as RuntimeBindings | undefined;
+  if (runtime?.presetHeader) runtime.presetHeader(runtime, 'X-Request-Id', requestId);
+  else c.header('X-Request-Id', requestId);
+}
+
 /** The part of a request target before its query. */
 const pathOf = (target: string) => {
   const query = target.indexOf('?');
@@ -204,7 +211,7 @@ export function edge(deps: EdgeDeps): Edge {
     c.set('auditScope', new RequestScope(requestId, c, deps.clientIp));
     return deps.observe.observe(c, async () => {
       if (requestTargetLength(c.req.url) > MAX_URL_BYTES) {
-        c.header('X-Request-Id', requestId);
+        tagRequestId(c, requestId);
         c.res = await deps.onError(new HttpError(414, URL_TOO_LONG_MESSAGE), c);
         return;
       }
@@ -218,7 +225,7 @@ export function edge(deps: EdgeDeps): Edge {
         });
         return;
       }
-      c.header('X-Request-Id', requestId);
+      tagRequestId(c, requestId);
       await next();
     });
   };

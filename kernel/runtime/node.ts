@@ -78,6 +78,10 @@ const responseSent: ResponseSent = (bindings) => {
   };
 };
 
+/** The edge's headers for every answer (`X-Request-Id`), set on the response Node writes. */
+const presetHeader: RuntimeBindings['presetHeader'] = (bindings, name, value) =>
+  (bindings as NodeBindings).outgoing.setHeader(name, value);
+
 /** A Host the adapter takes as it is (its own test): anything else it checks, so goes through it. */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
@@ -119,7 +123,8 @@ export async function serveNode(
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false });
   const connections = manageConnections(server);
   const fetchListener = getRequestListener(
-    (request, bindings) => hub.fetch(request, Object.assign(bindings, { responseSent })),
+    (request, bindings) =>
+      hub.fetch(request, Object.assign(bindings, { responseSent, presetHeader })),
     {
       hostname: host,
       errorHandler: requestErrorResponse,
