@@ -3,7 +3,8 @@
  * peer as the client address, JSON answers for requests the HTTP parser refuses, and graceful
  * shutdown on SIGTERM/SIGINT: accept the connections the kernel has queued, then stop accepting,
  * answer what was received (with `Connection: close`), close idle sockets, close the hub as soon as
- * the last request is done, at the latest after `server.shutdownTimeoutMs`. The only file of the
+ * the last request is done, at the latest after `server.shutdownTimeoutMs`.
+ * A fixed answer (`GET /health`) is written straight to Node's response (`hub.answerFixed`). The only file of the
  * kernel (with its `node-*` helpers) that uses Node's HTTP APIs.
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
