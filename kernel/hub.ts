@@ -17,6 +17,7 @@ import { throttleGuard } from './http/auth.ts';
 import { clientIpResolver } from './http/client-address.ts';
 import { createInProcess } from './http/in-process.ts';
 import { createCounts } from './http/counts.ts';
+import type { Edge } from './http/edge.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
@@ -67,6 +68,11 @@ export interface CreateHubOptions {
 export interface Hub {
   app: Hono<KernelEnv>;
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  /**
+   * A fixed answer (`GET /health`) for a runtime that writes it to its socket itself, with the
+   * request id, metrics and access line the app would give it; undefined: serve it through `fetch`.
+   */
+  answerFixed: Edge['answerFixed'];
   config(): HubConfig;
   driver(): StorageDriver;
   identity: Identity;
@@ -139,7 +145,11 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const retirement = createRetirement(log, () => live.config.server.shutdownTimeoutMs);
     const reload = hubReload(kernel, options, { instances, events, tenants, retirement });
 
-    const { app, close: closePipeline } = createPipeline({
+    const {
+      app,
+      answerFixed,
+      close: closePipeline,
+    } = createPipeline({
       config,
       log,
       metrics,
@@ -166,6 +176,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     return {
       app,
       fetch: (request, env) => app.fetch(request, env),
+      answerFixed,
       config,
       driver,
       identity,

@@ -148,6 +148,36 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
       expect((await callServer(hub, 'GET', '/auth/session', next)).status).toBe(401);
   });
 
+  it("shows a user's new name and role and the hub's new initials in the very next session on either hub", async () => {
+    const user = await callServer(a, 'POST', '/admin/users', admin, {
+      name: uniqueName('s'),
+      role: 'user',
+    });
+    const secret = user.body.secret ?? user.body.token?.secret;
+    const session = async (hub: RunningServer) =>
+      (await callServer(hub, 'GET', '/auth/session', secret)).body;
+    for (const hub of [a, b]) expect((await session(hub)).capabilities.managementApi).toBe(false);
+    const name = uniqueName('renamed');
+    const put = await callServer(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, {
+      name,
+      role: 'admin',
+    });
+    expect(put.status).toBe(200);
+    for (const hub of [a, b])
+      expect(await session(hub)).toMatchObject({
+        user: { name, role: 'admin' },
+        capabilities: { managementApi: true },
+      });
+    for (const [writer, initials] of [
+      [a, 'QX'],
+      [b, 'ZW'],
+    ] as const) {
+      const avatar = await callServer(writer, 'PUT', '/admin/hub/avatar', admin, { initials });
+      expect(avatar.status).toBe(200);
+      for (const hub of [a, b]) expect((await session(hub)).hub.initials).toBe(initials);
+    }
+  });
+
   it('answers 304 to a client that presents the ETag of an unchanged list, and 200 with the new list after a change', async () => {
     const first = await callServer(a, 'GET', '/collections', admin);
     const firstEtag = first.headers.get('etag');
