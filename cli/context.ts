@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../kernel/log.ts';
 import type { Store } from '../kernel/storage/contract.ts';
 import { CLI_CONTEXT } from '../kernel/storage/context.ts';
 import type { DbConfig } from '../kernel/storage/config.ts';
-import { hubSchemaOf } from '../kernel/storage/kysely/sqlite.ts';
+import { hubSchemaOf } from '../kernel/storage/kysely/sqlite-files.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
 import { escapeUnprintable } from '../kernel/text.ts';
 import { plugins } from '../plugins/index.ts';

@@ -3,8 +3,7 @@
  * them). Kept apart so that `--help` never loads the kernel and the plugins.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createHub } from '../kernel/hub.ts';
@@ -28,6 +27,7 @@ import {
   resolveTenantOption,
 } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
+import { createNewFile, type NewFile } from './new-file.ts';
 import { print, printJson } from './output.ts';
 
 export interface ExportArgs {
@@ -119,39 +119,25 @@ export async function runExport(args: ExportArgs): Promise<void> {
   const file = resolve(args.out);
   requireHubDatabase(config.db);
   const driver = await createDriver(config.db);
-  let created = false;
+  let out: NewFile | undefined;
   try {
     await assertCurrentSchema(driver);
     if (tenantId !== undefined && !(await driver.unscoped().table(tenantsTable).get(tenantId))) {
       throw new CliError(`No tenant found with id "${tenantId}".`);
     }
-    // `wx`: never overwrite (an old export, or worse); 0600: the file holds token hashes.
-    const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
-    await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw new CliError(
-        error.code === 'EEXIST'
-          ? `${file} already exists; choose another name or remove it.`
-          : `Cannot write ${file}: ${error.message}`,
-      );
-    });
-    created = true;
-    const failed = new Promise<never>((_, reject) => out.once('error', reject));
-    failed.catch(() => undefined);
-    const write = async (chunk: string) => {
-      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
-    };
+    // Owner-only: the file holds token hashes.
+    out = await createNewFile(file);
     const progress = progressReporter('Exporting');
     const result = await exportHub({
       driver,
       tables: collectTables(plugins),
       hubVersion: HUB_VERSION,
       tenantId,
-      write,
+      write: out.write,
       ...(progress.report ? { progress: progress.report } : {}),
     });
     progress.done();
-    out.end();
-    await Promise.race([once(out, 'close'), failed]);
+    await out.end();
     await recordTransfer(loaded, driver, args.verbose, tenantId, {
       action: 'export.run',
       target: { kind: 'file', id: file, name: basename(file) },
@@ -162,7 +148,7 @@ export async function runExport(args: ExportArgs): Promise<void> {
       `Exported ${result.rowCount} row(s) from ${Object.keys(result.tables).length} table(s) to ${file}.`,
     );
   } catch (error) {
-    if (created) await rm(file, { force: true });
+    await out?.discard();
     throw error;
   } finally {
     await driver.close();

@@ -10,24 +10,23 @@ import { createAuditSink, type AuditSink } from './audit.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Env } from './config/interpolate.ts';
 import type { HubConfig } from './config/load.ts';
-import { createReloader, pluginReloadTargets, type ReloadOutcome } from './config/reload.ts';
-import { auditedReload } from './config/reload-audit.ts';
+import type { ReloadOutcome } from './config/reload.ts';
 import { kernelSections } from './config/sections.ts';
 import { createMemoryEventBus, type EventBus } from './events.ts';
 import { throttleGuard } from './http/auth.ts';
 import { clientIpResolver } from './http/client-address.ts';
 import { createInProcess } from './http/in-process.ts';
 import { createCounts } from './http/counts.ts';
+import type { Edge } from './http/edge.ts';
 import { createPipeline } from './http/pipeline.ts';
 import { createTenantCache, type TenantCache } from './http/tenant.ts';
 import { createReadCache } from './cache.ts';
 import { createIdentity, type Identity } from './identity/identity.ts';
-import { DEFAULT_TENANT_ID } from './identity/tenants.ts';
 import { provision } from './identity/provision.ts';
 import { catchUpSchema, collectMigrations, collectTables } from './schema.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createHubMetrics, type HubMetrics } from './metrics.ts';
-import type { KernelEnv, PluginDefinition } from './plugin.ts';
+import type { KernelEnv, PluginDefinition, PluginInstance } from './plugin.ts';
 import { orderPlugins, setUpPlugins } from './registry.ts';
 import type { Migration, StorageDriver } from './storage/contract.ts';
 import { createDriver } from './storage/create-driver.ts';
@@ -35,7 +34,8 @@ import type { Table } from './storage/table.ts';
 import type { ThrottleStore } from './throttle/contract.ts';
 import { createThrottleStore } from './throttle/create-store.ts';
 import { throttlePolicy } from './redis/config.ts';
-import { createRetirement, openVerifiedDriver, openVerifiedThrottle } from './swap.ts';
+import { createRetirement, type Retirement } from './swap.ts';
+import { hubReload, type Live, type OpenedKernel } from './hub-reload.ts';
 
 export interface CreateHubOptions {
   config: HubConfig;
@@ -68,6 +68,11 @@ export interface CreateHubOptions {
 export interface Hub {
   app: Hono<KernelEnv>;
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  /**
+   * A fixed answer (`GET /health`) for a runtime that writes it to its socket itself, with the
+   * request id, metrics and access line the app would give it; undefined: serve it through `fetch`.
+   */
+  answerFixed: Edge['answerFixed'];
   config(): HubConfig;
   driver(): StorageDriver;
   identity: Identity;
@@ -93,62 +98,39 @@ export interface Hub {
 }
 
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
-  let config = options.config;
-  const clock = options.clock ?? systemClock;
-  // Read at every line, so a reload of the `logging` section applies at once.
-  const log = options.log ?? createLogger(() => config.logging);
-  const plugins = orderPlugins(options.plugins, Object.keys(kernelSections));
-  const tables = collectTables(plugins);
-  const migrations = collectMigrations(plugins);
-
-  // Reassigned by a config reload that switches databases; the hub owns every driver it opened.
-  let ownsDriver = !options.driver;
-  let driver = options.driver ?? (await createDriver(config.db));
+  const kernel = await openKernel(options);
+  const { live, log, clock, cache, audit, identity, plugins, migrations, tables } = kernel;
+  // What the hub opened after its kernel; the throttle store and the database close after them.
   const closers: (() => Promise<void>)[] = [];
   try {
-    await catchUpSchema(driver, migrations, options.migrate ?? driver.kind === 'sqlite', log);
-    const cache = createReadCache(() => config.server.cacheBytes);
-    const audit = createAuditSink();
-    const identity = createIdentity({
-      driver: () => driver,
-      clock,
-      tables: () => tables,
-      cache,
-      audit,
-    });
-    await provision(driver, identity, clock, log);
-
-    let ownsThrottle = !options.throttle;
-    let throttle = options.throttle ?? createThrottleStore(config.redis, log, config.db.driver);
-    closers.push(async () => {
-      if (ownsThrottle) await throttle.close();
-    });
+    const driver = () => live.driver;
+    const config = () => live.config;
     const events = createMemoryEventBus((error) => log.error('Event handler failed', { error }));
     closers.push(() => events.close());
     const shutdown = new AbortController();
     const tenants = createTenantCache(() => identity.tenants);
     const metrics = createHubMetrics(
-      () => driver.poolStats?.() ?? null,
+      () => live.driver.poolStats?.() ?? null,
       () => cache.stats(),
     );
 
     // A request the hub runs in process for a plugin comes from the client that plugin serves.
     const inProcess = createInProcess();
-    const resolveIp = clientIpResolver(() => config, options.clientIp);
+    const resolveIp = clientIpResolver(config, options.clientIp);
     const clientIp = (c: Context<KernelEnv>) => inProcess.callerOf(c.req.raw)?.ip ?? resolveIp(c);
     const counts = createCounts();
-    const policy = () => throttlePolicy(config.redis);
-    const pluginThrottle = throttleGuard({ throttle: () => throttle, policy });
+    const policy = () => throttlePolicy(live.config.redis);
+    const throttle = () => live.throttle;
     const instances = await setUpPlugins(
       plugins,
       {
-        hubConfig: () => config,
+        hubConfig: config,
         identity,
-        storage: (tenantId, context) => driver.forTenant(tenantId, context),
+        storage: (tenantId, context) => live.driver.forTenant(tenantId, context),
         events,
         clock,
         signal: shutdown.signal,
-        throttle: pluginThrottle,
+        throttle: throttleGuard({ throttle, policy }),
         clientIp,
         cache,
         audit,
@@ -159,53 +141,21 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       metrics,
     );
 
-    // Config reload swaps the connections behind the getters above. An old connection is closed
-    // once the requests that started before the swap have finished.
-    const retirement = createRetirement(log, () => config.server.shutdownTimeoutMs);
-    const reloader = createReloader({
-      configPath: options.configPath ?? null,
-      defaultConfigPath: options.defaultConfigPath ?? null,
-      env: options.env ?? globalThis.process?.env ?? {},
-      ...pluginReloadTargets(plugins, instances),
-      current: () => config,
-      commit: (next) => void (config = next),
-      async swapDriver(next) {
-        const fresh = await openVerifiedDriver(next, {
-          migrations,
-          tables: () => tables,
-          clock,
-          log,
-          migrate: options.migrate,
-        });
-        const [old, owned] = [driver, ownsDriver];
-        [driver, ownsDriver] = [fresh, true];
-        tenants.invalidate();
-        cache.clear();
-        retirement.retire('database connection', async () => (owned ? old.close() : undefined));
-      },
-      async swapThrottle(next) {
-        const fresh = await openVerifiedThrottle(next, log, config.db.driver);
-        const [old, owned] = [throttle, ownsThrottle];
-        [throttle, ownsThrottle] = [fresh, true];
-        retirement.retire('throttle store', async () => (owned ? old.close() : undefined));
-      },
-      events,
-      log,
-    });
-    const reload = auditedReload(reloader, {
-      audit,
-      store: (context) => driver.forTenant(DEFAULT_TENANT_ID, context),
-      configPath: options.configPath ?? null,
-      log,
-    });
+    // Config reload swaps the connections behind the getters above.
+    const retirement = createRetirement(log, () => live.config.server.shutdownTimeoutMs);
+    const reload = hubReload(kernel, options, { instances, events, tenants, retirement });
 
-    const { app, close: closePipeline } = createPipeline({
-      config: () => config,
+    const {
+      app,
+      answerFixed,
+      close: closePipeline,
+    } = createPipeline({
+      config,
       log,
       metrics,
       identity,
-      driver: () => driver,
-      throttle: () => throttle,
+      driver,
+      throttle,
       policy,
       clientIp,
       tenants,
@@ -226,8 +176,9 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     return {
       app,
       fetch: (request, env) => app.fetch(request, env),
-      config: () => config,
-      driver: () => driver,
+      answerFixed,
+      config,
+      driver,
       identity,
       events,
       audit,
@@ -241,21 +192,92 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       async close() {
         if (closed) return;
         closed = true;
-        shutdown.abort();
-        for (const { name, instance } of [...instances].reverse()) {
-          await instance
-            .close?.()
-            .catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
-        }
-        await retirement.settled();
-        for (const close of closers.reverse())
-          await close().catch((error) => log.error('Close failed', { error }));
-        if (ownsDriver) await driver.close();
+        await closeHub({ shutdown, instances, retirement, closers, live, log });
       },
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
-    if (ownsDriver) await driver.close().catch(() => undefined);
+    if (live.ownsThrottle) await live.throttle.close().catch(() => undefined);
+    if (live.ownsDriver) await live.driver.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The kernel before the plugins: the plugins in dependency order with their tables and migrations,
+ * the database at the current schema and provisioned, the log, the read cache, the audit sink,
+ * identity, and last the throttle store. On a failure it closes
+ * the database it opened.
+ */
+async function openKernel(
+  options: CreateHubOptions,
+): Promise<OpenedKernel & { identity: Identity }> {
+  const clock = options.clock ?? systemClock;
+  const plugins = orderPlugins(options.plugins, Object.keys(kernelSections));
+  const tables = collectTables(plugins);
+  const migrations = collectMigrations(plugins);
+  // The config and the database as they are now: a config reload replaces them in place.
+  const opened = {
+    config: options.config,
+    driver: options.driver ?? (await createDriver(options.config.db)),
+    ownsDriver: !options.driver,
+  };
+  // Read at every line, so a reload of the `logging` section applies at once.
+  const log = options.log ?? createLogger(() => opened.config.logging);
+  try {
+    await catchUpSchema(
+      opened.driver,
+      migrations,
+      options.migrate ?? opened.driver.migratesOnStart,
+      log,
+    );
+    const cache = createReadCache(() => opened.config.server.cacheBytes);
+    const audit = createAuditSink();
+    const identity = createIdentity({
+      driver: () => opened.driver,
+      clock,
+      tables: () => tables,
+      cache,
+      audit,
+    });
+    await provision(opened.driver, identity, clock, log);
+    // The same object with the throttle store added, so the getters above see a reload's swaps.
+    const live: Live = Object.assign(opened, {
+      throttle:
+        options.throttle ?? createThrottleStore(opened.config.redis, log, opened.config.db.driver),
+      ownsThrottle: !options.throttle,
+    });
+    return { live, log, clock, cache, audit, identity, plugins, migrations, tables };
+  } catch (error) {
+    if (opened.ownsDriver) await opened.driver.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Closes the hub: tells plugins it is going down, closes them in reverse set-up order, waits for
+ * retired connections, then closes what was opened after the kernel, the throttle store, and the
+ * database last.
+ */
+async function closeHub(parts: {
+  shutdown: AbortController;
+  instances: readonly { name: string; instance: PluginInstance<any> }[];
+  retirement: Retirement;
+  closers: (() => Promise<void>)[];
+  live: Live;
+  log: Logger;
+}): Promise<void> {
+  const { log } = parts;
+  parts.shutdown.abort();
+  for (const { name, instance } of [...parts.instances].reverse()) {
+    await instance
+      .close?.()
+      .catch((error) => log.error('Plugin failed to close', { plugin: name, error }));
+  }
+  await parts.retirement.settled();
+  const { closers, live } = parts;
+  const failed = (error: unknown) => log.error('Close failed', { error });
+  for (const close of closers.reverse()) await close().catch(failed);
+  if (live.ownsThrottle) await live.throttle.close().catch(failed);
+  if (live.ownsDriver) await live.driver.close();
 }

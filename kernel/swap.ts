@@ -118,7 +118,7 @@ export async function openVerifiedDriver(
     const applied = new Set(await driver.appliedMigrations());
     const pending = setup.migrations.filter((m) => !applied.has(m.id)).map((m) => m.id);
     if (pending.length > 0) {
-      if (!(setup.migrate ?? driver.kind === 'sqlite')) {
+      if (!(setup.migrate ?? driver.migratesOnStart)) {
         throw new Error(
           `The new database's schema is not up to date (${pending.length} pending migration(s)); run "workspace-hub migrate" against it first.`,
         );

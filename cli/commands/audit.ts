@@ -1,13 +1,11 @@
 /** `workspace-hub audit …`: read the audit log on the server's machine, or export it for a SIEM. */
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { parseIsoTime } from '../../kernel/clock.ts';
 import { escapeJsonText } from '../../kernel/text.ts';
 import { commonArgs, jsonArg, parseCount, tenantArg } from '../args.ts';
-import { CliError, UsageError, withUser } from '../errors.ts';
+import { UsageError, withUser } from '../errors.ts';
+import { createNewFile } from '../new-file.ts';
 import { print, printJson, printTable } from '../output.ts';
 
 const hubModules = () => import('../hub-modules.ts');
@@ -136,19 +134,10 @@ const exportCommand = defineCommand({
     const { withTenant, auditPage, keptSince, toAuditEventRecord } = await hubModules();
     await withTenant(args, async ({ hub, store, tenantId }) => {
       const kept = keptSince(hub.config().history.auditKeepDays, new Date());
-      // `wx`: never overwrite; 0600: the log names people, addresses and what they did.
-      const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
-      await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-        throw new CliError(
-          error.code === 'EEXIST'
-            ? `${file} already exists; choose another name or remove it.`
-            : `Cannot write ${file}: ${error.message}`,
-        );
-      });
+      // Owner-only: the log names people, addresses and what they did.
+      const out = await createNewFile(file);
       let count = 0;
       try {
-        const failed = new Promise<never>((_, reject) => out.once('error', reject));
-        failed.catch(() => undefined);
         let cursor: { createdAt: string; id: string } | undefined;
         for (;;) {
           const page = await auditPage(store, {
@@ -161,18 +150,15 @@ const exportCommand = defineCommand({
           const text = page.rows.map(
             (row) => `${escapeJsonText(JSON.stringify(toAuditEventRecord(row, tenantId)))}\n`,
           );
-          if (text.length > 0 && !out.write(text.join('')))
-            await Promise.race([once(out, 'drain'), failed]);
+          if (text.length > 0) await out.write(text.join(''));
           count += page.rows.length;
           const last = page.rows.at(-1);
           if (!page.nextCursor || !last) break;
           cursor = { createdAt: last.at, id: last.id };
         }
-        out.end();
-        await Promise.race([once(out, 'close'), failed]);
+        await out.end();
       } catch (error) {
-        out.destroy();
-        await rm(file, { force: true });
+        await out.discard();
         throw error;
       }
       if (args.json) return printJson({ file, count });

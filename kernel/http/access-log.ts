@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import type { Logger } from '../log.ts';
+import type { LogFields, Logger } from '../log.ts';
 import { UNMATCHED_ROUTE, type HubMetrics } from '../metrics.ts';
 import type { KernelEnv } from '../plugin.ts';
 
@@ -28,6 +28,12 @@ export type ResponseSent = (
 /** What a runtime may add to the bindings (Hono's `c.env`) it passes with each request. */
 export interface RuntimeBindings {
   responseSent?: ResponseSent;
+  /**
+   * Sets a header on whatever response the runtime writes for the request (Node: on its
+   * `ServerResponse`), so the response the app builds need not carry it: a Hono response with more
+   * than one header is built on a `Headers` object, which the Node adapter then converts back.
+   */
+  presetHeader?: (bindings: unknown, name: string, value: string) => void;
 }
 
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */
@@ -38,17 +44,34 @@ function routeTemplate(c: Context<KernelEnv>): string {
   return UNMATCHED_ROUTE;
 }
 
+/** A fixed answer the runtime wrote itself (`edge.ts`): counted and logged as any request. */
+export type ObserveFixed = (
+  route: string,
+  requestId: string,
+  started: number,
+  bytes: number,
+) => void;
+
 export function observeRequests(
   log: Logger,
   metrics: HubMetrics,
-  accessLog: () => boolean,
+  /** Whether the access line of a request logged at this level will be written. */
+  accessLog: (level: 'info' | 'debug') => boolean,
   recordMetrics: () => boolean,
 ) {
-  return async (c: Context<KernelEnv>, next: () => Promise<void>) => {
+  const count = (method: string, route: string, status: number, started: number) => {
+    metrics.observeRequest(method, route, status, (performance.now() - started) / 1000);
+    if (status === 429) metrics.throttleBlocked();
+  };
+  const write = (route: string, fields: LogFields) =>
+    PROBE_ROUTES.has(route) ? log.debug('request', fields) : log.info('request', fields);
+  const durationMs = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
+  const observe = async (c: Context<KernelEnv>, next: () => Promise<void>) => {
     const started = performance.now();
     // Decided as the request arrives: only a request that will be logged has its response
     // watched (the watch wraps the response's write and end and waits for its close).
-    const logging = accessLog();
+    const logging = accessLog('info');
     const bindings = logging ? (c.env as RuntimeBindings | undefined) : undefined;
     const whenSent = bindings?.responseSent?.(bindings);
     try {
@@ -57,32 +80,41 @@ export function observeRequests(
       const measuring = recordMetrics();
       const route = logging || measuring ? routeTemplate(c) : '';
       const status = c.res.status;
-      if (measuring) {
-        metrics.observeRequest(c.req.method, route, status, (performance.now() - started) / 1000);
-        if (status === 429) metrics.throttleBlocked();
-      }
+      if (measuring) count(c.req.method, route, status, started);
       if (logging) {
         const fields = (bytes: number | undefined) => ({
           method: c.req.method,
           route,
           ...(route === UNMATCHED_ROUTE ? { path: c.req.path.slice(0, 200) } : {}),
           status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          durationMs: durationMs(started),
           ...(bytes === undefined ? {} : { bytes }),
           requestId: c.get('requestId'),
           ...(c.get('tenant') ? { tenant: c.get('tenant').id } : {}),
           ...(c.get('auth') ? { userId: c.get('auth').user.id } : {}),
         });
-        const write = (bytes: number | undefined) =>
-          PROBE_ROUTES.has(route)
-            ? log.debug('request', fields(bytes))
-            : log.info('request', fields(bytes));
-        if (whenSent) whenSent(write);
+        if (whenSent) whenSent((bytes) => write(route, fields(bytes)));
         else {
           const length = c.res.headers.get('content-length');
-          write(length === null ? undefined : Number(length));
+          write(route, fields(length === null ? undefined : Number(length)));
         }
       }
     }
   };
+
+  /** Once its bytes are written: the same count and line as {@link observe} gives a GET. */
+  const fixed: ObserveFixed = (route, requestId, started, bytes) => {
+    if (recordMetrics()) count('GET', route, 200, started);
+    if (accessLog(PROBE_ROUTES.has(route) ? 'debug' : 'info'))
+      write(route, {
+        method: 'GET',
+        route,
+        status: 200,
+        durationMs: durationMs(started),
+        bytes,
+        requestId,
+      });
+  };
+
+  return { observe, fixed };
 }

@@ -16,11 +16,14 @@ function proxyAppended(c: Context<KernelEnv>): string | undefined {
   return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() || undefined;
 }
 
+/** A request header by its lower-case name. */
+export type HeaderOf = (name: string) => string | undefined;
+
 /** The proxy headers the request carries (`X-Forwarded-For`, RFC 7239 `Forwarded`), by name. */
-function forwardedHeaders(c: Context<KernelEnv>): string[] {
+function forwardedHeaders(header: HeaderOf): string[] {
   const names: string[] = [];
-  if (c.req.header('x-forwarded-for') !== undefined) names.push('X-Forwarded-For');
-  if (c.req.header('forwarded') !== undefined) names.push('Forwarded');
+  if (header('x-forwarded-for') !== undefined) names.push('X-Forwarded-For');
+  if (header('forwarded') !== undefined) names.push('Forwarded');
   return names;
 }
 
@@ -57,7 +60,7 @@ export function fromLoopback(
   clientIp: (c: Context<KernelEnv>) => string,
 ): boolean {
   const hopRead = config().server.trustProxy && proxyAppended(c) !== undefined;
-  if (!hopRead && forwardedHeaders(c).length > 0) return false;
+  if (!hopRead && forwardedHeaders((name) => c.req.header(name)).length > 0) return false;
   return isLoopback(clientIp(c));
 }
 
@@ -69,23 +72,23 @@ export function fromLoopback(
 export function warnUntrustedProxy(
   log: Logger,
   config: () => HubConfig,
-  clientIp: (c: Context<KernelEnv>) => string,
-): (c: Context<KernelEnv>) => boolean {
-  // Returns true once it has warned: the edge (edge.ts) then stops asking.
-  return (c) => {
-    const headers = forwardedHeaders(c);
+): (header: HeaderOf, peer: () => string) => boolean {
+  // Returns true once it has warned: the edge (edge.ts) then stops asking. `peer`: the socket's
+  // address, which is the client address in both cases (no X-Forwarded-For hop is read).
+  return (header, peer) => {
+    const headers = forwardedHeaders(header);
     const trustProxy = config().server.trustProxy;
     if (headers.length > 0 && !trustProxy) {
       log.warn(
         `Requests arrive through a proxy (${headers.join(', ')}) but server.trustProxy is off: every client behind the proxy shares the proxy's address, so one client's failed tokens or invitation secrets block them all. Behind your own reverse proxy that sets X-Forwarded-For, set server.trustProxy: true (docs/deploy.md, section 3).`,
-        { peer: clientIp(c) },
+        { peer: peer() },
       );
       return true;
     }
     if (trustProxy && headers.length === 1 && headers[0] === 'Forwarded') {
       log.warn(
         `Requests arrive with a Forwarded header but no X-Forwarded-For: with server.trustProxy the hub reads only X-Forwarded-For, so every client behind the proxy shares the proxy's address. Make the proxy set X-Forwarded-For (docs/deploy.md, section 3).`,
-        { peer: clientIp(c) },
+        { peer: peer() },
       );
       return true;
     }

@@ -12,6 +12,8 @@ import type { AuditActor, AuditScope } from '../audit.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger, LogFields } from '../log.ts';
 import type { KernelEnv } from '../plugin.ts';
+import type { ObserveFixed, RuntimeBindings } from './access-log.ts';
+import type { HeaderOf } from './client-address.ts';
 import { newRequestId } from './request-id.ts';
 import { MAX_URL_BYTES, URL_TOO_LONG_MESSAGE } from './limits.ts';
 import { describeMiddleware } from './openapi-routes.ts';
@@ -20,7 +22,11 @@ const FIXED = Symbol('workspace-hub.fixed-answer');
 
 /** A fixed answer's parts, serialized once. */
 interface Fixed {
+  /** The route's path. */
+  path: string;
   body: string;
+  /** The body's length in bytes. */
+  bytes: number;
   headers: Record<string, string>;
 }
 
@@ -32,8 +38,10 @@ interface Fixed {
  * the API document and the 404/405 rules see it as before.
  */
 export function fixedAnswer(value: unknown): Handler<KernelEnv> {
-  const fixed: Fixed = {
-    body: JSON.stringify(value),
+  const body = JSON.stringify(value);
+  const fixed: Omit<Fixed, 'path'> = {
+    body,
+    bytes: new TextEncoder().encode(body).byteLength,
     headers: { 'Content-Type': 'application/json' },
   };
   // Reached only where the edge did not answer (HEAD, or a request naming a tenant).
@@ -45,12 +53,14 @@ export function fixedAnswer(value: unknown): Handler<KernelEnv> {
 export function fixedAnswers(
   routes: readonly { method: string; path: string; handler: Function }[],
 ): Map<string, Fixed> {
+  type Marked = { [FIXED]?: Omit<Fixed, 'path'> };
   const found = new Map<string, Fixed>();
   for (const route of routes) {
     // Hono wraps a sub-app's handler when the sub-app has its own error handler.
-    const handler = route.handler as { [FIXED]?: Fixed; __COMPOSED_HANDLER?: { [FIXED]?: Fixed } };
+    const handler = route.handler as Marked & { __COMPOSED_HANDLER?: Marked };
     const fixed = handler[FIXED] ?? handler.__COMPOSED_HANDLER?.[FIXED];
-    if (fixed && route.method === 'GET' && !/[:*]/.test(route.path)) found.set(route.path, fixed);
+    if (fixed && route.method === 'GET' && !/[:*]/.test(route.path))
+      found.set(route.path, { ...fixed, path: route.path });
   }
   return found;
 }
@@ -122,56 +132,122 @@ function requestTargetLength(url: string): number {
   return path < 0 ? 1 : url.length - path;
 }
 
+/** What a runtime writes itself for a fixed answer (see {@link Edge.answerFixed}). */
+export interface FixedReply {
+  body: string;
+  /** Its headers, `Content-Length` and the request's `X-Request-Id` among them. */
+  headers: Record<string, string | number>;
+  /** Call once the body is written: counts the request and writes its access line. */
+  written(): void;
+}
+
 export interface EdgeDeps {
   log: Logger;
   clientIp: (c: Context<KernelEnv>) => string;
-  /** Wraps the rest of the request: metrics and the access log (access-log.ts). */
-  observe: (c: Context<KernelEnv>, next: () => Promise<void>) => Promise<void>;
+  /** Metrics and the access log (access-log.ts): around the rest, or for a fixed answer. */
+  observe: {
+    observe: (c: Context<KernelEnv>, next: () => Promise<void>) => Promise<void>;
+    fixed: ObserveFixed;
+  };
   /** The one-time proxy warning (client-address.ts); called until it returns true. */
-  warnProxy: (c: Context<KernelEnv>) => boolean;
+  warnProxy: (header: HeaderOf, peer: () => string) => boolean;
   /** The fixed answers of the finished app, read on the first request. */
   fixed: () => Map<string, Fixed>;
   /** The app's error handler, for an answer the edge itself refuses (414). */
   onError: (error: Error, c: Context<KernelEnv>) => Response | Promise<Response>;
 }
 
-export function edge(deps: EdgeDeps): MiddlewareHandler<KernelEnv> {
+export interface Edge {
+  middleware: MiddlewareHandler<KernelEnv>;
+  /**
+   * For a runtime that can write an answer straight to its socket (runtime/node.ts): the fixed
+   * answer to a request, when the edge would write one and the rest of the pipeline would not
+   * run, else undefined (the request then goes through the app). The request id, the proxy
+   * warning, the metrics and the access line are the edge's, as for a request through the app.
+   * `target`: the request target as sent (`/health?x=1`), which must be no absolute URL.
+   */
+  answerFixed(
+    method: string,
+    target: string,
+    header: HeaderOf,
+    peer: () => string,
+  ): FixedReply | undefined;
+}
+
+/** `X-Request-Id` on the response: set by the runtime where it can (see RuntimeBindings). */
+function tagRequestId(c: Context<KernelEnv>, requestId: string): void {
+  const runtime = c.env as RuntimeBindings | undefined;
+  if (runtime?.presetHeader) runtime.presetHeader(runtime, 'X-Request-Id', requestId);
+  else c.header('X-Request-Id', requestId);
+}
+
+/** The part of a request target before its query. */
+const pathOf = (target: string) => {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
+};
+
+export function edge(deps: EdgeDeps): Edge {
   let fixed: Map<string, Fixed> | undefined;
   let warned = false;
+  /**
+   * The fixed answer for a GET of `path`, unless the request names a tenant: it goes the whole
+   * way then, so its header is checked (400, 404) as on every route.
+   */
+  const fixedFor = (method: string, path: string, header: HeaderOf) =>
+    method === 'GET' &&
+    header('x-hub-tenant') === undefined &&
+    header('x-harbor-tenant') === undefined
+      ? (fixed ??= deps.fixed()).get(path)
+      : undefined;
+  const requestIdOf = (sent: string | undefined) =>
+    sent !== undefined && VALID_ID.test(sent) ? sent : newRequestId();
+
   const middleware: MiddlewareHandler<KernelEnv> = (c, next) => {
-    const sent = c.req.header('x-request-id');
-    const requestId = sent !== undefined && VALID_ID.test(sent) ? sent : newRequestId();
+    const header: HeaderOf = (name) => c.req.header(name);
+    const requestId = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', requestId);
     c.set('log', new RequestLogger(deps.log, requestId));
     c.set('auditScope', new RequestScope(requestId, c, deps.clientIp));
-    return deps.observe(c, async () => {
+    return deps.observe.observe(c, async () => {
       if (requestTargetLength(c.req.url) > MAX_URL_BYTES) {
-        c.header('X-Request-Id', requestId);
+        tagRequestId(c, requestId);
         c.res = await deps.onError(new HttpError(414, URL_TOO_LONG_MESSAGE), c);
         return;
       }
-      if (!warned) warned = deps.warnProxy(c);
-      // A request naming a tenant goes the whole way: its header is checked (400, 404) as on
-      // every route.
-      if (
-        c.req.method === 'GET' &&
-        c.req.header('x-hub-tenant') === undefined &&
-        c.req.header('x-harbor-tenant') === undefined
-      ) {
-        const answer = (fixed ??= deps.fixed()).get(c.req.path);
-        if (answer) {
-          // Plain headers: the Node adapter writes them without building a Headers object.
-          c.res = new Response(answer.body, {
-            status: 200,
-            headers: { ...answer.headers, 'X-Request-Id': requestId },
-          });
-          return;
-        }
+      if (!warned) warned = deps.warnProxy(header, () => deps.clientIp(c));
+      const answer = fixedFor(c.req.method, c.req.path, header);
+      if (answer) {
+        // Plain headers: the Node adapter writes them without building a Headers object.
+        c.res = new Response(answer.body, {
+          status: 200,
+          headers: { ...answer.headers, 'X-Request-Id': requestId },
+        });
+        return;
       }
-      c.header('X-Request-Id', requestId);
+      tagRequestId(c, requestId);
       await next();
     });
   };
-  // Anything unexpected is logged with the request's logger and answered 500; a long URL 414.
-  return describeMiddleware(middleware, { errors: [414, 500] });
+
+  const answerFixed: Edge['answerFixed'] = (method, target, header, peer) => {
+    // A long target is refused (414) by the middleware; one with a query is matched by its path.
+    if (target.length > MAX_URL_BYTES || target.charCodeAt(0) !== 47) return undefined;
+    const answer = fixedFor(method, pathOf(target), header);
+    if (!answer) return undefined;
+    const started = performance.now();
+    const requestId = requestIdOf(header('x-request-id'));
+    if (!warned) warned = deps.warnProxy(header, peer);
+    return {
+      body: answer.body,
+      headers: { ...answer.headers, 'Content-Length': answer.bytes, 'X-Request-Id': requestId },
+      written: () => deps.observe.fixed(answer.path, requestId, started, answer.bytes),
+    };
+  };
+
+  return {
+    // Anything unexpected is logged with the request's logger and answered 500; a long URL 414.
+    middleware: describeMiddleware(middleware, { errors: [414, 500] }),
+    answerFixed,
+  };
 }

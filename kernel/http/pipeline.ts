@@ -29,7 +29,7 @@ import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
 import { configViewDocs, configViewRoutes } from './config-view.ts';
 import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
-import { edge, fixedAnswers } from './edge.ts';
+import { edge, fixedAnswers, type Edge } from './edge.ts';
 import { describeMiddleware } from './openapi-routes.ts';
 import type { CacheStats } from '../cache.ts';
 import type { InProcessCaller } from './in-process.ts';
@@ -68,6 +68,8 @@ export interface PipelineDeps {
 /** The hub's Hono app; `close` stops the outage log's probes. */
 export function createPipeline(deps: PipelineDeps): {
   app: Hono<KernelEnv>;
+  /** Fixed answers for a runtime that writes them itself (edge.ts). */
+  answerFixed: Edge['answerFixed'];
   close(): Promise<void>;
 } {
   const { config } = deps;
@@ -84,22 +86,20 @@ export function createPipeline(deps: PipelineDeps): {
   // Request id, logger and audit scope, metrics and the access log, the URL limit and fixed
   // answers, in one middleware (edge.ts). Below `info` the access line would be dropped: then its
   // fields are not even gathered.
-  app.use(
-    '*',
-    edge({
-      log: deps.log,
-      clientIp: deps.clientIp,
-      observe: observeRequests(
-        deps.log,
-        deps.metrics,
-        () => config().logging.accessLog && writes(config().logging.level, 'info'),
-        () => config().metrics.enabled,
-      ),
-      warnProxy: warnUntrustedProxy(deps.log, config, deps.clientIp),
-      fixed: () => fixedAnswers(app.routes),
-      onError,
-    }),
-  );
+  const edged = edge({
+    log: deps.log,
+    clientIp: deps.clientIp,
+    observe: observeRequests(
+      deps.log,
+      deps.metrics,
+      (level) => config().logging.accessLog && writes(config().logging.level, level),
+      () => config().metrics.enabled,
+    ),
+    warnProxy: warnUntrustedProxy(deps.log, config),
+    fixed: () => fixedAnswers(app.routes),
+    onError,
+  });
+  app.use('*', edged.middleware);
   // Probes and metrics answer before the tenant lookup, body checks and authentication: they
   // must work while the database is down, and are never throttled or counted as failures.
   app.get('/healthz', healthzHandler());
@@ -218,5 +218,5 @@ export function createPipeline(deps: PipelineDeps): {
   for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
   app.notFound((c) => serializeError(notFound(), c));
   app.onError(onError);
-  return { app, close: async () => outages.close() };
+  return { app, answerFixed: edged.answerFixed, close: async () => outages.close() };
 }

@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { codeOfStatus, errorBody, HttpError, UNAVAILABLE } from '../errors.ts';
 import { unavailableDependency } from '../outage.ts';
 import type { KernelEnv } from '../plugin.ts';
+import type { RuntimeBindings } from './access-log.ts';
 import { StorageError } from '../storage/contract.ts';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -24,7 +25,14 @@ const RETRY_AFTER_SECONDS = '1';
 
 export function serializeError(error: Error, c: Context<KernelEnv>): Response {
   if (error instanceof HttpError) {
-    return c.json(errorBody(error.message, error.code, error.extra), error.status, error.headers);
+    const body = errorBody(error.message, error.code, error.extra);
+    // Where the runtime sets headers itself (Node), the error's go there: with them the answer
+    // would be built on a `Headers` object, the dearest part of a refusal (401, 429). No route
+    // sets a header of one of these names before it fails, so the answer is the same.
+    const runtime = c.env as RuntimeBindings | undefined;
+    if (!runtime?.presetHeader) return c.json(body, error.status, error.headers);
+    for (const name in error.headers) runtime.presetHeader(runtime, name, error.headers[name]!);
+    return c.json(body, error.status);
   }
   if (error instanceof HTTPException) {
     // Raised by Hono itself: its validator's "Malformed JSON in request body" is the only 400.

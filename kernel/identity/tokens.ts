@@ -1,18 +1,19 @@
 /**
- * API tokens: issue (secret shown once), list, revoke, delete, and look-up by secret; and what a
- * long-lived connection (a notice stream) needs to learn that its token stopped working.
+ * API tokens: issue (secret shown once), list, revoke, delete, and announce revocations to this
+ * process's long-lived connections (a notice stream). Look-up by secret and the checks a stream
+ * repeats are `token-auth.ts`'s; the service returns both halves as one.
  */
 import { badRequest, notFound } from '../errors.ts';
 import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import type { ReadCache } from '../cache.ts';
 import type { Store } from '../storage/contract.ts';
-import { provenStamp } from '../storage/changes.ts';
-import { issueSecret, newId, sha256Hex, type IssuedSecret } from './secrets.ts';
-import { apiTokensTable, usersTable, type ApiTokenRow, type UserRow } from './tables.ts';
+import { issueSecret, newId, type IssuedSecret } from './secrets.ts';
+import { apiTokensTable, type ApiTokenRow, type UserRow } from './tables.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import { lockHuman } from './users.ts';
 import { tokenEvent } from './audit-events.ts';
+import { createTokenAuth } from './token-auth.ts';
 
 export interface TokenRecord {
   id: string;
@@ -50,39 +51,86 @@ export function normalizeTokenName(raw: string): string {
   return name;
 }
 
-/** `lastUsedAt` is refreshed at most this often, so authentication is not a write on every request. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+export { LAST_USED_RESOLUTION_MS, tokenExpired, type Authenticated } from './token-auth.ts';
 
-export interface Authenticated {
-  user: UserRow;
-  token: ApiTokenRow;
+/**
+ * Tokens (never secrets), newest first, optionally of one user; with `page`, at most `limit`
+ * of them after the position of `after` (a keyset page).
+ */
+async function listTokens(
+  store: Store,
+  userId?: string,
+  page?: { limit: number; after?: Pick<ApiTokenRow, 'createdAt' | 'id'> | undefined },
+): Promise<ApiTokenRow[]> {
+  return store.table(apiTokensTable).find({
+    ...(userId ? { where: { userId } } : {}),
+    orderBy: [
+      ['createdAt', 'desc'],
+      ['id', 'asc'],
+    ],
+    ...(page ? { limit: page.limit } : {}),
+    ...(page?.after ? { after: page.after } : {}),
+  });
 }
 
-/** Rough bytes of a cached token and user (strings are UTF-16 in memory). */
-const authBytes = (found: Authenticated | null) =>
-  found ? 2 * JSON.stringify(found).length : null;
-
-function freeze(found: Authenticated | null): Authenticated | null {
-  if (!found) return null;
-  for (const value of Object.values(found.user)) if (Array.isArray(value)) Object.freeze(value);
-  Object.freeze(found.user);
-  Object.freeze(found.token);
-  return Object.freeze(found);
+async function getToken(store: Store, id: string): Promise<ApiTokenRow> {
+  const row = await store.table(apiTokensTable).get(id);
+  if (!row) throw notFound('Token not found');
+  return row;
 }
 
-/** Tokens whose last touch this process remembers; past this many it starts afresh. */
-const TOUCHED_MAX = 10_000;
+/** Revoking and deleting tokens, and telling this process's listeners that tokens stopped working. */
+function revocations({ clock, audit }: { clock: Clock; audit?: AuditSink | undefined }) {
+  /** Called after this process revoked or deleted a token, or deleted a user (with its tokens). */
+  const revokeListeners = new Set<() => void>();
 
-/** Token hashes per `in` condition of {@link activeHashes}. */
-const HASH_CHUNK = 500;
+  function announceRevoked(): void {
+    for (const listener of revokeListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not fail the revocation that already happened.
+      }
+    }
+  }
 
-/** Whether a stored token may authenticate at all (its owner must still exist too). */
-const usable = (token: ApiTokenRow): token is ApiTokenRow & { userId: string } =>
-  token.revokedAt === null && token.userId !== null;
+  return {
+    /** Sets `revokedAt`; a revoked token answers 401 from then on. Returns null when not active. */
+    async revoke(store: Store, id: string): Promise<ApiTokenRow | null> {
+      const revoked = await store.transaction(async (tx) => {
+        const tokens = tx.table(apiTokensTable);
+        const row = await tokens.update(id, { revokedAt: clock.iso() }, { revokedAt: null });
+        if (row) await audit?.record(tx, tokenEvent('token.revoked', row));
+        return row;
+      });
+      if (revoked) announceRevoked();
+      return revoked;
+    },
 
-/** Whether the token's own expiry has passed: checked against the clock on every use. */
-export const tokenExpired = (token: Pick<ApiTokenRow, 'expiresAt'>, now: Date): boolean =>
-  token.expiresAt !== null && Date.parse(token.expiresAt) <= now.getTime();
+    async delete(store: Store, id: string): Promise<boolean> {
+      const deleted = await store.transaction(async (tx) => {
+        const row = await tx.table(apiTokensTable).get(id);
+        if (!row || !(await tx.table(apiTokensTable).delete(id))) return false;
+        await audit?.record(tx, tokenEvent('token.deleted', row));
+        return true;
+      });
+      if (deleted) announceRevoked();
+      return deleted;
+    },
+
+    /**
+     * Registers a listener called after this process revoked or deleted a token or deleted a user
+     * (always after the change committed), so open streams can check their tokens at once. Other
+     * processes' revocations are not announced: `activeHashes` (`token-auth.ts`) finds them.
+     */
+    onRevoked(listener: () => void): () => void {
+      revokeListeners.add(listener);
+      return () => revokeListeners.delete(listener);
+    },
+    /** For the users service: a deleted user's tokens stopped working. */
+    announceRevoked,
+  };
+}
 
 export function createTokensService({
   clock,
@@ -94,29 +142,7 @@ export function createTokensService({
   /** Where issues, revocations and deletions are recorded, in their own transaction. */
   audit?: AuditSink;
 }) {
-  /** Token id → when this process last wrote its `lastUsedAt` (ms). */
-  const touched = new Map<string, number>();
   let defaultDays: DefaultTokenDays | null = null;
-  /** Called after this process revoked or deleted a token, or deleted a user (with its tokens). */
-  const revokeListeners = new Set<() => void>();
-  /** The active token with this hash and its owner, from the tables. */
-  async function lookup(store: Store, hash: string): Promise<Authenticated | null> {
-    const token = await store.table(apiTokensTable).findOne({ tokenHash: hash });
-    if (!token || !usable(token)) return null;
-    const user = await store.table(usersTable).get(token.userId);
-    if (!user) return null;
-    return { user, token };
-  }
-
-  function announceRevoked(): void {
-    for (const listener of revokeListeners) {
-      try {
-        listener();
-      } catch {
-        // A listener's failure must not fail the revocation that already happened.
-      }
-    }
-  }
 
   /**
    * Days a token an administrator gives `user` lasts when the administrator names none (null:
@@ -155,27 +181,6 @@ export function createTokensService({
     return { token: row, secret: issued.secret };
   }
 
-  /**
-   * The active token with the secret of this sha256, and its owner. With a cache, a token and its
-   * user are kept until a row of either table changes in any process (revoked, deleted, access
-   * changed), so a hot token costs no query and a change still applies on the very next request.
-   * The result is frozen.
-   */
-  async function authenticateHash(store: Store, hash: string): Promise<Authenticated | null> {
-    const found = !cache
-      ? await lookup(store, hash)
-      : await cache.read(
-          store,
-          `auth:${store.tenantId}:${hash}`,
-          [apiTokensTable, usersTable],
-          async () => freeze(await lookup(store, hash)),
-          authBytes,
-        );
-    // A cached token stays valid by change stamps, which time does not move: the expiry is
-    // checked here, at every request.
-    return found && tokenExpired(found.token, clock.now()) ? null : found;
-  }
-
   return {
     issue,
 
@@ -211,123 +216,10 @@ export function createTokensService({
       });
     },
 
-    /**
-     * Tokens (never secrets), newest first, optionally of one user; with `page`, at most `limit`
-     * of them after the position of `after` (a keyset page).
-     */
-    async list(
-      store: Store,
-      userId?: string,
-      page?: { limit: number; after?: Pick<ApiTokenRow, 'createdAt' | 'id'> | undefined },
-    ): Promise<ApiTokenRow[]> {
-      return store.table(apiTokensTable).find({
-        ...(userId ? { where: { userId } } : {}),
-        orderBy: [
-          ['createdAt', 'desc'],
-          ['id', 'asc'],
-        ],
-        ...(page ? { limit: page.limit } : {}),
-        ...(page?.after ? { after: page.after } : {}),
-      });
-    },
-
-    async get(store: Store, id: string): Promise<ApiTokenRow> {
-      const row = await store.table(apiTokensTable).get(id);
-      if (!row) throw notFound('Token not found');
-      return row;
-    },
-
-    /** Sets `revokedAt`; a revoked token answers 401 from then on. Returns null when not active. */
-    async revoke(store: Store, id: string): Promise<ApiTokenRow | null> {
-      const revoked = await store.transaction(async (tx) => {
-        const tokens = tx.table(apiTokensTable);
-        const row = await tokens.update(id, { revokedAt: clock.iso() }, { revokedAt: null });
-        if (row) await audit?.record(tx, tokenEvent('token.revoked', row));
-        return row;
-      });
-      if (revoked) announceRevoked();
-      return revoked;
-    },
-
-    async delete(store: Store, id: string): Promise<boolean> {
-      const deleted = await store.transaction(async (tx) => {
-        const row = await tx.table(apiTokensTable).get(id);
-        if (!row || !(await tx.table(apiTokensTable).delete(id))) return false;
-        await audit?.record(tx, tokenEvent('token.deleted', row));
-        return true;
-      });
-      if (deleted) announceRevoked();
-      return deleted;
-    },
-
-    /**
-     * Registers a listener called after this process revoked or deleted a token or deleted a user
-     * (always after the change committed), so open streams can check their tokens at once. Other
-     * processes' revocations are not announced: {@link activeHashes} finds them.
-     */
-    onRevoked(listener: () => void): () => void {
-      revokeListeners.add(listener);
-      return () => revokeListeners.delete(listener);
-    },
-    /** For the users service: a deleted user's tokens stopped working. */
-    announceRevoked,
-
-    /**
-     * A value that stays the same while no token and no user changed in any process, so a caller
-     * that checked tokens at this stamp need not check them again; null where the driver cannot
-     * tell (MySQL, Firestore, a PostgreSQL listener not proven yet): check every time then.
-     */
-    async stamp(store: Store): Promise<number | null> {
-      return provenStamp(store.changes, [apiTokensTable.name, usersTable.name]);
-    },
-
-    /**
-     * Which of these token hashes still authenticate (the token is neither revoked nor deleted and
-     * its user exists), by the same rule as {@link authenticateHash}: one query for the tokens and
-     * one for their users per few hundred hashes, however many there are.
-     */
-    async activeHashes(store: Store, hashes: readonly string[]): Promise<Set<string>> {
-      const active = new Set<string>();
-      const unique = [...new Set(hashes)];
-      for (let i = 0; i < unique.length; i += HASH_CHUNK) {
-        const tokens = (
-          await store
-            .table(apiTokensTable)
-            .find({ where: { tokenHash: { in: unique.slice(i, i + HASH_CHUNK) } } })
-        )
-          .filter(usable)
-          .filter((token) => !tokenExpired(token, clock.now()));
-        const users = new Set(
-          (await store.table(usersTable).getMany([...new Set(tokens.map((t) => t.userId))])).map(
-            (user) => user.id,
-          ),
-        );
-        for (const token of tokens) if (users.has(token.userId)) active.add(token.tokenHash);
-      }
-      return active;
-    },
-
-    /** The active token and its owner for a presented secret, or null. */
-    authenticate: (store: Store, secret: string) => authenticateHash(store, sha256Hex(secret)),
-    authenticateHash,
-
-    /**
-     * Records use of a token, at most once per {@link LAST_USED_RESOLUTION_MS} per process.
-     * `lastUsedAt` is an untracked column (it leaves cached tokens alone), so a cached token still
-     * shows its old value: this process remembers its own writes instead.
-     */
-    async touch(store: Store, token: ApiTokenRow): Promise<void> {
-      const now = clock.now();
-      const known = Math.max(
-        token.lastUsedAt ? Date.parse(token.lastUsedAt) : -Infinity,
-        touched.get(token.id) ?? -Infinity,
-      );
-      if (now.getTime() - known < LAST_USED_RESOLUTION_MS) return;
-      // Noted before the write, so the requests that arrive meanwhile do not write it too.
-      if (touched.size >= TOUCHED_MAX) touched.clear();
-      touched.set(token.id, now.getTime());
-      await store.table(apiTokensTable).update(token.id, { lastUsedAt: now.toISOString() });
-    },
+    list: listTokens,
+    get: getToken,
+    ...revocations({ clock, audit }),
+    ...createTokenAuth({ clock, cache }),
   };
 }
 

@@ -3,7 +3,8 @@
  * peer as the client address, JSON answers for requests the HTTP parser refuses, and graceful
  * shutdown on SIGTERM/SIGINT: accept the connections the kernel has queued, then stop accepting,
  * answer what was received (with `Connection: close`), close idle sockets, close the hub as soon as
- * the last request is done, at the latest after `server.shutdownTimeoutMs`. The only file of the
+ * the last request is done, at the latest after `server.shutdownTimeoutMs`.
+ * A fixed answer (`GET /health`) is written straight to Node's response (`hub.answerFixed`). The only file of the
  * kernel (with its `node-*` helpers) that uses Node's HTTP APIs.
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -78,6 +79,41 @@ const responseSent: ResponseSent = (bindings) => {
   };
 };
 
+/** The edge's headers for every answer (`X-Request-Id`), set on the response Node writes. */
+const presetHeader: RuntimeBindings['presetHeader'] = (bindings, name, value) =>
+  (bindings as NodeBindings).outgoing.setHeader(name, value);
+
+/** A Host the adapter takes as it is (its own test): anything else it checks, so goes through it. */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/** A request header as `c.req.header` reads it: repeated ones joined (Node does the same). */
+const headerOf = (req: IncomingMessage) => (name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
+/**
+ * Writes the hub's fixed answer (`GET /health`) straight to the response, without the adapter's
+ * `Request` and `Response` and without the app (http/edge.ts gives the same answer, request id,
+ * metrics and access line); false when the request has none, or has a Host the adapter would
+ * check (and might refuse with 400).
+ */
+function answerFixed(hub: Hub, req: IncomingMessage, res: ServerResponse): boolean {
+  const host = req.headers.host;
+  if (host === undefined || !PLAIN_HOST.test(host)) return false;
+  const reply = hub.answerFixed(
+    req.method ?? '',
+    req.url ?? '',
+    headerOf(req),
+    () => req.socket?.remoteAddress ?? 'unknown',
+  );
+  if (!reply) return false;
+  res.writeHead(200, reply.headers);
+  res.end(reply.body);
+  reply.written();
+  return true;
+}
+
 export async function serveNode(
   hub: Hub,
   options: { host?: string; port?: number } = {},
@@ -88,7 +124,8 @@ export async function serveNode(
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false });
   const connections = manageConnections(server);
   const fetchListener = getRequestListener(
-    (request, bindings) => hub.fetch(request, Object.assign(bindings, { responseSent })),
+    (request, bindings) =>
+      hub.fetch(request, Object.assign(bindings, { responseSent, presetHeader })),
     {
       hostname: host,
       errorHandler: requestErrorResponse,
@@ -109,7 +146,7 @@ export async function serveNode(
         res.end(body);
         return;
       }
-      void fetchListener(req, res);
+      if (!answerFixed(hub, req, res)) void fetchListener(req, res);
     }),
   );
   server.on('clientError', answerClientError);

@@ -225,6 +225,11 @@ export interface PoolStats {
 export interface StorageDriver {
   readonly kind: DriverKind;
   /**
+   * Whether `start` applies pending migrations itself rather than refusing an out-of-date schema:
+   * the embedded database, which no other host shares.
+   */
+  readonly migratesOnStart: boolean;
+  /**
    * A store bound to one tenant: what handlers get. It carries `context` (the request's or the
    * command's; none when left out) into every transaction opened on it.
    */

@@ -15,7 +15,7 @@ export const accountsPlugin = definePlugin({
   api: accountsApi,
   setup(ctx) {
     const routes = createPluginApp();
-    routes.route('/', sessionRoutes(ctx.hubConfig, ctx.cache));
+    routes.route('/', sessionRoutes(ctx.hubConfig, ctx.cache, ctx.identity));
     routes.route('/', adminUserRoutes(ctx.identity, ctx.clock, ctx.cache, ctx.hubConfig));
     routes.route('/', adminTenantRoutes(ctx.identity, ctx.hubConfig, ctx.storage));
     return { publicRoutes: healthRoutes(), routes };

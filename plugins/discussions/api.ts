@@ -2,11 +2,12 @@
 import { z } from 'zod';
 import type { RouteDocs } from '../../kernel/http/openapi.ts';
 import { userPresentationSchema } from '../avatars/index.ts';
+import { TARGET_KINDS, TARGET_TYPES } from '../entities/index.ts';
 
 export const commentRecordSchema = z
   .object({
     id: z.string(),
-    entityType: z.enum(['request', 'collection', 'folder', 'runResult']),
+    entityType: z.enum(TARGET_TYPES),
     entityId: z.string(),
     parentCommentId: z.string().nullable(),
     rootCommentId: z.string(),
@@ -23,16 +24,9 @@ export const commentRecordSchema = z
 
 const subscription = z.object({ subscribed: z.boolean(), rootCommentId: z.string() });
 
-const TARGETS: [segment: string, noun: string][] = [
-  ['requests', 'saved request'],
-  ['collections', 'collection'],
-  ['folders', 'folder'],
-  ['run-results', 'run result'],
-];
-
 export const discussionsApi: RouteDocs = {
   ...Object.fromEntries(
-    TARGETS.flatMap(([segment, noun]) => [
+    TARGET_KINDS.flatMap(({ prefix: segment, noun }) => [
       [
         `GET /${segment}/:id/discussions`,
         {

@@ -1,37 +1,29 @@
 /**
- * Comment routes: list and create on the four target kinds, reply, edit (author only) and delete
- * (author, or an admin who can access the target), which tombstones the comment so its replies stay
- * attached. Access is always access to the comment's target.
+ * Comment routes: list and create on every kind the entities registry makes a target, reply, edit
+ * (author only) and delete (author, or an admin who can access the target), which tombstones the
+ * comment so its replies stay attached. Access is always access to the comment's target.
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../kernel/errors.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { jsonBody, validate } from '../../kernel/http/validate.ts';
 import { listPage, listQuery } from './listing.ts';
-import { commentBody, parseBody } from './payload.ts';
+import { commentBody, parseBody, type CommentInput } from './payload.ts';
 import { COMMENT_NOT_FOUND, loadAuthors, recordOf, toCommentRecord } from './records.ts';
-import { commentsTable } from './tables.ts';
+import { commentsTable, type CommentRow } from './tables.ts';
 import { usersTable } from '../../kernel/identity/tables.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../kernel/http/cached-json.ts';
-import { createComment, requireComment, type DiscussionDeps } from './write.ts';
+import { createComment, requireComment, type DiscussionDeps, type NewComment } from './write.ts';
 import { DISCUSSION_COMMENT_CHANGED, type DiscussionCommentChangedEvent } from './events.ts';
 import { pathId } from '../../kernel/http/params.ts';
 import {
   checkTarget,
   loadTarget,
   requireTarget,
+  TARGET_KINDS,
   TARGET_NOT_FOUND,
   targetTables,
-  type TargetType,
 } from '../entities/index.ts';
-
-/** URL segment → entity type of the four discussable kinds. */
-const TARGET_PATHS: readonly (readonly [string, TargetType])[] = [
-  ['requests', 'request'],
-  ['collections', 'collection'],
-  ['folders', 'folder'],
-  ['run-results', 'runResult'],
-];
 
 export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
 
@@ -39,10 +31,33 @@ export const REPLY_TO_DELETED = 'Cannot reply to a deleted comment';
 const publishChange = (deps: DiscussionDeps, event: DiscussionCommentChangedEvent) =>
   deps.events.publishInTransaction(DISCUSSION_COMMENT_CHANGED, event);
 
+/** Starts a thread on `target`, or replies to `repliedTo`, and answers with the new comment. */
+async function addComment(
+  c: Context<KernelEnv>,
+  deps: DiscussionDeps,
+  input: CommentInput,
+  target: NewComment['target'],
+  repliedTo: CommentRow | null,
+) {
+  const store = c.get('store');
+  const { user } = c.get('auth');
+  const e2ee = deps.e2ee();
+  const body = await parseBody(store, user, input, e2ee);
+  const row = await createComment(deps, {
+    store,
+    tenantId: c.get('tenant').id,
+    user,
+    target,
+    body,
+    repliedTo,
+  });
+  return c.json(await recordOf(store, row, e2ee), 200);
+}
+
 /** Mounts every comment route on `app`. */
 export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void {
-  for (const [segment, entityType] of TARGET_PATHS) {
-    const path = `/${segment}/:id/discussions`;
+  for (const { prefix, name: entityType } of TARGET_KINDS) {
+    const path = `/${prefix}/:id/discussions`;
 
     app.get(path, validate('query', listQuery), async (c) => {
       const store = c.get('store');
@@ -84,17 +99,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
         entityType,
         pathId(c, 'id', TARGET_NOT_FOUND),
       );
-      const e2ee = deps.e2ee();
-      const body = await parseBody(store, user, c.req.valid('json'), e2ee);
-      const row = await createComment(deps, {
-        store,
-        tenantId: c.get('tenant').id,
-        user,
-        target,
-        body,
-        repliedTo: null,
-      });
-      return c.json(await recordOf(store, row, e2ee), 200);
+      return addComment(c, deps, c.req.valid('json'), target, null);
     });
   }
 
@@ -107,17 +112,7 @@ export function commentRoutes(app: Hono<KernelEnv>, deps: DiscussionDeps): void 
       pathId(c, 'id', COMMENT_NOT_FOUND),
     );
     if (comment.tombstonedAt !== null) throw badRequest(REPLY_TO_DELETED);
-    const e2ee = deps.e2ee();
-    const body = await parseBody(store, user, c.req.valid('json'), e2ee);
-    const row = await createComment(deps, {
-      store,
-      tenantId: c.get('tenant').id,
-      user,
-      target,
-      body,
-      repliedTo: comment,
-    });
-    return c.json(await recordOf(store, row, e2ee), 200);
+    return addComment(c, deps, c.req.valid('json'), target, comment);
   });
 
   app.put('/discussion-comments/:id', jsonBody(commentBody), async (c) => {

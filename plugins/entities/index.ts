@@ -126,10 +126,12 @@ export {
   checkTarget,
   loadTarget,
   requireTarget,
+  TARGET_KINDS,
   TARGET_NOT_FOUND,
   TARGET_TYPES,
   targetTables,
   type EntityTarget,
+  type TargetKind,
   type TargetType,
 } from './targets.ts';
 export { COLLECTION_ACCESS, RECORD_KINDS, type RecordKind } from './kinds/index.ts';

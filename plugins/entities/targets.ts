@@ -10,10 +10,18 @@ import { hasAccess, noAccess } from '../../kernel/identity/access.ts';
 import type { UserRow } from '../../kernel/identity/tables.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { canReadRunResult, RUN_RESULT_REFUSED } from './run-results/access.ts';
-import { COLLECTION_ACCESS, KINDS, kind, TARGET_TYPES, type TargetType } from './kinds/index.ts';
+import {
+  COLLECTION_ACCESS,
+  KINDS,
+  kind,
+  TARGET_KINDS,
+  TARGET_TYPES,
+  type TargetKind,
+  type TargetType,
+} from './kinds/index.ts';
 import type { TargetFields } from './kinds/kind.ts';
 
-export { TARGET_TYPES, type TargetType };
+export { TARGET_KINDS, TARGET_TYPES, type TargetKind, type TargetType };
 
 export const TARGET_NOT_FOUND = 'Target entity not found';
 

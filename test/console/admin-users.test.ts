@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { collectionsTable } from '../../plugins/entities/tables.ts';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { uniqueName, useTestHub } from '../helpers/hub.ts';
-import { errorOf, signedIn, submit, textOf, ticked, valueOf } from './forms.ts';
+import { picked, signedIn, submit, submitRefused, textOf, ticked, valueOf } from './forms.ts';
 
 describe.each(consoleDrivers())('console users pages on %s', (kind) => {
   const t = useTestHub(kind);
@@ -66,8 +66,7 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
       intent: 'create',
       name,
       role: 'user',
-      collectionAccess: 'some',
-      [`collectionAccess:${alpha}`]: 'on',
+      ...picked('collectionAccess', alpha),
       environmentAccess: '*',
       llmMonthlyTokenLimit: '5000',
     });
@@ -95,34 +94,30 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
       intent: 'create',
       name: '   ',
       role: 'user',
-      collectionAccess: 'some',
-      [`collectionAccess:${alpha}`]: 'on',
+      ...picked('collectionAccess', alpha),
       llmMonthlyTokenLimit: '12',
     };
-    const empty = await submit(browser, '/console/users', typed);
-    expect(empty.status).toBe(400);
-    expect(errorOf(empty.html, 'name')).toBe('name: User name must not be empty.');
+    const empty = await submitRefused(browser, '/console/users', typed);
+    expect(empty.error('name')).toBe('name: User name must not be empty.');
     expect(ticked(empty.html, `collectionAccess:${alpha}`)).toBe(true);
-    expect(valueOf(empty.html, 'llmMonthlyTokenLimit')).toBe('12');
+    expect(empty.value('llmMonthlyTokenLimit')).toBe('12');
 
-    const cap = await submit(browser, '/console/users', {
+    const cap = await submitRefused(browser, '/console/users', {
       ...typed,
       name: 'capped',
       llmMonthlyTokenLimit: 'lots',
     });
-    expect(cap.status).toBe(400);
-    expect(errorOf(cap.html, 'llmMonthlyTokenLimit')).toMatch(/^llmMonthlyTokenLimit: /);
-    expect(valueOf(cap.html, 'name')).toBe('capped');
-    expect(valueOf(cap.html, 'llmMonthlyTokenLimit')).toBe('lots');
+    expect(cap.error('llmMonthlyTokenLimit')).toMatch(/^llmMonthlyTokenLimit: /);
+    expect(cap.value('name')).toBe('capped');
+    expect(cap.value('llmMonthlyTokenLimit')).toBe('lots');
 
     // An id that names nothing: the message goes to its list's picker.
-    const stale = await submit(browser, '/console/users', {
+    const stale = await submitRefused(browser, '/console/users', {
       ...typed,
       name: 'stale',
       'collectionAccess:no-such-id': 'on',
     });
-    expect(stale.status).toBe(400);
-    expect(errorOf(stale.html, 'collectionAccess')).toBe('Unknown collection id: no-such-id.');
+    expect(stale.error('collectionAccess')).toBe('Unknown collection id: no-such-id.');
     expect(stale.html).toMatch(
       /<fieldset class="picker invalid" id="f-collectionAccess" aria-describedby="f-collectionAccess-error">/,
     );
@@ -146,8 +141,7 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
       intent: 'update',
       name: `${user.id.slice(0, 4)}-renamed`,
       role: 'user',
-      collectionAccess: 'some',
-      [`collectionAccess:${alpha}`]: 'on',
+      ...picked('collectionAccess', alpha),
       snippetAccess: '*',
     });
     expect([saved.status, saved.location]).toEqual([303, `${path}?done=saved`]);
@@ -157,16 +151,15 @@ describe.each(consoleDrivers())('console users pages on %s', (kind) => {
     expect(after).toMatchObject({ collectionAccess: [alpha], snippetAccess: ['*'] });
     expect(textOf((await browser.get(`${path}?done=saved`)).html)).toContain('Saved.');
 
-    const refused = await submit(browser, path, {
+    const refused = await submitRefused(browser, path, {
       intent: 'update',
       name: 'system',
       role: 'user',
     });
-    expect(refused.status).toBe(400);
-    expect(errorOf(refused.html, 'name')).toBe(
+    expect(refused.error('name')).toBe(
       'name: User name "system" is reserved for the internal system account.',
     );
-    expect(valueOf(refused.html, 'name')).toBe('system');
+    expect(refused.value('name')).toBe('system');
 
     // The API's 403 for one's own role comes back above the form, with the form as typed.
     const own = await submit(browser, `/console/users/${t.adminId}`, {

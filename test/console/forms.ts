@@ -3,6 +3,7 @@
  * send a page's form with its form token, and read back a field's message, its value as kept and
  * which boxes are ticked — from the HTML, entities decoded.
  */
+import { expect } from 'vitest';
 import type { TestHub } from '../helpers/hub.ts';
 import { consoleClient, csrfOf } from './client.ts';
 
@@ -28,6 +29,30 @@ export async function submit(
   if (!csrf) throw new Error(`no form token on ${path} (${page.status})`);
   return browser.post(action, { csrf, ...fields });
 }
+
+/**
+ * Sends a form the hub must refuse and reads the page it answers with: expects a 400 and gives the
+ * message beside a field and the value a text field kept.
+ */
+export async function submitRefused(
+  browser: Browser,
+  path: string,
+  fields: Record<string, string>,
+) {
+  const page = await submit(browser, path, fields);
+  expect(page.status, `${path} accepted ${JSON.stringify(fields)}`).toBe(400);
+  return {
+    html: page.html,
+    error: (field: string) => errorOf(page.html, field),
+    value: (field: string) => valueOf(page.html, field),
+  };
+}
+
+/** An access list's picker fields with these ids ticked (`some`), as a browser sends them. */
+export const picked = (list: string, ...ids: string[]): Record<string, string> => ({
+  [list]: 'some',
+  ...Object.fromEntries(ids.map((id) => [`${list}:${id}`, 'on'])),
+});
 
 const decode = (text: string) =>
   text

@@ -17,6 +17,7 @@ import { seriousViolations } from '../helpers/axe.ts';
 import { SCREENSHOTS, SKIP_BROWSER, useBrowserHub } from '../helpers/browser.ts';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
+import { ordersTree } from './orders-tree.ts';
 import { consoleInBrowser } from './in-browser.ts';
 
 const WIDE = { width: 1280, height: 900 };
@@ -62,16 +63,11 @@ describe.skipIf(SKIP_BROWSER).each(consoleDrivers())(
     }
 
     it('takes a member from the tree to a diff of two users’ edits, restores the old version and undeletes from the trash', async () => {
-      const collection = await h.collection(undefined, { name: 'Shop API' });
-      const folder = await h.folder(collection.id, { name: 'Orders' });
-      const request = await h.request(collection.id, {
-        name: 'Create order',
-        folderId: folder.id,
-        method: 'POST',
-        url: 'https://shop.test/orders',
-        body: '{\n  "item": "book",\n  "count": 1\n}',
+      const { collection, request } = await ordersTree(h, {
+        collection: { name: 'Shop API' },
+        request: { url: 'https://shop.test/orders', body: '{\n  "item": "book",\n  "count": 1\n}' },
+        document: { content: '# Shop\n<b>not bold</b>' },
       });
-      await h.document(collection.id, { name: 'Read me', content: '# Shop\n<b>not bold</b>' });
       const [alice, bob] = [
         await served.t.createUser({ name: 'alice', collectionAccess: [collection.id] }),
         await served.t.createUser({ name: 'bob', collectionAccess: [collection.id] }),

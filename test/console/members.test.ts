@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { consoleDrivers } from '../helpers/drivers.ts';
 import { fixtures } from '../helpers/fixtures.ts';
+import { ordersTree } from './orders-tree.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { consoleClient, csrfOf, pluginsWithProbe } from './client.ts';
 
@@ -60,17 +61,9 @@ describe.each(consoleDrivers())('console member pages on %s', (kind) => {
 
   /** A collection with a folder, a request in it and a document whose text is markup. */
   async function collectionWithContents() {
-    const collection = await h.collection();
-    const folder = await h.folder(collection.id, { name: 'Orders' });
-    const request = await h.request(collection.id, {
-      name: 'Create order',
-      folderId: folder.id,
-      method: 'POST',
-      url: 'https://shop.test/orders?x=<1>',
-    });
-    const document = await h.document(collection.id, {
-      name: 'Read me',
-      content: '# Notes\n<script>alert("x")</script>',
+    const { collection, folder, request, document } = await ordersTree(h, {
+      request: { url: 'https://shop.test/orders?x=<1>' },
+      document: { content: '# Notes\n<script>alert("x")</script>' },
     });
     const member = await h.user({ collectionAccess: [collection.id] });
     return { collection, folder, request, document, member };

@@ -32,6 +32,8 @@ export interface Project {
   run(...args: string[]): Promise<CliResult>;
   /** Runs with `--json`, expects exit code 0 and returns the parsed stdout. */
   json<T = any>(...args: string[]): Promise<T>;
+  /** Runs a command that must fail: expects exit code 1 and returns its stderr. */
+  fails(...args: string[]): Promise<string>;
   /** Writes another config file into the project and returns its name. */
   writeConfig(name: string, config: Record<string, unknown>): Promise<string>;
   remove(): Promise<void>;
@@ -85,6 +87,11 @@ export async function createProject(config?: Record<string, unknown>): Promise<P
           `workspace-hub ${args.join(' ')} failed (${result.code}): ${result.stderr}`,
         );
       return JSON.parse(result.stdout);
+    },
+    async fails(...args) {
+      const result = await run(...args);
+      expect(result.code, `workspace-hub ${args.join(' ')}: ${result.stdout}`).toBe(1);
+      return result.stderr;
     },
     writeConfig,
     remove: () => rm(dir, { recursive: true, force: true }),
@@ -152,6 +159,7 @@ export function useCliProject(
     },
     run: (...args) => created().run(...args),
     json: (...args) => created().json(...args),
+    fails: (...args) => created().fails(...args),
     writeConfig: (name, value) => created().writeConfig(name, value),
   };
 }

@@ -36,7 +36,7 @@ export const NO_ACCESS = {
   llmModels: [],
 } as const;
 
-type Extra = Record<string, unknown>;
+export type Extra = Record<string, unknown>;
 
 export interface Fixtures<T extends TestHub> {
   t: T;

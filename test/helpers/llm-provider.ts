@@ -103,6 +103,53 @@ export function streamWith(chunks: unknown[]): void {
   );
 }
 
+/**
+ * A provider that sends one text chunk, then holds the stream open until `release()` is called
+ * (or the hub aborts the request), then finishes with usage and `[DONE]`. `aborted`: the hub
+ * aborted the upstream request or cancelled its body.
+ */
+export function heldProvider() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const state = { aborted: false, release };
+  server.use(
+    http.post(COMPLETIONS_URL, ({ request }) => {
+      request.signal.addEventListener('abort', () => void (state.aborted = true));
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(
+            encoder.encode(
+              `data: ${JSON.stringify(chunk({ role: 'assistant', content: 'partial' }))}\n\n`,
+            ),
+          );
+          void gate.then(() => {
+            try {
+              controller.enqueue(
+                encoder.encode(`data: ${JSON.stringify(chunk({ content: ' rest' }))}\n\n`),
+              );
+              controller.enqueue(
+                encoder.encode(
+                  `data: ${JSON.stringify(chunk({}, { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))}\n\n`,
+                ),
+              );
+              controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+              controller.close();
+            } catch {
+              // The hub cancelled the upstream response already.
+            }
+          });
+        },
+        cancel() {
+          state.aborted = true;
+        },
+      });
+      return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream' } });
+    }),
+  );
+  return state;
+}
+
 /** One streamed chunk with a text delta, tool-call fragments, or the final usage. */
 export function chunk(delta: Record<string, unknown>, usage?: Record<string, number>) {
   return {

@@ -14,6 +14,8 @@ import {
   type DatabaseConnection,
 } from 'kysely';
 import type { SqlDialect } from '../../kernel/storage/kysely/dialect.ts';
+import { mysqlDialect } from '../../kernel/storage/kysely/dialects/mysql.ts';
+import { sqliteDialect } from '../../kernel/storage/kysely/dialects/sqlite.ts';
 
 /** A `flavor` dialect whose every statement lands in `recorded` and answers no rows. */
 export function recordingDialect(
@@ -47,5 +49,5 @@ export function recordingDialect(
       createQueryCompiler: () => (mysql ? new MysqlQueryCompiler() : new SqliteQueryCompiler()),
     },
   });
-  return { kind: flavor, flavor, db, close: () => db.destroy() };
+  return (mysql ? mysqlDialect : sqliteDialect)({ db, close: () => db.destroy() });
 }

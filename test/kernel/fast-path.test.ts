@@ -4,14 +4,16 @@
  * access line and metrics.
  */
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HttpError, notFound, unauthorized } from '../../kernel/errors.ts';
 import { fixedAnswers } from '../../kernel/http/edge.ts';
 import { newRequestId } from '../../kernel/http/request-id.ts';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createLogger } from '../../kernel/log.ts';
+import { serveNode } from '../../kernel/runtime/node.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
-import { useTestDriver, withTestHub } from '../helpers/hub.ts';
+import { useTestDriver, withTestHub, type TestHub } from '../helpers/hub.ts';
 
 describe('HttpError', () => {
   it('carries no stack frames for a 4xx refusal, only its name and message', () => {
@@ -112,5 +114,132 @@ describe('the edge', () => {
       expect(long.body.code).toBe('url_too_long');
       expect(long.headers.get('x-request-id')).toMatch(/^[0-9a-f]{16}-/);
     });
+  });
+});
+
+describe('fixed answers written by the Node server itself', () => {
+  const db = useTestDriver(httpDrivers()[0]!);
+
+  /** One request over a real socket, with exactly these headers (Host included). */
+  function send(
+    port: number,
+    options: { method?: string; path?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: options.method ?? 'GET',
+          path: options.path ?? '/health',
+          headers: { host: `127.0.0.1:${port}`, ...options.headers },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** A hub served on a free port, counting the requests that reach its app. */
+  async function served(
+    run: (port: number, t: TestHub, throughApp: () => number) => Promise<void>,
+  ) {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) });
+    await withTestHub(
+      { driver: db.driver, log, config: { logging: { level: 'debug', format: 'json' } } },
+      async (t) => {
+        let fetched = 0;
+        const fetch = t.hub.fetch;
+        t.hub.fetch = (request, env) => (fetched++, fetch(request, env));
+        const running = await serveNode(t.hub, { host: '127.0.0.1', port: 0 });
+        try {
+          await run(running.address.port, t, () => fetched);
+        } finally {
+          await running.stop();
+        }
+      },
+    );
+    return lines.map((line) => JSON.parse(line));
+  }
+
+  it('answers GET /health without the app: same body and headers, request ids, access lines and counts', async () => {
+    let ids: unknown[] = [];
+    let viaApp: Awaited<ReturnType<TestHub['request']>> | undefined;
+    const entries = await served(async (port, t, throughApp) => {
+      viaApp = await t.request('GET', '/health', { token: null });
+      const before = throughApp();
+      const a = await send(port, {});
+      const b = await send(port, { path: '/health?probe=1', headers: { 'x-request-id': 'lb-7' } });
+      expect(throughApp()).toBe(before);
+      for (const answer of [a, b]) {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toBe(viaApp.text);
+        expect(answer.headers['content-type']).toBe('application/json');
+        expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(viaApp.text)));
+      }
+      ids = [a.headers['x-request-id'], b.headers['x-request-id']];
+      expect(ids[0]).toMatch(/^[0-9a-f]{16}-[0-9a-z]+$/);
+      expect(ids[1]).toBe('lb-7');
+      const metrics = await t.hub.metrics.render();
+      expect(metrics).toContain(
+        'workspace_hub_http_requests_total{method="GET",route="/health",status="200"} 3',
+      );
+      expect(metrics).toMatch(
+        /workspace_hub_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} 3/,
+      );
+    });
+    const health = entries.filter((e) => e.msg === 'request' && e.route === '/health');
+    expect(health).toHaveLength(3);
+    expect(health.slice(1).map((e) => e.requestId)).toEqual(ids);
+    for (const entry of health.slice(1)) {
+      expect(entry).toMatchObject({
+        level: 'debug',
+        method: 'GET',
+        status: 200,
+        bytes: Buffer.byteLength(viaApp!.text),
+      });
+      expect(typeof entry.durationMs).toBe('number');
+    }
+    expect(JSON.stringify(health)).not.toContain('probe=1');
+  });
+
+  it('leaves to the app a HEAD, a request naming a tenant, an unusual Host, a long URL and other paths', async () => {
+    await served(async (port, _t, throughApp) => {
+      const cases: [Parameters<typeof send>[1], number][] = [
+        [{ method: 'HEAD' }, 200],
+        [{ headers: { 'x-hub-tenant': 'nobody-here' } }, 400],
+        [{ headers: { host: 'LOCALHOST' } }, 200],
+        [{ path: `/health?q=${'x'.repeat(9000)}` }, 414],
+        [{ path: '/health/' }, 404],
+        [{ path: `http://127.0.0.1:${port}/health` }, 200],
+      ];
+      for (const [options, status] of cases) {
+        const before = throughApp();
+        const answer = await send(port, options);
+        expect([options, answer.status]).toEqual([options, status]);
+        expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f]{16}-/);
+        expect(throughApp()).toBe(before + 1);
+      }
+    });
+  });
+
+  it('warns once about a proxy the hub does not read, as the app does', async () => {
+    const entries = await served(async (port) => {
+      for (let i = 0; i < 3; i++)
+        expect((await send(port, { headers: { 'x-forwarded-for': '198.51.100.7' } })).status).toBe(
+          200,
+        );
+    });
+    const warnings = entries.filter((e) => e.level === 'warn' && /trustProxy is off/.test(e.msg));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].peer).toBe('127.0.0.1');
+    expect(JSON.stringify(entries)).not.toContain('198.51.100.7');
   });
 });

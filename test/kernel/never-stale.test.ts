@@ -7,13 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/net.ts';
-import {
-  createProject,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
+import { createProject, quietLogging, type Project, type RunningServer } from '../helpers/cli.ts';
+import { startHubPair, type HubPair } from '../helpers/hub-pair.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
 import { callServer, type ServerAnswer } from '../helpers/net.ts';
@@ -26,6 +21,7 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
   let a: RunningServer;
   let b: RunningServer;
   let admin: string;
+  let pair: HubPair | undefined;
 
   const names = (result: ServerAnswer) =>
     (result.body.collections as { name: string }[]).map((c) => c.name).sort();
@@ -51,14 +47,11 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
       ...quietLogging,
     });
     projectB = await createProject({ server: { port: portB }, db, ...redis, ...quietLogging });
-    if (kind === 'postgres') expect((await projectA.run('migrate')).code).toBe(0);
-    a = await startServer(projectA.dir, []);
-    admin = /hbk_[A-Za-z0-9_-]{43}/.exec(a.stdout())![0];
-    b = await startServer(projectB.dir, []);
+    pair = await startHubPair([projectA, projectB], { migrate: kind === 'postgres' });
+    ({ a, b, admin } = pair);
   });
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await Promise.all([projectA?.remove(), projectB?.remove()]);
+    await pair?.stop();
     await pgDb?.drop();
   });
 
@@ -153,6 +146,36 @@ function twoHubs(kind: 'postgres' | 'sqlite') {
     expect(deleted.code, deleted.stderr).toBe(0);
     for (const hub of [a, b])
       expect((await callServer(hub, 'GET', '/auth/session', next)).status).toBe(401);
+  });
+
+  it("shows a user's new name and role and the hub's new initials in the very next session on either hub", async () => {
+    const user = await callServer(a, 'POST', '/admin/users', admin, {
+      name: uniqueName('s'),
+      role: 'user',
+    });
+    const secret = user.body.secret ?? user.body.token?.secret;
+    const session = async (hub: RunningServer) =>
+      (await callServer(hub, 'GET', '/auth/session', secret)).body;
+    for (const hub of [a, b]) expect((await session(hub)).capabilities.managementApi).toBe(false);
+    const name = uniqueName('renamed');
+    const put = await callServer(b, 'PUT', `/admin/users/${user.body.user.id}`, admin, {
+      name,
+      role: 'admin',
+    });
+    expect(put.status).toBe(200);
+    for (const hub of [a, b])
+      expect(await session(hub)).toMatchObject({
+        user: { name, role: 'admin' },
+        capabilities: { managementApi: true },
+      });
+    for (const [writer, initials] of [
+      [a, 'QX'],
+      [b, 'ZW'],
+    ] as const) {
+      const avatar = await callServer(writer, 'PUT', '/admin/hub/avatar', admin, { initials });
+      expect(avatar.status).toBe(200);
+      for (const hub of [a, b]) expect((await session(hub)).hub.initials).toBe(initials);
+    }
   });
 
   it('answers 304 to a client that presents the ETag of an unchanged list, and 200 with the new list after a change', async () => {

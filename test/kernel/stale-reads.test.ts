@@ -9,13 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callServer, freePort, type ServerAnswer } from '../helpers/net.ts';
-import {
-  createProject,
-  quietLogging,
-  startServer,
-  type Project,
-  type RunningServer,
-} from '../helpers/cli.ts';
+import { createProject, quietLogging, type RunningServer } from '../helpers/cli.ts';
+import { startHubPair, type HubPair } from '../helpers/hub-pair.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { uniqueName } from '../helpers/hub.ts';
 import { startListenerProxy, type ListenerProxy } from '../helpers/listener-proxy.ts';
@@ -44,7 +39,7 @@ const ITERATIONS: Record<Kind, number> = {
 function alternatingHubs(kind: Kind) {
   let database: TestDatabase;
   let proxy: ListenerProxy | undefined;
-  let projects: Project[] = [];
+  let pair: HubPair | undefined;
   let a: RunningServer;
   let b: RunningServer;
   let admin: string;
@@ -74,11 +69,11 @@ function alternatingHubs(kind: Kind) {
       ...extra,
       ...quietLogging,
     });
-    projects = [await createProject(await configOf(dbA)), await createProject(await configOf(dbB))];
-    expect((await projects[0]!.run('migrate')).code).toBe(0);
-    a = await startServer(projects[0]!.dir, []);
-    admin = /hbk_[A-Za-z0-9_-]{43}/.exec(a.stdout())![0];
-    b = await startServer(projects[1]!.dir, []);
+    pair = await startHubPair(
+      [await createProject(await configOf(dbA)), await createProject(await configOf(dbB))],
+      { migrate: true },
+    );
+    ({ a, b, admin } = pair);
     collectionId = ok(await callServer(a, 'POST', '/collections', admin, { name: 'shared' })).id;
     requestId = ok(
       await callServer(a, 'POST', `/collections/${collectionId}/requests`, admin, {
@@ -94,9 +89,8 @@ function alternatingHubs(kind: Kind) {
     userSecret = user.secret ?? user.token?.secret;
   }, 120_000);
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await pair?.stop();
     await proxy?.close();
-    await Promise.all(projects.map((project) => project.remove()));
     await database?.drop();
   });
 

@@ -3,14 +3,12 @@
  * provider is still streaming must not crash the process (no enqueue on a cancelled stream, no
  * unhandled rejection), and hub shutdown must abort the upstream call and end open streams.
  */
-import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../helpers/async.ts';
 import {
   chunk,
-  COMPLETIONS_URL,
+  heldProvider,
   openChatStream,
-  server,
   streamWith,
   useLlmHub,
   useProvider,
@@ -18,52 +16,6 @@ import {
 } from '../helpers/llm-provider.ts';
 
 useProvider();
-
-/**
- * A provider that sends one text chunk, then holds the stream open until `release()` is called
- * (or the hub aborts the request), then finishes with usage and `[DONE]`.
- */
-function heldProvider() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const state = { aborted: false, release };
-  server.use(
-    http.post(COMPLETIONS_URL, ({ request }) => {
-      request.signal.addEventListener('abort', () => void (state.aborted = true));
-      const encoder = new TextEncoder();
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(
-            encoder.encode(
-              `data: ${JSON.stringify(chunk({ role: 'assistant', content: 'partial' }))}\n\n`,
-            ),
-          );
-          void gate.then(() => {
-            try {
-              controller.enqueue(
-                encoder.encode(`data: ${JSON.stringify(chunk({ content: ' rest' }))}\n\n`),
-              );
-              controller.enqueue(
-                encoder.encode(
-                  `data: ${JSON.stringify(chunk({}, { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))}\n\n`,
-                ),
-              );
-              controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-              controller.close();
-            } catch {
-              // The hub cancelled the upstream response already.
-            }
-          });
-        },
-        cancel() {
-          state.aborted = true;
-        },
-      });
-      return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream' } });
-    }),
-  );
-  return state;
-}
 
 /** Reads from `reader` until the decoded text contains `pattern`; returns all text so far. */
 async function readUntil(

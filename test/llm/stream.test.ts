@@ -10,6 +10,7 @@ import { sseReader } from '../helpers/sse.ts';
 import {
   chunk,
   COMPLETIONS_URL,
+  heldProvider,
   openChatStream,
   received,
   server,
@@ -124,26 +125,7 @@ describe('LLM chat stream', () => {
   });
 
   it('aborts the upstream call when the client disconnects and does not meter the step', async () => {
-    let upstreamAborted = false;
-    server.use(
-      http.post(COMPLETIONS_URL, ({ request }) => {
-        request.signal.addEventListener('abort', () => void (upstreamAborted = true));
-        // A stream that sends one chunk and then hangs until it is cancelled.
-        const body = new ReadableStream({
-          start(controller) {
-            controller.enqueue(
-              new TextEncoder().encode(
-                `data: ${JSON.stringify(chunk({ content: 'partial' }))}\n\n`,
-              ),
-            );
-          },
-          cancel() {
-            upstreamAborted = true;
-          },
-        });
-        return new HttpResponse(body, { headers: { 'content-type': 'text/event-stream' } });
-      }),
-    );
+    const provider = heldProvider();
     const before = await usage();
     const client = new AbortController();
     const res = await open({ ...userTurn(), turnId: 't4', stepIndex: 0 }, client.signal);
@@ -151,7 +133,7 @@ describe('LLM chat stream', () => {
     await reader.until('partial');
     client.abort();
     await reader.cancel().catch(() => undefined);
-    await eventually(() => upstreamAborted);
+    await eventually(() => provider.aborted);
     expect(await usage()).toBe(before);
   });
 });

@@ -6,9 +6,9 @@
  */
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StorageDriver } from '../../kernel/storage/contract.ts';
+import type { FindOptions, StorageDriver } from '../../kernel/storage/contract.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
-import { tableApi } from '../../kernel/storage/kysely/table-api.ts';
+import { createSqlStore } from '../../kernel/storage/kysely/store.ts';
 import { col, defineTable } from '../../kernel/storage/table.ts';
 import { createTestDatabase, driverAvailable, type TestDatabase } from '../helpers/databases.ts';
 import { recordingDialect } from '../helpers/recording-dialect.ts';
@@ -50,20 +50,10 @@ describe.runIf(driverAvailable('mysql'))('the last item of a container on MySQL/
   });
 
   /** What MariaDB plans for the statement the table API runs for `options`. */
-  async function plan(options: Parameters<ReturnType<typeof tableApi>['find']>[0]) {
+  async function plan(options: FindOptions<any>) {
     const recorded: CompiledQuery[] = [];
     const dialect = recordingDialect(recorded, 'mysql');
-    await tableApi(
-      {
-        dialect,
-        db: dialect.db,
-        tenantId: 't1',
-        inTransaction: false,
-        changed: () => undefined,
-        transaction: () => Promise.reject(new Error('not used')),
-      },
-      items,
-    ).find(options);
+    await createSqlStore(dialect, dialect.db, 't1', false).table(items).find(options);
     const [query] = recorded;
     const [explained] = await database.query<{ type: string; key: string | null; Extra: string }>(
       `EXPLAIN ${query!.sql}`,

@@ -196,6 +196,7 @@ export function createFirestoreDriver(
   const withFeed = (store: Store): Store => ({ ...store, changes });
   return {
     kind: 'firestore',
+    migratesOnStart: false,
     forTenant: (tenantId, context) => withFeed(createFirestoreStore(ctx, tenantId, null, context)),
     unscoped: () => withFeed(createFirestoreStore(ctx, null)),
     changes,

@@ -11,7 +11,7 @@ import {
   type PoolBounds,
   type WithBreaker,
 } from './bounded-pool.ts';
-import { isBrokenTriggerError } from './dialect.ts';
+import { isBrokenTriggerError } from './errors.ts';
 
 /** The parts of a `mysql2` pool and pooled connection used here. */
 interface MyConnection {

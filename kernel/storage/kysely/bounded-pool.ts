@@ -25,7 +25,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCircuitBreaker, type CircuitBreaker } from '../../breaker.ts';
-import { isConnectFailure } from './dialect.ts';
+import { isConnectFailure } from './errors.ts';
 
 export interface PoolBounds {
   acquireTimeoutMillis: number;

@@ -15,8 +15,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { CHANGE_SEQUENCE_MIGRATION, type ChangeStamps } from '../changes.ts';
 import { batched } from '../batched.ts';
-import { toSnakeCase, type Table } from '../table.ts';
-import { TENANT_COLUMN } from './codec.ts';
+import type { Table } from '../table.ts';
+import { trackedColumns } from './codec.ts';
 import type { OthersWatch } from './dialect.ts';
 
 type Executor = Kysely<any> | Transaction<any>;
@@ -54,15 +54,9 @@ export async function installChangeCounters(db: Executor, table: Table): Promise
   const count =
     `INSERT INTO ${CHANGE_COUNTS_TABLE} (table_name, shard, n) ` +
     `VALUES ('${table.name}', CONNECTION_ID() % ${SHARDS}, 1) ON DUPLICATE KEY UPDATE n = n + 1`;
-  const untracked = new Set(table.untracked as readonly string[]);
-  const tracked = [
-    ...(table.tenantScoped ? [TENANT_COLUMN] : []),
-    ...Object.keys(table.columns)
-      .filter((c) => !untracked.has(c))
-      .map(toSnakeCase),
-  ];
+  const tracked = trackedColumns(table);
   const onUpdate =
-    untracked.size > 0
+    table.untracked.length > 0
       ? `IF NOT (${tracked.map((c) => `OLD.${c} <=> NEW.${c}`).join(' AND ')}) THEN ${count}; END IF;`
       : `${count};`;
   for (const [event, body] of [

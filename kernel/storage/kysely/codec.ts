@@ -127,6 +127,20 @@ export function codecFor(table: Table): TableCodec {
 }
 
 /** Rows per multi-row INSERT: well under every database's limit on bound parameters. */
+/**
+ * The columns of `table` whose change other processes hear of (its change trigger or counters):
+ * all but the bookkeeping ones (`untracked`), in their stored names.
+ */
+export function trackedColumns(table: Table): string[] {
+  const untracked = new Set(table.untracked as readonly string[]);
+  return [
+    ...(table.tenantScoped ? [TENANT_COLUMN] : []),
+    ...Object.keys(table.columns)
+      .filter((c) => !untracked.has(c))
+      .map(toSnakeCase),
+  ];
+}
+
 export const INSERT_CHUNK = 100;
 
 /** The columns an INSERT of `row` into `table` writes: the row encoded, and its tenant. */

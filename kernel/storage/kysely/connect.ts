@@ -1,16 +1,16 @@
 /**
  * Opening the server databases. Each client library is imported only when its driver is
- * configured, so a PostgreSQL hub never loads `mysql2` and the reverse (SQLite: `sqlite.ts`).
+ * configured, so a PostgreSQL hub never loads `mysql2` and the reverse (SQLite: `sqlite.ts`). What
+ * each database does differently once open is its dialect's (dialects/).
  */
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import type { MysqlDbConfig, PostgresDbConfig } from '../config.ts';
-import type { SqlDialect } from './dialect.ts';
+import type { SqlConnection } from './dialect.ts';
 import { boundedMysqlPool } from './bounded-mysql.ts';
 import { boundedPgPool } from './bounded-pg.ts';
 import type { PoolBounds } from './bounded-pool.ts';
-import { PROBE_TIMEOUT_MS, watchNotifications } from './pg-listen.ts';
+import { CHANGES_CHANNEL, PROBE_TIMEOUT_MS, watchNotifications } from './pg-listen.ts';
 import { watchChangeCounts } from './change-counts.ts';
-import { CHANGES_CHANNEL } from './schema.ts';
 
 /** Defaults of `db.acquireTimeoutMillis` and `db.queryTimeoutMillis` (see kernel/storage/config.ts). */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5000;
@@ -28,7 +28,7 @@ function sslOption(ssl: PostgresDbConfig['ssl']) {
   return ssl === true ? {} : ssl;
 }
 
-export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect> {
+export async function openPostgres(config: PostgresDbConfig): Promise<SqlConnection> {
   const { default: pg } = await import('pg');
   // BIGINT comes back as a string by default; every hub integer fits a JS number.
   pg.types.setTypeParser(20, (value) => Number(value));
@@ -80,8 +80,6 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
     ...(ssl ? { ssl } : {}),
   };
   return {
-    kind: 'postgres',
-    flavor: 'postgres',
     db,
     circuit: bounded.breaker,
     watchOthers: (stamps) =>
@@ -99,7 +97,7 @@ export async function openPostgres(config: PostgresDbConfig): Promise<SqlDialect
   };
 }
 
-export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
+export async function openMysql(config: MysqlDbConfig): Promise<SqlConnection> {
   const { createPool } = await import('mysql2');
   const ssl = sslOption(config.ssl);
   const pool = createPool({
@@ -126,8 +124,6 @@ export async function openMysql(config: MysqlDbConfig): Promise<SqlDialect> {
     _connectionQueue?: { length: number };
   };
   return {
-    kind: 'mysql',
-    flavor: 'mysql',
     db,
     circuit: bounded.breaker,
     watchOthers: (stamps) => watchChangeCounts(db, stamps),

@@ -1,24 +1,27 @@
 /**
- * What differs between the SQL databases: column types, how a unique violation or an outage is
- * reported, and how migrations take a cross-process lock. Everything else is shared Kysely code.
+ * What differs between the SQL databases, as one interface with one implementation per database
+ * (dialects/sqlite.ts, dialects/postgres.ts, dialects/mysql.ts; dialects/shared.ts holds what two
+ * of them share). The rest of kysely/ is shared Kysely code that asks its dialect and never tests a
+ * database's name. How a database's errors read is in errors.ts (no two databases share a code).
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction, TransactionBuilder } from 'kysely';
 import type { Circuit } from '../../breaker.ts';
 import type { ChangeStamps } from '../changes.ts';
-import type { PoolStats } from '../contract.ts';
-import type { ColumnSpec } from '../table.ts';
+import type { CopyOfUpdate, InsertBatch, PoolStats, Store, TableApi, Where } from '../contract.ts';
+import type { ColumnSpec, Table } from '../table.ts';
 
 export type SqlFlavor = 'postgres' | 'mysql' | 'sqlite';
+export type Executor = Kysely<any> | Transaction<any>;
+export type Row = Record<string, unknown>;
+/** Told which tables a statement or transaction may have changed (see ../changes.ts). */
+export type ChangedTables = (tables: Iterable<string>) => void;
 
-export interface SqlDialect {
-  readonly kind: 'sqlite' | 'postgres' | 'mysql';
-  readonly flavor: SqlFlavor;
+/** An open database: what sqlite.ts and connect.ts hand to their dialect. */
+export interface SqlConnection {
   /** Where writes and transactions run (on SQLite: the one writer connection of this process). */
   readonly db: Kysely<any>;
   /** Where plain reads outside a transaction run, when that is not `db` (SQLite's reader connection). */
   readonly readDb?: Kysely<any>;
-  /** The embedded database's file, for backups; undefined for server databases. */
-  readonly path?: string | null;
   /** Closes the pool (and the embedded database). */
   close(): Promise<void>;
   /** The pool's circuit breaker (server databases; see bounded-pool.ts). */
@@ -36,6 +39,8 @@ export interface SqlDialect {
    * sqlite-writer.ts); undefined when the transaction commits on its own.
    */
   durable?(): Promise<void> | undefined;
+  /** The embedded database in a file: a consistent copy of it into the new file `out`. */
+  backup?(out: string): Promise<{ path: string; bytes: number }>;
 }
 
 export interface OthersWatch {
@@ -49,153 +54,98 @@ export interface OthersWatch {
   close(): Promise<void>;
 }
 
-export function columnType(flavor: SqlFlavor, spec: ColumnSpec): string {
-  switch (spec.kind) {
-    case 'id':
-    case 'string':
-      return flavor === 'sqlite' ? 'TEXT' : `VARCHAR(${spec.maxLength ?? 255})`;
-    case 'text':
-    case 'json':
-      return flavor === 'mysql' ? 'LONGTEXT' : 'TEXT';
-    case 'int':
-      return flavor === 'sqlite' ? 'INTEGER' : 'BIGINT';
-    case 'bool':
-      return flavor === 'mysql' ? 'TINYINT(1)' : flavor === 'sqlite' ? 'INTEGER' : 'BOOLEAN';
-    case 'timestamp':
-      // SQLite has no time type: ISO 8601 UTC text with milliseconds, which sorts like the time.
-      return flavor === 'mysql' ? 'DATETIME(3)' : flavor === 'sqlite' ? 'TEXT' : 'TIMESTAMPTZ(3)';
-  }
+/** One migration's work, as driver.ts splits it; the dialect decides how it is locked and wrapped. */
+export interface MigrationWork {
+  /** Whether the migration is recorded already (read under the migration lock). */
+  done(db: Executor): Promise<boolean>;
+  /** The schema operations (DDL). */
+  schema(db: Executor): Promise<void>;
+  /** The data step and the record of the migration, in one transaction. */
+  data(trx: Transaction<any>): Promise<void>;
 }
 
-/** A default for a NOT NULL column added to a table that may already have rows. */
-export function addedColumnDefault(flavor: SqlFlavor, spec: ColumnSpec): string {
-  switch (spec.kind) {
-    case 'int':
-      return '0';
-    case 'bool':
-      return flavor === 'postgres' ? 'FALSE' : '0';
-    case 'timestamp':
-      // SQLite only adds columns with a constant default: the time of the migration, as text.
-      if (flavor === 'sqlite') return `'${new Date().toISOString()}'`;
-      return flavor === 'mysql' ? 'CURRENT_TIMESTAMP(3)' : 'CURRENT_TIMESTAMP';
-    case 'json':
-      return "'null'";
-    default:
-      return "''";
-  }
+/** One row's UPDATE as the table API runs it, for a dialect that can do it in fewer statements. */
+export interface RowUpdate {
+  db: Executor;
+  table: Table;
+  /** The encoded columns to set (a versioned update's include the next version). */
+  values: Row;
+  /** The condition that picks the row: its id and the update's match. */
+  filter: (eb: any) => any;
+  /** Runs the statement as the table API runs a write (retries, change stamp). */
+  write: <T>(run: () => Promise<T>) => Promise<T>;
+  decode: (raw: Row) => Row;
+  inTransaction: boolean;
+  /** The table APIs of the same store (a versioned update inserts its copy through them). */
+  tables: (table: Table) => TableApi<Row>;
 }
 
-interface DbError {
-  code?: string;
-  errno?: number;
-  message?: string;
+/** A store's insert batches written in fewer statements (PostgreSQL). */
+export interface BatchScope {
+  db: Executor;
+  tenantId: string | null;
+  changed: ChangedTables;
 }
 
-export function isUniqueError(error: unknown): boolean {
-  const e = error as DbError;
-  return (
-    e?.code === '23505' ||
-    e?.errno === 1062 ||
-    e?.code === 'ER_DUP_ENTRY' ||
-    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
-}
+export interface SqlDialect extends SqlConnection {
+  /** The database, as `db.driver` and the storage driver's `kind` name it. */
+  readonly flavor: SqlFlavor;
+  /** Whether `start` applies pending migrations itself: the embedded database, no one else's. */
+  readonly migratesOnStart: boolean;
 
-/** SQLite: another connection (another process) held the lock for longer than the busy timeout. */
-export function isBusyError(error: unknown): boolean {
-  const code = (error as DbError)?.code;
-  return (
-    typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
-  );
-}
+  // Schema (schema.ts).
+  columnType(spec: ColumnSpec): string;
+  /** A default for a NOT NULL column added to a table that may already have rows. */
+  addedColumnDefault(spec: ColumnSpec): string;
+  /** What follows the column list of a CREATE TABLE. */
+  readonly tableOptions: string;
+  exists(
+    db: Executor,
+    kind: 'table' | 'column' | 'index',
+    table: string,
+    name?: string,
+  ): Promise<boolean>;
+  /** Creates the index unless it exists. */
+  createIndex(
+    db: Executor,
+    table: string,
+    name: string,
+    unique: boolean,
+    columns: string,
+  ): Promise<void>;
+  /**
+   * Installs on an existing table what tells other processes of its writes, or drops it from a
+   * table outside the change feed. Absent where the database tells without (SQLite).
+   */
+  changeSignal?(db: Executor, table: Table): Promise<void>;
 
-/**
- * Deadlocks and serialization failures (PostgreSQL 40P01 / 40001, MySQL 1213 / lock wait timeout
- * 1205), and SQLite's SQLITE_BUSY (another process held the writer lock past the busy timeout):
- * the transaction lost a race and may simply be run again.
- */
-export function isConflictError(error: unknown): boolean {
-  const e = error as DbError;
-  return (
-    e?.code === '40P01' ||
-    e?.code === '40001' ||
-    e?.errno === 1213 ||
-    e?.errno === 1205 ||
-    isBusyError(error)
-  );
-}
+  // Migrations (driver.ts).
+  /** Runs `work` under the database's cross-process migration lock. */
+  migrate(work: MigrationWork): Promise<void>;
+  /** Runs `run` (a migration step) again while another process holds the lock it needs. */
+  retryBusy<T>(run: () => Promise<T>): Promise<T>;
 
-/**
- * The database cannot answer: unreachable, restarted, our connection killed (`pg_terminate_backend`,
- * MariaDB `KILL`), or too slow (our own bounds in bounded-pool.ts, PostgreSQL's statement_timeout
- * 57014, MySQL's max_execution_time 3024); or a MariaDB table instance that a `KILL` left with
- * unreadable triggers ({@link isBrokenTriggerError}, healed by bounded-mysql.ts).
- */
-const OUTAGE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'HUB_DB_TIMEOUT',
-  'HUB_DB_CIRCUIT_OPEN',
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-  'ER_CON_COUNT_ERROR',
-  'ER_CONNECTION_KILLED',
-  'ER_SERVER_SHUTDOWN',
-  'ER_QUERY_INTERRUPTED',
-  'ER_QUERY_TIMEOUT',
-  '57014',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-  '53300',
-]);
+  // Stores and transactions (store.ts).
+  /** A transaction at the isolation the hub's writes assume (see store.ts). */
+  begin(db: Kysely<any>): TransactionBuilder<any>;
+  /** A transaction's insert batches in one statement; false when they do not fit one. */
+  insertAllAtOnce?(scope: BatchScope, batches: readonly InsertBatch[]): Promise<boolean>;
+  /** The table API of a store outside a transaction, when its writes must run in one each. */
+  outsideTransaction?(store: Store, table: Table, build: () => TableApi<Row>): TableApi<Row>;
 
-/** SQLite failures of the file rather than of the statement: disk full, I/O error, unreadable file. */
-const SQLITE_OUTAGE = /^SQLITE_(IOERR|FULL|CANTOPEN|CORRUPT|NOTADB|READONLY|PERM|PROTOCOL|CLOSED)/;
-
-export function isOutageError(error: unknown): boolean {
-  const e = error as DbError;
-  if (e?.code && (OUTAGE_CODES.has(e.code) || SQLITE_OUTAGE.test(e.code))) return true;
-  if (isBrokenTriggerError(error)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Pool is closed|closed state|not queryable|Connection lost|database connection is not open/i.test(
-    e?.message ?? '',
-  );
-}
-
-/**
- * MariaDB could not read a table's triggers: ER_ERROR_IN_TRIGGER_BODY (1710), its "unknown
- * trigger" twin (1711), or — as MariaDB sends it after a `KILL` interrupted the parse — a plain
- * ER_PARSE_ERROR (1064) carrying the same message. The hub's own statements never fail to parse,
- * so the message is what tells.
- */
-export function isBrokenTriggerError(error: unknown): boolean {
-  const e = error as DbError;
-  return (
-    (e?.errno === 1710 || e?.errno === 1711 || e?.errno === 1064) &&
-    /rigger .*has an error in its body/.test(e?.message ?? '')
-  );
-}
-
-/**
- * Opening a connection failed because the database is gone or not answering: refused, reset,
- * unreachable, timed out, shutting down. Not a full server (53300, too many connections: it
- * answered) and not our own pool being closed.
- */
-const NOT_A_STALL = new Set(['53300', 'ER_CON_COUNT_ERROR', 'HUB_DB_CIRCUIT_OPEN']);
-
-export function isConnectFailure(error: unknown): boolean {
-  const e = error as DbError;
-  if (e?.code && NOT_A_STALL.has(e.code)) return false;
-  if (isBrokenTriggerError(error)) return false;
-  if (/Pool is closed|closed state/i.test(e?.message ?? '')) return false;
-  return isOutageError(error);
+  // Table API statements (table-api.ts).
+  /** The row lock a read in a transaction takes (`FOR UPDATE`). */
+  forUpdate(query: SelectQueryBuilder<any, any, any>): SelectQueryBuilder<any, any, any>;
+  /** Whether a read orders by `column`, which `where` may pin to one value. */
+  ordersBy(where: Where<any> | undefined, column: string): boolean;
+  /** Runs `run` in a transaction such that, if it fails, the transaction can go on. */
+  recoverable<T>(trx: Executor, run: () => Promise<T>): Promise<T>;
+  /** `update`: the changed row, or null; `portable` is the update-then-read every database can do. */
+  updateRow(update: RowUpdate, portable: () => Promise<Row | null>): Promise<Row | null>;
+  /** `updateVersioned`: the row updated with its copy; `portable` as in versioned.ts. */
+  updateVersioned(
+    update: RowUpdate,
+    copy: CopyOfUpdate,
+    portable: () => Promise<Row | null>,
+  ): Promise<Row | null>;
 }

@@ -1,6 +1,6 @@
 /**
  * Other processes' writes on PostgreSQL: every table of the hub carries a statement trigger that
- * NOTIFYs its name on CHANGES_CHANNEL (schema.ts), delivered when the writing transaction commits.
+ * NOTIFYs its name on CHANGES_CHANNEL (dialects/postgres.ts installs it), delivered when the writing transaction commits.
  * One dedicated connection per hub LISTENs and bumps the table's stamp.
  *
  * The connection is trusted only while it is proven to hear: before it counts as listening, and
@@ -15,11 +15,13 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ChangeStamps } from '../changes.ts';
 import type { OthersWatch } from './dialect.ts';
-import { CHANGES_CHANNEL } from './schema.ts';
 import { batched } from '../batched.ts';
 
 /** How often the listening connection proves it hears, and how long a probe may take. */
 const PROBE_INTERVAL_MS = 5_000;
+/** The channel on which PostgreSQL tells every hub process which table a statement wrote. */
+export const CHANGES_CHANNEL = 'workspace_hub_changes';
+
 export const PROBE_TIMEOUT_MS = 2_000;
 /** How long a lookup waits for its fence before it reads from the database instead. */
 const FENCE_TIMEOUT_MS = 500;

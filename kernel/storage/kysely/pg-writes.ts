@@ -1,19 +1,15 @@
 /**
  * PostgreSQL's writes in one statement, where the other databases take several: a transaction's
  * insert batches as one INSERT with the others in `WITH`s (store.ts), and a versioned update with
- * the copy of its row (table-api.ts's updateVersioned; versioned.ts has the portable way).
+ * the copy of its row (table-api.ts's updateVersioned; versioned.ts has the portable way). The
+ * PostgreSQL dialect (dialects/postgres.ts) picks them.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { CopyOfUpdate, InsertBatch } from '../contract.ts';
-import type { Table } from '../table.ts';
+import type { BatchScope, Row, RowUpdate } from './dialect.ts';
 import { codecFor, INSERT_CHUNK, insertedValues, TENANT_COLUMN } from './codec.ts';
 import { mapError } from './errors.ts';
 import { pgCast, snapshotSql } from './snapshot-sql.ts';
-
-type Row = Record<string, unknown>;
-type Executor = Kysely<any> | Transaction<any>;
-/** Told which tables a statement may have changed (table-api.ts's ChangedTables). */
-type ChangedTables = (tables: Iterable<string>) => void;
 
 /** The alias of a versioned update's copy size in its answer (no column is named so). */
 const COPY_SIZE = '__copy_size';
@@ -28,7 +24,7 @@ const INSERT_ALL_PARAMETERS = 30_000;
  * values; the caller inserts batch by batch then.
  */
 export async function insertAllAtOnce(
-  scope: { db: Executor; tenantId: string | null; changed: ChangedTables },
+  scope: BatchScope,
   batches: readonly InsertBatch[],
 ): Promise<boolean> {
   if (batches.some(({ rows }) => rows.length > INSERT_CHUNK)) return false;
@@ -63,30 +59,15 @@ export async function insertAllAtOnce(
   return true;
 }
 
-/** The table a versioned update runs on, as its table API sees it. */
-export interface VersionedTarget {
-  db: Kysely<any>;
-  table: Table;
-  /** The condition that picks the row: its id and the update's match. */
-  filter: (eb: any) => any;
-  /** Runs the statement as the table API runs a write (retries, change stamp). */
-  write: <T>(run: () => Promise<T>) => Promise<T>;
-  decode: (raw: Row) => Row;
-}
-
 /**
  * The UPDATE in a WITH, the copy's INSERT reading its RETURNING, no transaction to begin and
  * commit. The copy of the row is built once by the database as the JSON the codec would write
- * (snapshotSql); its size comes back with the row. `values` sets the columns and the version.
+ * (snapshotSql); its size comes back with the row. `update.values` sets the columns and the version.
  */
 export async function updateVersionedAtOnce(
-  target: VersionedTarget,
-  values: Row,
+  target: RowUpdate,
   copy: CopyOfUpdate,
 ): Promise<Row | null> {
-  // One statement: the UPDATE in a WITH, the copy's INSERT reading its RETURNING, no
-  // transaction to begin and commit. The copy of the row is built once by the database as the
-  // JSON the codec would write (snapshotSql); its size comes back with the row.
   const into = codecFor(copy.into);
   const own = Object.entries(copy.row).filter(
     ([column, value]) => value !== undefined && column !== 'tenantId',
@@ -114,9 +95,9 @@ export async function updateVersionedAtOnce(
     ...sized.map(() => sql`octet_length(s.snapshot)`),
   ];
   const found = await target.write(() =>
-    target.db
+    (target.db as Kysely<any>)
       .with('u', (qb) =>
-        qb.updateTable(target.table.name).set(values).where(target.filter).returningAll(),
+        qb.updateTable(target.table.name).set(target.values).where(target.filter).returningAll(),
       )
       .with('s', () => sql`(SELECT ${sql.raw(snapshotSql(target.table))}::text AS snapshot FROM u)`)
       .with('copy', (qb) =>

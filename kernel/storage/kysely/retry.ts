@@ -15,8 +15,7 @@
  * not collide again in lockstep. The wait is a timer here, so the event loop keeps turning; never
  * SQLite's busy handler, which would block it.
  */
-import { busyUnavailable, catchStorageError, mapError } from './errors.ts';
-import { isBusyError, type SqlFlavor } from './dialect.ts';
+import { busyUnavailable, catchStorageError, isBusyError, mapError } from './errors.ts';
 
 export const RETRY_POLICY = {
   conflictAttempts: 5,
@@ -73,10 +72,12 @@ export function retryTransaction<T>(run: () => Promise<T>): Promise<T> {
   });
 }
 
-/** A migration step: SQLite waits out another process's writer lock; other errors stand. */
-export function retryMigration<T>(flavor: SqlFlavor, run: () => Promise<T>): Promise<T> {
+/**
+ * A migration step on SQLite (dialects/sqlite.ts): it waits out another process's writer lock;
+ * other errors stand.
+ */
+export function retryMigration<T>(run: () => Promise<T>): Promise<T> {
   return withRetry(run, (error, attempt) => {
-    if (flavor !== 'sqlite' || !isBusyError(error) || attempt >= RETRY_POLICY.migrationBusyAttempts)
-      throw error;
+    if (!isBusyError(error) || attempt >= RETRY_POLICY.migrationBusyAttempts) throw error;
   });
 }

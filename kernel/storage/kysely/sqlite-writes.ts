@@ -7,34 +7,49 @@
  */
 import type { Store, TableApi } from '../contract.ts';
 import type { Table } from '../table.ts';
-import type { Row } from './table-api.ts';
+import type { Row } from './dialect.ts';
 
-const WRITES = [
-  'insert',
-  'insertMany',
-  'put',
-  'update',
-  'updateWhere',
-  'updateVersioned',
-  'delete',
-  'deleteWhere',
-  'increment',
-] as const;
+type Method = keyof TableApi<Row>;
+type Call = (...args: unknown[]) => Promise<unknown>;
 
-/** `api` with each write run as a transaction of `store`. */
+/** Whether each method of the table API writes (then it runs as a transaction of its own). */
+const WRITES: Record<Method, boolean> = {
+  get: false,
+  getForUpdate: false,
+  getMany: false,
+  find: false,
+  findOne: false,
+  count: false,
+  insert: true,
+  insertMany: true,
+  put: true,
+  update: true,
+  updateWhere: true,
+  updateVersioned: true,
+  delete: true,
+  deleteWhere: true,
+  increment: true,
+};
+
+/**
+ * The table API of `store` (outside a transaction) with each write run as a transaction of the
+ * store; the reads are `build()`'s, built at the first read (a store that only writes the table
+ * builds its API in the transactions alone).
+ */
 export function writesInTransactions(
   store: Store,
   table: Table,
-  api: TableApi<Row>,
+  build: () => TableApi<Row>,
 ): TableApi<Row> {
-  const wrapped: Record<string, unknown> = { ...api };
-  for (const method of WRITES) {
-    wrapped[method] = (...args: unknown[]) =>
-      store.transaction((tx) =>
-        (tx.table(table) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
-          method
-        ]!(...args),
-      );
+  let reads: Record<Method, Call> | undefined;
+  const wrapped = {} as Record<Method, Call>;
+  for (const method of Object.keys(WRITES) as Method[]) {
+    wrapped[method] = WRITES[method]
+      ? (...args) =>
+          store.transaction((tx) =>
+            (tx.table(table) as unknown as Record<Method, Call>)[method](...args),
+          )
+      : (...args) => (reads ??= build() as unknown as Record<Method, Call>)[method](...args);
   }
   return wrapped as unknown as TableApi<Row>;
 }

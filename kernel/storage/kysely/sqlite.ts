@@ -1,7 +1,7 @@
 /**
- * The embedded database: one SQLite file through `libsql` (better-sqlite3's synchronous API, a
- * prebuilt binary from the npm registry; it loads on Node and on Deno) driven by Kysely's
- * `SqliteDialect`.
+ * The embedded database: one SQLite file through `libsql` (sqlite-native.ts) driven by Kysely's
+ * `SqliteDialect`; the file itself (modes, backups) is sqlite-files.ts's, and what SQLite does
+ * differently from the server databases is its dialect's (dialects/sqlite.ts).
  *
  * Several processes may open the same file (a server and the CLI): SQLite's own file locks keep
  * them consistent, WAL lets readers run while one writer writes. Within one process every write
@@ -11,156 +11,20 @@
  * open. What another process commits is seen by the next query, and by the next cache lookup
  * through `watchOthers` (data_version).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { createRequire } from 'node:module';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { resolve } from 'node:path';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { SqliteDbConfig } from '../config.ts';
 import type { ChangeStamps } from '../changes.ts';
 import { batched } from '../batched.ts';
-import type { OthersWatch, SqlDialect } from './dialect.ts';
-import { MIGRATIONS_TABLE } from './schema.ts';
+import type { OthersWatch, SqlConnection } from './dialect.ts';
+import { backupSqlite, createFiles, refuseOldPgliteData, tightenModes } from './sqlite-files.ts';
+import {
+  openConnection,
+  wrapDatabase,
+  type NativeDatabase,
+  type NativeStatement,
+} from './sqlite-native.ts';
 import { GroupCommitDialect } from './sqlite-writer.ts';
-
-/**
- * How long one statement waits for another process's lock before SQLITE_BUSY. libsql waits inside
- * its synchronous call, with the event loop stopped, so this stays tiny: the real waiting is the
- * driver's retries, which pause between attempts with the event loop free (retry.ts).
- */
-export const BUSY_TIMEOUT_MS = 5;
-/** Files the hub creates: readable by the service user only, whatever the umask. */
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
-const STATEMENT_CACHE = 256;
-
-/** What we use of libsql's (better-sqlite3-compatible) API. */
-interface NativeStatement {
-  readonly reader: boolean;
-  all(params: readonly unknown[]): unknown[];
-  get(params: readonly unknown[]): unknown;
-  run(params: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(params: readonly unknown[]): IterableIterator<unknown>;
-}
-interface NativeDatabase {
-  prepare(sql: string): NativeStatement;
-  exec(sql: string): void;
-  close(): void;
-}
-type NativeConstructor = new (path: string, options?: Record<string, unknown>) => NativeDatabase;
-
-let nativeConstructor: NativeConstructor | undefined;
-function native(): NativeConstructor {
-  // A CommonJS addon: require keeps it out of the module graph of hubs that never use SQLite.
-  nativeConstructor ??= createRequire(import.meta.url)('libsql') as NativeConstructor;
-  return nativeConstructor;
-}
-
-/** Values SQLite can bind: timestamps as ISO 8601 UTC text (sorts like time), booleans as 0/1. */
-function bindable(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-const bindAll = (params: readonly unknown[]) => params.map(bindable);
-
-/**
- * Kysely's `SqliteDatabase` over a libsql connection: prepared statements are kept (Kysely
- * prepares each query anew), and parameters are converted to what SQLite can bind.
- */
-function wrapDatabase(db: NativeDatabase): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
-  let open = true;
-  return {
-    // Kysely closes only a database it has used; ours are open from the start, so close() is also
-    // called directly, and must be safe to call twice.
-    close() {
-      if (!open) return;
-      open = false;
-      cache.clear();
-      db.close();
-    },
-    prepare(sql: string): SqliteStatement {
-      // A request that outlived a closed driver (a reload swapped it): an outage, not a bug.
-      if (!open)
-        throw Object.assign(new Error('The database connection is closed'), {
-          code: 'SQLITE_CLOSED',
-        });
-      const hit = cache.get(sql);
-      if (hit) return hit;
-      const statement = db.prepare(sql);
-      const wrapped: SqliteStatement = {
-        reader: statement.reader,
-        all: (params) => statement.all(bindAll(params)),
-        run: (params) => statement.run(bindAll(params)),
-        iterate: (params) => statement.iterate(bindAll(params)),
-      };
-      if (cache.size >= STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
-      cache.set(sql, wrapped);
-      return wrapped;
-    },
-  };
-}
-
-/**
- * Creates the directory (0700) and an empty database file (0600) unless they exist. Only before
- * SQLite opens the file: closing any other descriptor of it would drop this process's POSIX locks,
- * and another process could then take itself for the last user and delete the WAL under us.
- */
-function createFiles(path: string): void {
-  const dir = dirname(path);
-  if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    // mkdir applies the umask; the mode must not depend on it.
-    chmodSync(dir, DIR_MODE);
-  }
-  try {
-    if (!existsSync(path)) closeSync(openSync(path, 'wx', FILE_MODE));
-  } catch (error) {
-    // Another process created it a moment ago.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
-
-/** The database, -wal and -shm files readable by the service user only (the last two take the database file's mode when SQLite creates them). */
-function tightenModes(path: string): void {
-  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
-    try {
-      if ((statSync(file).mode & 0o777) !== FILE_MODE) chmodSync(file, FILE_MODE);
-    } catch {
-      // Not there (yet).
-    }
-  }
-}
-
-/**
- * A data directory PGlite left behind (the embedded default before SQLite): starting an empty
- * SQLite database beside it would look like a hub that lost all its data.
- */
-function refuseOldPgliteData(path: string): void {
-  const dir = dirname(path);
-  if (existsSync(join(dir, 'PG_VERSION')) && !existsSync(path)) {
-    throw new Error(
-      `${dir} holds a PGlite database from an earlier workspace-hub version, which is no longer supported. ` +
-        'There is no converter: read what you need out with the previous version (its HTTP API) and re-create it on the new default, ' +
-        `or point db.path somewhere else to start empty.`,
-    );
-  }
-}
-
-function openConnection(path: string, synchronous: SqliteDbConfig['synchronous']): NativeDatabase {
-  const Database = native();
-  const db = new Database(path);
-  try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    db.exec('PRAGMA foreign_keys = ON');
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
 
 export interface SqliteOptions {
   path: string;
@@ -168,7 +32,7 @@ export interface SqliteOptions {
 }
 
 /** Opens (creating if needed) the database file, or a private in-memory database for `:memory:`. */
-export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
+export async function openSqlite(options: SqliteOptions): Promise<SqlConnection> {
   const memory = options.path === ':memory:';
   const path = memory ? ':memory:' : resolve(options.path);
   if (!memory) {
@@ -197,11 +61,9 @@ export async function openSqlite(options: SqliteOptions): Promise<SqlDialect> {
     ? new Kysely<any>({ dialect: new SqliteDialect({ database: readerDb }) })
     : db;
   return {
-    kind: 'sqlite',
-    flavor: 'sqlite',
     db,
     readDb,
-    path: memory ? null : path,
+    ...(memory ? {} : { backup: (out: string) => backupSqlite(readDb, out) }),
     watchOthers: (stamps) => watchDataVersion(writer, stamps),
     durable: () => writerDialect.driver.durable(),
     async close() {
@@ -236,36 +98,6 @@ async function checkpoint(writer: NativeDatabase): Promise<void> {
       // Busy with another process's write: the same as a busy answer.
     }
     await new Promise((done) => setTimeout(done, CHECKPOINT_RETRY_MS));
-  }
-}
-
-/** What {@link hubSchemaOf} finds at a `db.path`. */
-export type SqliteFileState = 'missing' | 'not-sqlite' | 'no-hub-schema' | 'hub';
-
-/**
- * Whether `path` holds a hub database, without creating anything: commands other than `start` and
- * `migrate` refuse to set up a new database where the operator pointed at an existing one (a
- * mistyped `db.path`, a cold copy missing its data).
- */
-export function hubSchemaOf(path: string): SqliteFileState {
-  const file = resolve(path);
-  refuseOldPgliteData(file);
-  if (!existsSync(file)) return 'missing';
-  let db: NativeDatabase;
-  try {
-    db = new (native())(file);
-  } catch {
-    return 'not-sqlite';
-  }
-  try {
-    const found = db
-      .prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?")
-      .get([MIGRATIONS_TABLE]);
-    return found ? 'hub' : 'no-hub-schema';
-  } catch {
-    return 'not-sqlite';
-  } finally {
-    db.close();
   }
 }
 
@@ -305,31 +137,4 @@ function watchDataVersion(writer: NativeDatabase, stamps: ChangeStamps): OthersW
   // turn is over (after the last of them arrived): under load that is one for many requests.
   const proof = batched(async () => current(), 1, 'turn');
   return { hearing, current: (arrival) => proof(arrival), close: async () => undefined };
-}
-
-/**
- * A consistent copy of the open database into `out` (which must not exist) while other
- * connections go on reading and writing: `VACUUM INTO` reads one snapshot. The file is created
- * 0600 before SQLite writes into it.
- */
-export async function backupSqlite(
-  dialect: SqlDialect,
-  out: string,
-): Promise<{ path: string; bytes: number }> {
-  const target = resolve(out);
-  if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name.`);
-  const dir = dirname(target);
-  if (!existsSync(dir)) throw new Error(`The directory ${dir} does not exist.`);
-  closeSync(openSync(target, 'wx', FILE_MODE));
-  chmodSync(target, FILE_MODE);
-  try {
-    const { sql } = await import('kysely');
-    await sql`VACUUM INTO ${target}`.execute(dialect.readDb ?? dialect.db);
-  } catch (error) {
-    const { rmSync } = await import('node:fs');
-    rmSync(target, { force: true });
-    throw error;
-  }
-  chmodSync(target, FILE_MODE);
-  return { path: target, bytes: statSync(target).size };
 }

@@ -4,14 +4,13 @@
  * transaction. Its tables are table-api.ts; a transaction that lost a race runs again (retry.ts).
  */
 import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
-import type { Store } from '../contract.ts';
+import type { Store, TableApi } from '../contract.ts';
 import type { ChangeFeed } from '../changes.ts';
+import type { Table } from '../table.ts';
+import type { ChangedTables, Executor, Row, SqlConnection, SqlDialect } from './dialect.ts';
 import { NO_CONTEXT, type StoreContext } from '../context.ts';
-import type { SqlDialect } from './dialect.ts';
 import { retryTransaction } from './retry.ts';
-import { writesInTransactions } from './sqlite-writes.ts';
-import { insertAllAtOnce } from './pg-writes.ts';
-import { tableApi, type ChangedTables, type Executor } from './table-api.ts';
+import { tableApi } from './table-api.ts';
 
 const nothingChanged: ChangedTables = () => undefined;
 
@@ -30,28 +29,32 @@ export function createSqlStore(
   changes?: ChangeFeed,
   context: StoreContext = NO_CONTEXT,
 ): Store {
+  // Each table's API is built once per store (a store outside a transaction, or one transaction).
+  const apis = new Map<Table, TableApi<Row>>();
+  const tableOf = (t: Table): TableApi<Row> => {
+    let api = apis.get(t);
+    if (!api) {
+      const scope = { dialect, db, tenantId, inTransaction, changed, transaction, tableOf };
+      const build = () => tableApi(scope, t);
+      api =
+        !inTransaction && dialect.outsideTransaction
+          ? dialect.outsideTransaction(store, t, build)
+          : build();
+      apis.set(t, api);
+    }
+    return api;
+  };
   const store: Store = {
     tenantId,
     ...(changes && !inTransaction ? { changes } : {}),
     context,
-    table: (table) => {
-      const api = tableApi({ dialect, db, tenantId, inTransaction, changed, transaction }, table);
-      return (
-        dialect.flavor === 'sqlite' && !inTransaction
-          ? writesInTransactions(store, table, api)
-          : api
-      ) as any;
-    },
+    table: tableOf as Store['table'],
     transaction,
     async insertAll(batches) {
       const filled = batches.filter(({ rows }) => rows.length > 0);
       if (filled.length === 0) return;
       if (!inTransaction && filled.length > 1) return transaction((tx) => tx.insertAll(filled));
-      if (
-        dialect.flavor === 'postgres' &&
-        filled.length > 1 &&
-        (await insertAllAtOnce({ db, tenantId, changed }, filled))
-      )
+      if (filled.length > 1 && (await dialect.insertAllAtOnce?.({ db, tenantId, changed }, filled)))
         return;
       for (const { table, rows } of filled) await store.table(table).insertMany(rows as any);
     },
@@ -61,28 +64,22 @@ export function createSqlStore(
     return retryTransaction(async () => {
       const written = new Set<string>();
       try {
-        // READ COMMITTED everywhere (PostgreSQL's default; MySQL's is REPEATABLE READ): a read
-        // after taking a row lock must see what the previous lock holder committed, not a
-        // snapshot from before we waited.
-        // SQLite has one writer at a time (BEGIN IMMEDIATE), so every read sees the last commit.
-        const begin = (db as Kysely<any>).transaction();
-        return await durably(
-          dialect,
-          dialect.flavor === 'sqlite' ? begin : begin.setIsolationLevel('read committed'),
-          (trx) =>
-            fn(
-              createSqlStore(
-                dialect,
-                trx,
-                tenantId,
-                true,
-                (tables) => {
-                  for (const t of tables) written.add(t);
-                },
-                undefined,
-                context,
-              ),
+        // At the isolation the dialect's `begin` names: every read after taking a row lock sees
+        // what the previous lock holder committed.
+        return await durably(dialect, dialect.begin(db as Kysely<any>), (trx) =>
+          fn(
+            createSqlStore(
+              dialect,
+              trx,
+              tenantId,
+              true,
+              (tables) => {
+                for (const t of tables) written.add(t);
+              },
+              undefined,
+              context,
             ),
+          ),
         );
       } finally {
         // Lost races (deadlock, serialization failure, another process's writer lock) start
@@ -99,14 +96,14 @@ export function createSqlStore(
  * transaction may end inside a group whose COMMIT comes later (sqlite-writer.ts).
  */
 export async function durably<T>(
-  dialect: SqlDialect,
+  connection: Pick<SqlConnection, 'durable'>,
   begin: TransactionBuilder<any>,
   fn: (trx: Transaction<any>) => Promise<T>,
 ): Promise<T> {
   let durable: Promise<void> | undefined;
   const result = await begin.execute(async (trx) => {
     const out = await fn(trx);
-    durable = dialect.durable?.();
+    durable = connection.durable?.();
     return out;
   });
   if (durable) await durable;

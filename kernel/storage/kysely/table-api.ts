@@ -1,9 +1,9 @@
 /**
  * The contract's TableApi on Kysely, for one table of a store bound to a tenant (or unscoped) and
  * to an executor: the pool, or an open transaction. Statements' errors are mapped and their retries
- * decided in retry.ts.
+ * decided in retry.ts; what a database does its own way, its dialect does (dialects/).
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import {
   StorageError,
   type FindOptions,
@@ -13,18 +13,12 @@ import {
 } from '../contract.ts';
 import type { Table } from '../table.ts';
 import { codecFor, INSERT_CHUNK, insertedValues, type TableCodec } from './codec.ts';
-import type { SqlDialect } from './dialect.ts';
+import type { ChangedTables, Executor, Row, RowUpdate, SqlDialect } from './dialect.ts';
 import { afterExpression, whereExpression } from './query.ts';
 import { retryStatement } from './retry.ts';
-import { insertCopy, updateVersionedIn } from '../versioned.ts';
-import { updateVersionedAtOnce } from './pg-writes.ts';
+import { updateVersionedIn } from '../versioned.ts';
 
-export type Executor = Kysely<any> | Transaction<any>;
-export type Row = Record<string, unknown>;
 const CHUNK = 500;
-
-/** Told which tables a statement or transaction may have changed (see ../changes.ts). */
-export type ChangedTables = (tables: Iterable<string>) => void;
 
 /** Where a table's statements run, and what they report to. */
 export interface TableScope {
@@ -35,13 +29,8 @@ export interface TableScope {
   changed: ChangedTables;
   /** Runs `fn` in a new transaction (used outside one, for writes of several statements). */
   transaction: Store['transaction'];
-}
-
-/** Whether `where` fixes `column` to one value (equality or null, not a range or a list). */
-function pinned(where: Where<any> | undefined, column: string): boolean {
-  const condition = where?.[column];
-  if (condition === undefined) return false;
-  return condition === null || typeof condition !== 'object' || condition instanceof Date;
+  /** The table APIs of the same store. */
+  tableOf: (table: Table) => TableApi<Row>;
 }
 
 export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
@@ -51,8 +40,6 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
   const where = (w?: Where<any>) => (eb: any) => whereExpression(eb, codec, tenantId, w);
   // Plain reads may use a separate connection (SQLite: they run while this process writes).
   const reader: Executor = inTransaction ? db : (dialect.readDb ?? db);
-  const sqlite = dialect.flavor === 'sqlite';
-  const mysql = dialect.flavor === 'mysql';
   // Outside a transaction a statement is retried on its own when another process holds a lock it
   // needs (SQLite); inside one, the whole transaction is.
   const statement = <T>(run: () => Promise<T>) => retryStatement(name, run, !inTransaction);
@@ -75,32 +62,28 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
     return values;
   };
 
-  /**
-   * Runs an insert that may hit a unique key. Inside a PostgreSQL transaction a failed statement
-   * aborts the whole transaction, so the insert gets a savepoint to roll back to and the caller can
-   * go on (update instead, say); MySQL and SQLite only fail the statement.
-   */
-  const tryInsert = async (row: Row): Promise<Row> => {
-    if (!inTransaction || dialect.flavor !== 'postgres') return api.insert(row);
-    await sql`SAVEPOINT hub_insert`.execute(db);
-    try {
-      const inserted = await api.insert(row);
-      await sql`RELEASE SAVEPOINT hub_insert`.execute(db);
-      return inserted;
-    } catch (error) {
-      await sql`ROLLBACK TO SAVEPOINT hub_insert`.execute(db);
-      throw error;
-    }
-  };
+  /** An insert that may hit a unique key, after which a transaction goes on (dialect's `recoverable`). */
+  const tryInsert = (row: Row): Promise<Row> =>
+    inTransaction ? dialect.recoverable(db, () => api.insert(row)) : api.insert(row);
+  /** The UPDATE of one row, for the dialect to run its way. */
+  const rowUpdate = (values: Row, match: Where<any>): RowUpdate => ({
+    db,
+    table,
+    values,
+    filter: where(match),
+    write: (run) => writeColumns(values, run),
+    decode,
+    inTransaction,
+    tables: scope.tableOf,
+  });
 
   const api: TableApi<Row> = {
     get: (id) => api.findOne({ id }),
     getForUpdate(id) {
       if (!inTransaction) return api.get(id);
       return retryStatement(name, async () => {
-        // SQLite's transactions hold the writer lock from the start: a plain read is already locked.
         const query = db.selectFrom(name).selectAll().where(where({ id }));
-        const row = await (sqlite ? query : query.forUpdate()).executeTakeFirst();
+        const row = await dialect.forUpdate(query).executeTakeFirst();
         return row ? decode(row as Row) : null;
       });
     },
@@ -115,13 +98,9 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
         let query = reader.selectFrom(name).selectAll().where(where(options.where));
         const after = options.after;
         if (after) query = query.where((eb: any) => afterExpression(eb, codec, options)!);
-        for (const [column, direction] of options.orderBy ?? []) {
-          // MySQL/MariaDB: ordering by a column the filter pins to one value (`x IS NULL`, say)
-          // makes MariaDB scan the whole range and sort it; without it, the index is read
-          // backwards and stops at the limit. PostgreSQL needs it kept for the opposite reason.
-          if (mysql && pinned(options.where, column)) continue;
-          query = query.orderBy(codec.column(column), direction);
-        }
+        for (const [column, direction] of options.orderBy ?? [])
+          if (dialect.ordersBy(options.where, column))
+            query = query.orderBy(codec.column(column), direction);
         if (options.limit !== undefined) query = query.limit(options.limit);
         return (await query.execute()).map(decode);
       });
@@ -179,47 +158,15 @@ export function tableApi(scope: TableScope, table: Table): TableApi<Row> {
       const values = setValues(patch);
       const match = { ...condition, id };
       if (Object.keys(values).length === 0) return api.findOne(match);
-      if (dialect.flavor === 'postgres') {
-        // One round trip: the changed row comes back with the UPDATE. Not on SQLite: libsql runs
-        // a statement that returns rows through a cursor that stays open until it is collected,
-        // and one that met another process's lock would keep the writer connection busy (its
-        // next COMMIT fails); there the row is read back with a second, local statement.
-        const row = await writeColumns(values, () =>
-          db.updateTable(name).set(values).where(where(match)).returningAll().executeTakeFirst(),
-        );
-        return row ? decode(row as Row) : null;
-      }
-      const matched = await api.updateWhere(match, patch);
-      if (matched === 0) return null;
-      return api.get(id);
+      return dialect.updateRow(rowUpdate(values, match), async () => {
+        const matched = await api.updateWhere(match, patch);
+        return matched === 0 ? null : api.get(id);
+      });
     },
-    async updateVersioned(id, patch, match, copy) {
-      if (sqlite && inTransaction) {
-        // The updated row comes back with the UPDATE, and the copy is made from it: two
-        // statements, not a read, an update and an insert. RETURNING is safe here although
-        // `update` avoids it on SQLite: a transaction holds the database's write lock from its
-        // BEGIN IMMEDIATE, so this statement cannot meet another process's lock.
-        const values = { ...setValues(patch), version: sql`version + 1` };
-        const updated = await writeColumns(values, () =>
-          db
-            .updateTable(name)
-            .set(values)
-            .where(where({ ...match, id }))
-            .returningAll()
-            .executeTakeFirst(),
-        );
-        if (!updated) return null;
-        const row = decode(updated as Row) as Row & { id: string; version: number };
-        await insertCopy((t) => tableApi(scope, t), copy, row);
-        return row;
-      }
-      if (dialect.flavor !== 'postgres')
-        return scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy));
+    updateVersioned(id, patch, match, copy) {
       const values = { ...setValues(patch), version: sql`version + 1` };
-      return updateVersionedAtOnce(
-        { db: db as Kysely<any>, table, filter: where({ ...match, id }), write, decode },
-        values,
-        copy,
+      return dialect.updateVersioned(rowUpdate(values, { ...match, id }), copy, () =>
+        scope.transaction((tx) => updateVersionedIn(tx, table, id, patch, match, copy)),
       );
     },
     async updateWhere(w, patch) {

@@ -213,10 +213,22 @@ export const HISTORY_KINDS: readonly Kind<HistoryKind>[] = [
 /** The kinds placed in a collection (what a collection's access governs). */
 export const CONTAINED_KINDS: readonly Kind<HistoryKind>[] = [FOLDER_KIND, ...ITEM_KINDS];
 
-/** The kinds something can be attached to, in the spelling the API uses. */
-export const TARGET_TYPES = entries.flatMap((kind) =>
-  kind.target ? [kind.name as TargetType] : [],
+/** What other plugins know of a kind things attach to (discussions mount their routes by it). */
+export interface TargetKind {
+  /** The kind's name, as a target's `entityType` spells it. */
+  name: TargetType;
+  /** The API's path segment: `/<prefix>/:id/discussions`. */
+  prefix: string;
+  noun: string;
+}
+
+/** The kinds something can be attached to (discussions, notices, MLS groups), registry order. */
+export const TARGET_KINDS: readonly TargetKind[] = entries.flatMap((kind) =>
+  kind.target ? [{ name: kind.name as TargetType, prefix: kind.prefix, noun: kind.noun }] : [],
 );
+
+/** The kinds something can be attached to, in the spelling the API uses. */
+export const TARGET_TYPES = TARGET_KINDS.map((kind) => kind.name);
 
 /** The entry of the kind named `name`. */
 export const kind = <N extends KindName>(name: N) =>

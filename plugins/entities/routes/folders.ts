@@ -6,36 +6,32 @@
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';
-import { badRequest, notFound } from '../../../kernel/errors.ts';
+import { notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
-import type { Store } from '../../../kernel/storage/contract.ts';
 import { assertCollectionAccess, requireCollection } from '../access.ts';
-import { loadLocked } from '../locks.ts';
 import { created, touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
 import { publishDeleted } from '../events.ts';
 import {
   addSortOrders,
   nextSortOrder,
-  planMove,
   planReorder,
   renumber,
   sortSiblings,
   writeChanges,
 } from '../ordering.ts';
-import {
-  answerRecord,
-  checkVersion,
-  expectedVersion,
-  recordChange,
-  recordChanges,
-  type VersionedRow,
-} from '../history/record.ts';
+import { answerRecord, checkVersion, expectedVersion, recordChange } from '../history/record.ts';
 import { toFolderRecord } from '../records.ts';
 import { definedOnly, idSchema, listOf, markerSchema, nameSchema } from '../schemas.ts';
-import { deleteParts, readItems } from './contents.ts';
-import type { HistoryKind } from '../kinds/index.ts';
+import {
+  FOLDER_NOT_FOUND,
+  foldersOf,
+  loadFolderForUpdate,
+  moveFolder,
+  PARENT_NOT_FOUND,
+  removeFolderTree,
+} from './folder-tree.ts';
 import { collectionsTable, foldersTable, type FolderRow } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
@@ -57,40 +53,6 @@ const reorderBody = z.object({
   /** The desktop names the parent; when omitted it is the listed folders' common parent. */
   parentFolderId: idSchema.nullable().optional(),
 });
-
-const FOLDER_NOT_FOUND = 'Folder not found';
-const PARENT_NOT_FOUND = 'Parent folder not found in collection';
-
-/** The ids of `rootId` and every folder below it. */
-export function subtreeIds(folders: readonly FolderRow[], rootId: string): Set<string> {
-  const ids = new Set([rootId]);
-  // Repeat until nothing new joins; each pass adds at least one level.
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const folder of folders) {
-      if (folder.parentFolderId !== null && ids.has(folder.parentFolderId) && !ids.has(folder.id)) {
-        ids.add(folder.id);
-        grew = true;
-      }
-    }
-  }
-  return ids;
-}
-
-async function loadFolder(store: Store, id: string): Promise<FolderRow> {
-  const folder = await store.table(foldersTable).get(id);
-  if (!folder) throw notFound(FOLDER_NOT_FOUND);
-  return folder;
-}
-
-async function loadFolderForUpdate(tx: Store, id: string): Promise<FolderRow> {
-  const folder = await tx.table(foldersTable).getForUpdate(id);
-  if (!folder) throw notFound(FOLDER_NOT_FOUND);
-  return folder;
-}
-
-const foldersOf = (store: Store, collectionId: string) =>
-  store.table(foldersTable).find({ where: { collectionId } });
 
 export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.get('/collections/:collectionId/folders', async (c) => {
@@ -161,43 +123,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.get('auth').user;
     const expected = expectedVersion(c.req.header('if-match'));
-    const removed = await c.get('store').transaction(async (tx) => {
-      await loadLocked(tx, (t) => loadFolder(t, id));
-      // Locked after its collection, as a rename locks only the folder's row.
-      const folder = await loadFolderForUpdate(tx, id);
-      assertCollectionAccess(user, folder.collectionId);
-      checkVersion(expected, folder, () => toFolderRecord(folder));
-      const all = await foldersOf(tx, folder.collectionId);
-      const folderIds = [...subtreeIds(all, id)];
-      // The folders, then what is in them (reads first); removed the other way round.
-      const parts = [
-        {
-          kind: 'folder' as const,
-          table: foldersTable,
-          rows: all.filter((f) => folderIds.includes(f.id)),
-          where: { id: { in: folderIds } },
-        },
-        ...(await readItems(tx, { folderId: { in: folderIds } })),
-      ];
-      const removed = await deleteParts(tx, parts);
-      // The folder's own revision, then its subfolders' and items', caused by it (restored with it).
-      const at = deps.clock.iso();
-      const gone = (kind: HistoryKind, row: VersionedRow) => ({
-        kind,
-        row: { ...row, version: row.version + 1 },
-        action: 'deleted' as const,
-        actorId: user.id,
-        at,
-        cause: row.id === id ? null : id,
-      });
-      await recordChanges(tx, deps, [
-        gone('folder', folder),
-        ...parts.flatMap((part) =>
-          part.rows.filter((row) => row.id !== id).map((row) => gone(part.kind, row)),
-        ),
-      ]);
-      return removed;
-    });
+    const removed = await c
+      .get('store')
+      .transaction((tx) => removeFolderTree(tx, deps, user, id, expected));
     await publishDeleted(deps, c.get('tenant').id, removed);
     return c.body(null, 204);
   });
@@ -237,48 +165,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const id = pathId(c, 'id', FOLDER_NOT_FOUND);
     const user = c.get('auth').user;
     const { parentFolderId: target, sortOrder: index } = c.req.valid('json');
-    const folder = await c.get('store').transaction(async (tx) => {
-      await loadLocked(tx, (t) => loadFolder(t, id));
-      // Locked after its collection, as a rename locks only the folder's row.
-      const folder = await loadFolderForUpdate(tx, id);
-      assertCollectionAccess(user, folder.collectionId);
-      const all = await foldersOf(tx, folder.collectionId);
-      if (target !== null) {
-        if (!all.some((f) => f.id === target)) throw notFound(PARENT_NOT_FOUND);
-        if (subtreeIds(all, id).has(target))
-          throw badRequest(
-            'parentFolderId: A folder cannot be moved into itself or one of its descendants.',
-          );
-      }
-      const source = folder.parentFolderId;
-      const siblingsOf = (parent: string | null) => all.filter((f) => f.parentFolderId === parent);
-      const patches = new Map<string, Partial<FolderRow>>();
-      addSortOrders(
-        patches,
-        planMove(folder, siblingsOf(source), source === target ? null : siblingsOf(target), index),
-      );
-      const now = deps.clock.iso();
-      const changed = source !== target || patches.has(id);
-      if (changed) {
-        patches.set(id, {
-          ...patches.get(id),
-          parentFolderId: target,
-          ...touched(user, now),
-          version: folder.version + 1,
-        });
-      }
-      await writeChanges(tx.table(foldersTable), patches);
-      const row = { ...folder, ...patches.get(id) };
-      if (changed)
-        await recordChange(tx, deps, {
-          kind: 'folder',
-          row,
-          action: 'moved',
-          actorId: user.id,
-          at: now,
-        });
-      return row;
-    });
+    const folder = await c
+      .get('store')
+      .transaction((tx) => moveFolder(tx, deps, user, id, target, index));
     return answerRecord(c, toFolderRecord(folder), folder);
   });
 

@@ -11,13 +11,12 @@ import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
 import { assertCollectionAccess, requireCollection, requireFolder } from '../access.ts';
 import { loadLocked } from '../locks.ts';
-import { touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
 import { publishDeleted } from '../events.ts';
-import { recordChange } from '../history/record.ts';
 import type { ItemRow } from '../kinds/item.ts';
 import type { AnyItemKind } from '../kinds/index.ts';
 import { itemRows } from './item-rows.ts';
+import { stampMoved } from './moved.ts';
 import {
   addSortOrders,
   planMove,
@@ -95,27 +94,15 @@ export function itemMoveRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: Any
         target === item.folderId ? null : await inContainer(tx, item.collectionId, target);
       const patches = new Map<string, Partial<ItemRow>>();
       addSortOrders(patches, planMove(item, source, destination, index));
-      const now = deps.clock.iso();
-      const changed = destination !== null || patches.has(id);
-      if (changed) {
-        patches.set(id, {
-          ...patches.get(id),
-          folderId: target,
-          ...touched(user, now),
-          version: item.version + 1,
-        });
-      }
-      await writeChanges(rows(tx), patches);
-      if (changed) {
-        const row = { ...item, ...patches.get(id) };
-        await recordChange(tx, deps, {
-          kind: kind.name,
-          row,
-          action: 'moved',
-          actorId: user.id,
-          at: now,
-        });
-      }
+      await stampMoved(tx, deps, {
+        kind: kind.name,
+        table: rows(tx),
+        row: item,
+        patches,
+        placement: { folderId: target },
+        left: destination !== null,
+        user,
+      });
     });
     return c.body(null, 204);
   });

@@ -8,7 +8,9 @@
 import type { Context, Hono } from 'hono';
 import { forbidden, notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
+import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
+import type { Store } from '../../../kernel/storage/contract.ts';
 import { cachedJsonBytes, sendCachedJson, toCachedJson } from '../../../kernel/http/cached-json.ts';
 import { assertCollectionAccess, existingCollection, requireFolder } from '../access.ts';
 import { loadLocked } from '../locks.ts';
@@ -34,13 +36,11 @@ import { collectionsTable } from '../tables.ts';
 import { pathId } from '../../../kernel/http/params.ts';
 import { jsonBody } from '../../../kernel/http/validate.ts';
 
-export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItemKind): void {
-  const { rows, nextIn, load, loadForUpdate, saveChange, remove, editInPlace } = itemRows(
-    deps,
-    kind,
-  );
-  /** Appends into one container: lock the collection, check the folder, then the next position. */
-  const appender = createAppender<{ collectionId: string; folderId: string | null }, ItemRow>({
+type ItemRowsOf = ReturnType<typeof itemRows>;
+
+/** Appends into one container: lock the collection, check the folder, then the next position. */
+function itemAppender(deps: EntityDeps, kind: AnyItemKind, nextIn: ItemRowsOf['nextIn']) {
+  return createAppender<{ collectionId: string; folderId: string | null }, ItemRow>({
     key: ({ collectionId, folderId }) => `${collectionId}:${folderId ?? ''}`,
     async start(tx, { collectionId, folderId }) {
       // Access was checked per create, before it joined a batch: here only the lock and existence.
@@ -64,6 +64,64 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItem
       );
     },
   });
+}
+
+/**
+ * An item's update the full way, under the collections' locks: checks the version, moves the item
+ * (to another folder or collection, last there) where the update says so, and tells other plugins
+ * when it changed collection.
+ */
+async function updateItem(
+  tx: Store,
+  deps: EntityDeps,
+  kind: AnyItemKind,
+  { load, loadForUpdate, nextIn, saveChange }: ItemRowsOf,
+  change: {
+    id: string;
+    user: UserRow;
+    expected: ReturnType<typeof expectedVersion>;
+    to: { collectionId: string; folderId: string | null | undefined };
+    patch: Record<string, unknown>;
+  },
+): Promise<ItemRow> {
+  const { id, user, expected } = change;
+  const { collectionId, folderId } = change.to;
+  // The collections first, then the row: a fast edit holds only the row's lock.
+  await loadLocked(tx, (t) => load(t, id), [collectionId]);
+  const current = await loadForUpdate(tx, id);
+  assertCollectionAccess(user, current.collectionId);
+  checkVersion(expected, current, () => kind.toRecord(current));
+  const sameCollection = collectionId === current.collectionId;
+  if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId)))
+    throw notFound('Collection not found');
+  // Without a folderId the item stays in its folder, or lands at the root of a new collection.
+  const target = folderId !== undefined ? folderId : sameCollection ? current.folderId : null;
+  await requireFolder(tx, collectionId, target);
+  const moved = !sameCollection || target !== current.folderId;
+  const sortOrder = moved ? await nextIn(tx, collectionId, target) : current.sortOrder;
+  const now = deps.clock.iso();
+  const patch = {
+    ...change.patch,
+    collectionId,
+    folderId: target,
+    sortOrder,
+    ...touched(user, now),
+  };
+  const saved = await saveChange(tx, current, patch, moved ? 'moved' : 'updated', user.id, now);
+  if (!sameCollection)
+    await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
+      tx,
+      kind: kind.name,
+      id,
+      collectionId,
+    });
+  return saved;
+}
+
+export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItemKind): void {
+  const ops = itemRows(deps, kind);
+  const { rows, nextIn, load, loadForUpdate, remove, editInPlace } = ops;
+  const appender = itemAppender(deps, kind, nextIn);
   const answer = (c: Context<KernelEnv>, row: ItemRow) => {
     c.header('ETag', etagOf(row));
     return c.json(kind.toRecord(row));
@@ -160,39 +218,15 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItem
       );
       if (edited) return answer(c, edited);
     }
-    const row = await c.get('store').transaction(async (tx) => {
-      // The collections first, then the row: a fast edit holds only the row's lock.
-      await loadLocked(tx, (t) => load(t, id), [collectionId]);
-      const current = await loadForUpdate(tx, id);
-      assertCollectionAccess(user, current.collectionId);
-      checkVersion(expected, current, () => kind.toRecord(current));
-      const sameCollection = collectionId === current.collectionId;
-      if (!sameCollection && !(await tx.table(collectionsTable).get(collectionId)))
-        throw notFound('Collection not found');
-      // Without a folderId the item stays in its folder, or lands at the root of a new collection.
-      const target = folderId !== undefined ? folderId : sameCollection ? current.folderId : null;
-      await requireFolder(tx, collectionId, target);
-      const moved = !sameCollection || target !== current.folderId;
-      const sortOrder = moved ? await nextIn(tx, collectionId, target) : current.sortOrder;
-      const now = deps.clock.iso();
-      const patch = {
-        ...definedOnly(fields),
-        collectionId,
-        folderId: target,
-        sortOrder,
-        marker,
-        ...touched(user, now),
-      };
-      const saved = await saveChange(tx, current, patch, moved ? 'moved' : 'updated', user.id, now);
-      if (!sameCollection)
-        await deps.events.publishInTransaction<ItemMovedEvent>(ITEM_MOVED, {
-          tx,
-          kind: kind.name,
-          id,
-          collectionId,
-        });
-      return saved;
-    });
+    const row = await c.get('store').transaction((tx) =>
+      updateItem(tx, deps, kind, ops, {
+        id,
+        user,
+        expected,
+        to: { collectionId, folderId },
+        patch: { ...definedOnly(fields), marker },
+      }),
+    );
     return answer(c, row);
   });
 
