@@ -3,13 +3,13 @@
  * stderr, and resolve `--tenant` to a store bound to that tenant.
  */
 import { resolve } from 'node:path';
-import { CLI_AUDIT_SCOPE, withAuditScope } from '../kernel/audit.ts';
 import type { HubConfig, LoadedConfig, SectionSchemas } from '../kernel/config/load.ts';
 import { loadConfig } from '../kernel/config/load.ts';
 import { createHub, type Hub } from '../kernel/hub.ts';
 import { DEFAULT_TENANT_ID, validateTenantId } from '../kernel/identity/tenants.ts';
 import { createLogger, type Logger } from '../kernel/log.ts';
 import type { Store } from '../kernel/storage/contract.ts';
+import { CLI_CONTEXT } from '../kernel/storage/context.ts';
 import type { DbConfig } from '../kernel/storage/config.ts';
 import { hubSchemaOf } from '../kernel/storage/kysely/sqlite-files.ts';
 import { createMemoryThrottleStore } from '../kernel/throttle/memory.ts';
@@ -136,8 +136,7 @@ export async function withHub<R>(
     log: commandLogger(loaded.config, verbose),
   });
   try {
-    // What a command changes is audited as the command line's doing (no actor, `via: "cli"`).
-    return await withAuditScope(CLI_AUDIT_SCOPE, () => fn(hub));
+    return await fn(hub);
   } finally {
     await hub.close();
   }
@@ -164,6 +163,7 @@ export async function withTenant<R>(
     if (tenantId !== DEFAULT_TENANT_ID && !(await hub.identity.tenants.get(tenantId))) {
       throw new CliError(`No tenant found with id "${tenantId}".`);
     }
-    return fn({ hub, store: hub.driver().forTenant(tenantId), tenantId });
+    // What a command changes is audited as the command line's doing (no actor, `via: "cli"`).
+    return fn({ hub, store: hub.driver().forTenant(tenantId, CLI_CONTEXT), tenantId });
   });
 }

@@ -12,6 +12,7 @@ export {
   withTenant,
   type TenantContext,
 } from './context.ts';
+export { CLI_CONTEXT } from '../kernel/storage/context.ts';
 export { toUserRecord } from '../kernel/identity/users.ts';
 export { toTokenRecord } from '../kernel/identity/tokens.ts';
 export { listUsers, MAX_TOKEN_DAYS } from '../plugins/accounts/index.ts';

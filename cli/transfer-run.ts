@@ -8,11 +8,12 @@ import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createHub } from '../kernel/hub.ts';
 import { collectMigrations, collectTables, PendingMigrationsError } from '../kernel/schema.ts';
-import { CLI_AUDIT_SCOPE, withAuditScope, type AuditInput } from '../kernel/audit.ts';
+import type { AuditInput } from '../kernel/audit.ts';
 import type { LoadedConfig } from '../kernel/config/load.ts';
 import { tenantsTable } from '../kernel/identity/tables.ts';
 import { DEFAULT_TENANT_ID } from '../kernel/identity/tenants.ts';
 import type { StorageDriver } from '../kernel/storage/contract.ts';
+import { CLI_CONTEXT } from '../kernel/storage/context.ts';
 import { createDriver } from '../kernel/storage/create-driver.ts';
 import { exportHub } from '../kernel/storage/transfer.ts';
 import { importHub } from '../kernel/storage/transfer-import.ts';
@@ -100,9 +101,7 @@ function recordTransfer(
   event: AuditInput,
 ): Promise<void> {
   return withDriverHub(loaded, driver, verbose, (hub) =>
-    withAuditScope(CLI_AUDIT_SCOPE, () =>
-      hub.audit.record(driver.forTenant(tenantId ?? DEFAULT_TENANT_ID), event),
-    ),
+    hub.audit.record(driver.forTenant(tenantId ?? DEFAULT_TENANT_ID, CLI_CONTEXT), event),
   );
 }
 

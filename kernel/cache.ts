@@ -11,30 +11,19 @@
  */
 import { arrivalMark } from './storage/batched.ts';
 import type { Store } from './storage/contract.ts';
+import type { AuditScope, StoreContext } from './storage/context.ts';
 import type { Table } from './storage/table.ts';
 
 /**
- * Carried by the stores made for one request as it arrived (`c.get('store')`): when it arrived (an
- * `arrivalMark`), and the proof its first lookup asked for. A proof asked for after the request
- * arrived covers every write acknowledged before it, so the request's later lookups
- * (authentication, then its handler's) share it: one round trip per request, not per lookup; and
- * a proof another request started after this one arrived answers it too. No other store shares:
- * a job's or command's store outlives any proof.
+ * The context of the stores made for one request as it arrived (`c.get('store')`): who acts
+ * (`audit`), when it arrived (an `arrivalMark`), and the proof its first lookup asked for. A proof
+ * asked for after the request arrived covers every write acknowledged before it, so the request's
+ * later lookups (authentication, then its handler's) share it: one round trip per request, not
+ * per lookup; and a proof another request started after this one arrived answers it too. No other
+ * store shares: a job's or command's context has no arrival, as its store outlives any proof.
  */
-const requestProof = Symbol('requestProof');
-
-interface RequestProof {
-  arrival: number;
-  proven: boolean | Promise<boolean> | undefined;
-}
-
-/**
- * Marks `store` as made for one request that has just arrived (see {@link requestProof}): a
- * property of the store itself, as a WeakMap entry per request costs the collector more.
- */
-export function requestStore<S extends Store>(store: S): S {
-  const proof: RequestProof = { arrival: arrivalMark(), proven: undefined };
-  return Object.assign(store, { [requestProof]: proof });
+export function requestContext(audit: AuditScope | null): StoreContext {
+  return { audit, arrival: arrivalMark(), proven: undefined };
 }
 
 export interface ReadCache {
@@ -102,10 +91,9 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
 
   /** The proof a lookup on `store` waits for: its request's, once asked, else a new one. */
   const proofFor = (store: Store): boolean | Promise<boolean> => {
-    const request = (store as { [requestProof]?: RequestProof })[requestProof];
-    if (!request) return store.changes!.caughtUp();
-    request.proven ??= store.changes!.caughtUp(request.arrival);
-    return request.proven;
+    const request = store.context;
+    if (request.arrival === null) return store.changes!.caughtUp();
+    return (request.proven ??= store.changes!.caughtUp(request.arrival));
   };
 
   return {
@@ -128,7 +116,7 @@ export function createReadCache(budget: () => number): ReadCache & { stats(): Ca
         // concurrent lookups). One already known stale needs no proof: it is reloaded at once.
         // One proof serves every request that arrived in the same turn of the event loop (asked
         // once the turn is over: storage/batched.ts), on SQLite a statement, on the others a round
-        // trip. The lookups of one request share its first proof (see requestProof).
+        // trip. The lookups of one request share its first proof (see requestContext).
         const proof = proofFor(store);
         const proven = typeof proof === 'boolean' ? proof : await proof;
         stamp = proven ? changes!.stamp(names) : null;

@@ -101,7 +101,7 @@ export function hubReload(
   });
   return auditedReload(reloader, {
     audit: kernel.audit,
-    store: () => live.driver.forTenant(DEFAULT_TENANT_ID),
+    store: (context) => live.driver.forTenant(DEFAULT_TENANT_ID, context),
     configPath,
     log,
   });

@@ -126,7 +126,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       {
         hubConfig: config,
         identity,
-        storage: (tenantId) => live.driver.forTenant(tenantId),
+        storage: (tenantId, context) => live.driver.forTenant(tenantId, context),
         events,
         clock,
         signal: shutdown.signal,

@@ -20,6 +20,7 @@ import type { Logger } from './log.ts';
 import type { PluginMetrics } from './metrics.ts';
 import type { ReadCache } from './cache.ts';
 import type { Migration, Store } from './storage/contract.ts';
+import type { StoreContext } from './storage/context.ts';
 import type { Table } from './storage/table.ts';
 import type { ThrottleGuard } from './throttle/contract.ts';
 
@@ -51,8 +52,12 @@ export interface PluginContext<Section> {
   /** The whole validated configuration (read-only view of other sections). */
   hubConfig(): HubConfig;
   identity: Identity;
-  /** Storage bound to a tenant, for work outside a request (requests use `c.get('store')`). */
-  storage(tenantId: string): Store;
+  /**
+   * Storage bound to a tenant, for work outside a request (requests use `c.get('store')`), or
+   * for a handler's store of another tenant, with `actingAs(c.get('auditScope'))` as its context
+   * (kernel/storage/context.ts) so what it records names the request.
+   */
+  storage(tenantId: string, context?: StoreContext): Store;
   events: EventBus;
   log: Logger;
   clock: Clock;

@@ -46,11 +46,12 @@ const createCommand = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const { loadCliConfig, requireMultitenancy, toTenantRecord, withHub } = await hubModules();
+    const { CLI_CONTEXT, loadCliConfig, requireMultitenancy, toTenantRecord, withHub } =
+      await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {
-      const tenant = await hub.identity.tenants.create(args['tenant-id'], args.name);
+      const tenant = await hub.identity.tenants.create(args['tenant-id'], args.name, CLI_CONTEXT);
       if (args.json) return printJson({ tenant: toTenantRecord(tenant) });
       print(`Created tenant "${tenant.name}" (${tenant.id}).`, ...tenantBlock(tenant));
     });
@@ -64,11 +65,12 @@ const deleteCommand = defineCommand({
   },
   args: { ...tenantIdArg, ...jsonArg, ...commonArgs },
   async run({ args }) {
-    const { loadCliConfig, requireMultitenancy, toTenantRecord, withHub } = await hubModules();
+    const { CLI_CONTEXT, loadCliConfig, requireMultitenancy, toTenantRecord, withHub } =
+      await hubModules();
     const loaded = await loadCliConfig(args);
     requireMultitenancy(loaded.config);
     await withHub(loaded, args.verbose, async (hub) => {
-      const tenant = await hub.identity.tenants.delete(args['tenant-id']);
+      const tenant = await hub.identity.tenants.delete(args['tenant-id'], CLI_CONTEXT);
       if (args.json) return printJson({ tenant: toTenantRecord(tenant) });
       print(`Deleted tenant "${tenant.name}" (${tenant.id}).`);
     });

@@ -5,9 +5,10 @@
  * those that failed). Reasons are the ones the log shows, which name keys and never print a
  * value's secret; hub secrets and a URL's password are masked once more on the way in.
  */
-import { scopedStore, type AuditScope, type AuditSink } from '../audit.ts';
+import type { AuditScope, AuditSink } from '../audit.ts';
 import { redact, type Logger } from '../log.ts';
 import type { Store } from '../storage/contract.ts';
+import { actingAs, type StoreContext } from '../storage/context.ts';
 import type { ReloadOutcome } from './reload.ts';
 
 /** A reason as the audit log keeps it: no hub secret, no password in a URL. */
@@ -38,14 +39,20 @@ function reloadAuditEvent(outcome: ReloadOutcome): {
 
 export function auditedReload(
   reload: () => Promise<ReloadOutcome>,
-  deps: { audit: AuditSink; store: () => Store; configPath: string | null; log: Logger },
+  deps: {
+    audit: AuditSink;
+    /** The default tenant's store, with the reload's context (none for a signal's). */
+    store: (context?: StoreContext) => Store;
+    configPath: string | null;
+    log: Logger;
+  },
 ): (scope?: AuditScope) => Promise<ReloadOutcome> {
   return async (scope) => {
     const outcome = await reload();
     const target = { kind: 'config', id: deps.configPath ?? 'defaults', name: 'server.yaml' };
     // The reload has happened either way; a log that cannot be written must not undo its answer.
     await deps.audit
-      .record(scope ? scopedStore(deps.store(), scope) : deps.store(), {
+      .record(deps.store(scope && actingAs(scope)), {
         ...reloadAuditEvent(outcome),
         target,
       })

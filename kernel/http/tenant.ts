@@ -9,8 +9,7 @@ import { describeMiddleware } from './openapi-routes.ts';
 import type { StorageDriver } from '../storage/contract.ts';
 import type { TenantRow } from '../identity/tables.ts';
 import { DEFAULT_TENANT_ID, validateTenantId, type TenantsService } from '../identity/tenants.ts';
-import { requestStore } from '../cache.ts';
-import { scopedStore } from '../audit.ts';
+import { requestContext } from '../cache.ts';
 
 /** Tenants change rarely; a short cache keeps the lookup off the hot path. */
 const CACHE_MS = 5_000;
@@ -61,9 +60,9 @@ export function resolveTenant(deps: {
   const enter = (c: Context<KernelEnv>, id: string, tenant: TenantRow | null) => {
     if (!tenant) throw notFound('Tenant not found');
     c.set('tenant', tenant);
-    // Made as the request arrives: its cache lookups share one proof (cache.ts), and what it
-    // writes names the request (audit.ts).
-    c.set('store', requestStore(scopedStore(deps.driver().forTenant(id), c.get('auditScope'))));
+    // Made as the request arrives, with its context: its cache lookups share one proof
+    // (cache.ts), and what it writes names the request (audit.ts).
+    c.set('store', deps.driver().forTenant(id, requestContext(c.get('auditScope'))));
   };
   // Not async: a tenant the cache holds (nearly every request) costs no promise here.
   const middleware: MiddlewareHandler<KernelEnv> = (c, next) => {

@@ -7,6 +7,7 @@ import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../text.ts';
 import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import type { StorageDriver } from '../storage/contract.ts';
+import type { StoreContext } from '../storage/context.ts';
 import type { Table } from '../storage/table.ts';
 import { defaultColor, defaultInitials } from './avatar-defaults.ts';
 import { newId } from './secrets.ts';
@@ -53,8 +54,9 @@ export function createTenantsService({
   /** Tenant creations and deletions are recorded in the default tenant's log (the operator's). */
   audit?: AuditSink;
 }) {
-  const operatorLog = (event: ReturnType<typeof tenantEvent>) =>
-    audit?.record(driver().forTenant(DEFAULT_TENANT_ID), event);
+  /** Records in the operator's log as the work of `context` (the request's or the command's). */
+  const operatorLog = (event: ReturnType<typeof tenantEvent>, context?: StoreContext) =>
+    audit?.record(driver().forTenant(DEFAULT_TENANT_ID, context), event);
   const global = () => driver().unscoped().table(tenantsTable);
 
   /** Creates the tenant row (if missing) and its system account (if missing). */
@@ -111,7 +113,8 @@ export function createTenantsService({
     get: (id: string) => global().get(id),
     list: () => global().find({ orderBy: [['id', 'asc']] }),
 
-    async create(rawId: string, rawName: string): Promise<TenantRow> {
+    /** Creates a tenant; its audit event is the work of `context` (who asked). */
+    async create(rawId: string, rawName: string, context?: StoreContext): Promise<TenantRow> {
       const id = validateTenantId(rawId);
       if (id === DEFAULT_TENANT_ID)
         throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" is reserved and always exists.`);
@@ -120,12 +123,12 @@ export function createTenantsService({
       if (hasUnsafeNameChars(name)) throw badRequest(`name: Tenant name ${UNSAFE_NAME_MESSAGE}.`);
       if (await global().get(id)) throw badRequest(`A tenant with id "${id}" already exists.`);
       const tenant = await ensure(id, name);
-      await operatorLog(tenantEvent('tenant.created', tenant));
+      await operatorLog(tenantEvent('tenant.created', tenant), context);
       return tenant;
     },
 
-    /** Removes the tenant and every row it owns, in one transaction. */
-    async delete(rawId: string): Promise<TenantRow> {
+    /** Removes the tenant and every row it owns, in one transaction, as the work of `context`. */
+    async delete(rawId: string, context?: StoreContext): Promise<TenantRow> {
       const id = validateTenantId(rawId);
       if (id === DEFAULT_TENANT_ID)
         throw badRequest(`The tenant "${DEFAULT_TENANT_ID}" cannot be deleted.`);
@@ -138,7 +141,7 @@ export function createTenantsService({
             if (table.tenantScoped) await tx.table(table).deleteWhere({});
           await tx.table(tenantsTable).delete(id);
         });
-      await operatorLog(tenantEvent('tenant.deleted', tenant));
+      await operatorLog(tenantEvent('tenant.deleted', tenant), context);
       return tenant;
     },
   };

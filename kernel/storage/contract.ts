@@ -7,6 +7,7 @@
  */
 import type { Circuit } from '../breaker.ts';
 import type { ChangeFeed } from './changes.ts';
+import type { StoreContext } from './context.ts';
 import type { Table, RowOfTable } from './table.ts';
 
 /** A comparison on one column. A bare value means equality; `null` means "is null". */
@@ -126,6 +127,11 @@ export interface Store {
    * driver; see changes.ts). Absent inside a transaction: nothing read there is cached.
    */
   readonly changes?: ChangeFeed;
+  /**
+   * The request or command the store was made for (context.ts), as `forTenant` was given it; a
+   * transaction's store carries its opener's.
+   */
+  readonly context: StoreContext;
   table<T extends Table>(table: T): TableApi<RowOfTable<T>>;
   /**
    * Runs `fn` in one transaction: all of its writes land, or none do. Do every read before the
@@ -223,9 +229,12 @@ export interface StorageDriver {
    * the embedded database, which no other host shares.
    */
   readonly migratesOnStart: boolean;
-  /** A store bound to one tenant: what handlers get. */
-  forTenant(tenantId: string): Store;
-  /** A store over every tenant, for the kernel only (migrations, tenant deletion). */
+  /**
+   * A store bound to one tenant: what handlers get. It carries `context` (the request's or the
+   * command's; none when left out) into every transaction opened on it.
+   */
+  forTenant(tenantId: string, context?: StoreContext): Store;
+  /** A store over every tenant, for the kernel only (migrations, tenant deletion); no context. */
   unscoped(): Store;
   /** Ids of the migrations already recorded, in the order they were applied. */
   appliedMigrations(): Promise<string[]>;

@@ -6,7 +6,6 @@
  * whose token is answered once: nobody else could sign in to an empty tenant over HTTP.
  */
 import { z } from 'zod';
-import { scopedStore } from '../../kernel/audit.ts';
 import type { HubConfig } from '../../kernel/config/load.ts';
 import { badRequest, conflict, HttpError, notFound } from '../../kernel/errors.ts';
 import { requireOperator } from '../../kernel/http/operator.ts';
@@ -23,6 +22,7 @@ import { normalizeUserName, toUserRecord } from '../../kernel/identity/users.ts'
 import { createMiddleware } from 'hono/factory';
 import { createPluginApp, type KernelEnv } from '../../kernel/plugin.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
+import { actingAs, type StoreContext } from '../../kernel/storage/context.ts';
 import { hasUnsafeNameChars, UNSAFE_NAME_MESSAGE } from '../../kernel/text.ts';
 
 /** The 404 of every tenant route while multitenancy is off. */
@@ -51,7 +51,7 @@ function asField<T>(field: string, check: () => T): T {
 export function adminTenantRoutes(
   identity: Identity,
   hubConfig: () => HubConfig,
-  storage: (tenantId: string) => Store,
+  storage: (tenantId: string, context: StoreContext) => Store,
 ) {
   const { tenants, users, tokens } = identity;
   const enabled = createMiddleware<KernelEnv>(async (_c, next) => {
@@ -77,11 +77,13 @@ export function adminTenantRoutes(
           ? null
           : asField('adminName', () => normalizeUserName(body.adminName!));
       if (await tenants.get(id)) throw conflict(`id: A tenant with id "${id}" already exists.`);
-      const tenant = await tenants.create(id, body.name);
+      // The request's audit scope, for the operator's log and the new tenant's alike.
+      const acting = actingAs(c.get('auditScope'));
+      const tenant = await tenants.create(id, body.name, acting);
       if (adminName === null) return c.json({ tenant: toTenantRecord(tenant) }, 201);
       try {
         // In the new tenant, under the caller's audit scope: its log says who made the account.
-        const store = scopedStore(storage(id), c.get('auditScope'));
+        const store = storage(id, acting);
         const admin = await store.transaction(async (tx) => {
           const user = await users.create(tx, { name: adminName, role: 'admin' });
           return { user, ...(await tokens.issue(tx, user, user.name)) };
@@ -99,13 +101,13 @@ export function adminTenantRoutes(
         );
       } catch (error) {
         // A tenant without the administrator asked for is not what was asked: it goes again.
-        await tenants.delete(id);
+        await tenants.delete(id, acting);
         throw error;
       }
     })
     .delete('/admin/tenants/:id', enabled, requireOperator, async (c) => {
       const id = pathId(c, 'id', 'Tenant not found');
-      await tenants.delete(id);
+      await tenants.delete(id, actingAs(c.get('auditScope')));
       return c.body(null, 204);
     });
 }

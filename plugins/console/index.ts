@@ -5,7 +5,7 @@
  * twice. Sessions are rows of its table (`tables.ts`), so every instance on the database knows
  * them. How a page is added: docs/console.md.
  */
-import { scopedStore } from '../../kernel/audit.ts';
+import { actingAs } from '../../kernel/storage/context.ts';
 import { definePlugin } from '../../kernel/plugin.ts';
 import { consoleSignInLink, offerConsole } from '../sso/index.ts';
 import { consoleSchema, type ConsoleConfig } from './config.ts';
@@ -55,7 +55,7 @@ export const createConsolePlugin = (pages: readonly ConsolePage[]) =>
             sessions,
             api: ctx.api,
             clientIp: ctx.clientIp,
-            auditedStore: (c, tenantId) => scopedStore(ctx.storage(tenantId), c.get('auditScope')),
+            auditedStore: (c, tenantId) => ctx.storage(tenantId, actingAs(c.get('auditScope'))),
             ssoLink: (tenantId) => consoleSignInLink(ctx.hubConfig(), tenantId),
           },
           pages,

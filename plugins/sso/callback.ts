@@ -14,7 +14,7 @@
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
-import { scopedStore } from '../../kernel/audit.ts';
+import { actingAs } from '../../kernel/storage/context.ts';
 import { HttpError } from '../../kernel/errors.ts';
 import { sha256Hex, timingSafeEqual } from '../../kernel/identity/secrets.ts';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
@@ -61,7 +61,7 @@ export async function finishSignIn(
   const { pending, state, failed } = await openSignIn(c, deps, now);
 
   // The sign-in's tenant, named by its signed cookie: the store names this request too.
-  const store = scopedStore(ctx.storage(pending.tenant), c.get('auditScope'));
+  const store = ctx.storage(pending.tenant, actingAs(c.get('auditScope')));
   /** `sso.refused` in the sign-in's tenant: whom the provider named, if it got that far. */
   const refusedEvent = (reason: string, claims?: Record<string, unknown>) =>
     ctx.audit.record(

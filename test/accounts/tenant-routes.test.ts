@@ -28,9 +28,10 @@ describe.each(httpDrivers())('tenant routes on %s', (kind) => {
     }
   });
 
-  it('creates a tenant with its first administrator, whose token works there at once', async () => {
+  it('creates a tenant with its first administrator, whose token works there at once, audited as the caller', async () => {
     const id = tenantId();
     const res = await multi.request('POST', '/admin/tenants', {
+      headers: { 'x-request-id': `make-${id}` },
       body: { id, name: 'Acme Corp', adminName: 'ada' },
     });
     expect(res.status).toBe(201);
@@ -47,9 +48,13 @@ describe.each(httpDrivers())('tenant routes on %s', (kind) => {
     expect(listed.body.tenants.map((t: { id: string }) => t.id)).toEqual(
       expect.arrayContaining([DEFAULT_TENANT_ID, id]),
     );
-    // Audited in the operator's log.
+    // Audited in the operator's log, as the work of the administrator who asked.
     const audit = await multi.request('GET', `/admin/audit?action=tenant.created&targetId=${id}`);
     expect(audit.body.events).toHaveLength(1);
+    expect(audit.body.events[0]).toMatchObject({
+      actor: { id: multi.adminId },
+      requestId: `make-${id}`,
+    });
   });
 
   it('creates a tenant without an administrator when adminName is left out or blank', async () => {

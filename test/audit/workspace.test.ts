@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { allDrivers } from '../helpers/drivers.ts';
 import { useTestHub } from '../helpers/hub.ts';
 import { EVERY_ENTITY, fixtures } from '../helpers/fixtures.ts';
-import { CLI_AUDIT_SCOPE, withAuditScope } from '../../kernel/audit.ts';
+import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
+import { CLI_CONTEXT } from '../../kernel/storage/context.ts';
 import type { Store } from '../../kernel/storage/contract.ts';
 import { recordChange } from '../../plugins/entities/history/record.ts';
 import { createUsageLedger } from '../../plugins/entities/history/usage.ts';
@@ -20,24 +21,24 @@ describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) =
     expect(res.status, res.text).toBe(200);
     return res.body.events as any[];
   };
-  /** A change recorded by hand in `tx`, as the CLI would make it. */
+  /** A store as a CLI command makes it: its transactions carry the command line's context. */
+  const cliStore = () => t.hub.driver().forTenant(DEFAULT_TENANT_ID, CLI_CONTEXT);
+  /** A change recorded by hand in `tx`, who made it read from the store's context. */
   const cliChange = (tx: Store, id: string) =>
-    withAuditScope(CLI_AUDIT_SCOPE, () =>
-      recordChange(
-        tx,
-        {
-          events: t.hub.events,
-          history: () => t.hub.config().history,
-          usage: createUsageLedger((id) => t.hub.driver().forTenant(id)),
-        },
-        {
-          kind: 'live-page',
-          row: { id, name: 'Docs', version: 2 },
-          action: 'restored',
-          actorId: null,
-          at: new Date().toISOString(),
-        },
-      ),
+    recordChange(
+      tx,
+      {
+        events: t.hub.events,
+        history: () => t.hub.config().history,
+        usage: createUsageLedger((id) => t.hub.driver().forTenant(id)),
+      },
+      {
+        kind: 'live-page',
+        row: { id, name: 'Docs', version: 2 },
+        action: 'restored',
+        actorId: null,
+        at: new Date().toISOString(),
+      },
     );
 
   it('reads each event from its revision: action, actor, request id, target and version', async () => {
@@ -58,7 +59,7 @@ describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) =
       requestId: 'rename-login',
       details: { version: 2 },
     });
-    await t.store().transaction((tx) => cliChange(tx, 'page-1'));
+    await cliStore().transaction((tx) => cliChange(tx, 'page-1'));
     const [restored] = await eventsOf('page-1');
     expect(restored).toMatchObject({
       action: 'live-page.restored',
@@ -70,7 +71,7 @@ describe.each(allDrivers())('workspace changes in the audit log on %s', (kind) =
 
   it('keeps no event of a change whose transaction failed', async () => {
     await expect(
-      t.store().transaction(async (tx) => {
+      cliStore().transaction(async (tx) => {
         await cliChange(tx, 'page-2');
         throw new Error('the change failed');
       }),

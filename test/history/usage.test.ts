@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_ID } from '../../kernel/identity/tenants.ts';
 import { StorageError, type StorageDriver, type Store } from '../../kernel/storage/contract.ts';
+import type { StoreContext } from '../../kernel/storage/context.ts';
 import { historyUsageTable, revisionsTable } from '../../plugins/entities/history/tables.ts';
 import { createUsageLedger } from '../../plugins/entities/history/usage.ts';
 import { eventually } from '../helpers/async.ts';
@@ -73,7 +74,9 @@ function failingRevisionRemoval(driver: StorageDriver, failing: { on: boolean })
     });
   return new Proxy(driver, {
     get(target, prop) {
-      if (prop === 'forTenant') return (tenantId: string) => wrap(target.forTenant(tenantId));
+      if (prop === 'forTenant')
+        return (tenantId: string, context?: StoreContext) =>
+          wrap(target.forTenant(tenantId, context));
       const value = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
     },

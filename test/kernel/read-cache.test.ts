@@ -5,7 +5,8 @@
  * aside while the LISTEN connection is gone; the cache keeps to its byte budget.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReadCache, requestStore } from '../../kernel/cache.ts';
+import { createReadCache, requestContext } from '../../kernel/cache.ts';
+import { NO_CONTEXT } from '../../kernel/storage/context.ts';
 import type { Migration, Store, StorageDriver } from '../../kernel/storage/contract.ts';
 import type { PostgresDbConfig } from '../../kernel/storage/config.ts';
 import { createDriver } from '../../kernel/storage/create-driver.ts';
@@ -345,7 +346,10 @@ describe('the read cache on its own', () => {
   const feed = () => {
     let stamp = 1;
     return {
-      store: { changes: { stamp: () => stamp, caughtUp: () => true } } as unknown as Store,
+      store: {
+        changes: { stamp: () => stamp, caughtUp: () => true },
+        context: NO_CONTEXT,
+      } as unknown as Store,
       move: () => stamp++,
     };
   };
@@ -355,14 +359,14 @@ describe('the read cache on its own', () => {
     const changes = { stamp: () => 1, caughtUp: async () => (asked++, true) };
     const cache = createReadCache(() => 1 << 20);
     const value = async () => 'v';
-    const plain = { changes } as unknown as Store;
+    const plain = { changes, context: NO_CONTEXT } as unknown as Store;
     await cache.read(plain, 'k', [notes], value, () => 8); // a miss: no proof needed
     for (let i = 0; i < 3; i++) await cache.read(plain, 'k', [notes], value, () => 8);
     expect(asked).toBe(3);
-    const request = requestStore({ changes } as unknown as Store);
+    const request = { changes, context: requestContext(null) } as unknown as Store;
     for (let i = 0; i < 3; i++) await cache.read(request, 'k', [notes], value, () => 8);
     expect(asked).toBe(4);
-    const next = requestStore({ changes } as unknown as Store);
+    const next = { changes, context: requestContext(null) } as unknown as Store;
     await cache.read(next, 'k', [notes], value, () => 8);
     expect(asked).toBe(5);
   });

@@ -125,6 +125,7 @@ describe('LLM usage integrity', () => {
 function withFailingLogInsert(store: Store): Store {
   return {
     tenantId: store.tenantId,
+    context: store.context,
     table<T extends Table>(table: T) {
       const api = store.table(table);
       if (table !== (llmUsageLogTable as Table)) return api;

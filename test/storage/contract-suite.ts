@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, type Store, type StorageDriver } from '../../kernel/storage/contract.ts';
+import { actingAs, NO_CONTEXT } from '../../kernel/storage/context.ts';
 import { col, defineTable, type RowOfTable } from '../../kernel/storage/table.ts';
 
 const things = defineTable({
@@ -577,6 +578,21 @@ export function defineStorageContract(
         ).rejects.toMatchObject({ code: 'unique' });
         expect(await a.table(things).get(x.id)).toBeNull();
         expect((await a.table(things).get(existing.id))!.rank).toBe(existing.rank);
+      });
+
+      it('hands the context a store was made with to its transactions, nested ones too', async () => {
+        const context = actingAs({ requestId: 'r-1', ip: null, actor: () => null });
+        const store = opened.driver.forTenant(tenantA, context);
+        expect(store.context).toBe(context);
+        expect(a.context).toBe(NO_CONTEXT);
+        const x = thing();
+        const [outer, inner] = await store.transaction(async (tx) => {
+          await tx.table(things).insert(x);
+          return tx.transaction(async (nested) => [tx.context, nested.context]);
+        });
+        expect(outer).toBe(context);
+        expect(inner).toBe(context);
+        expect(await a.table(things).get(x.id)).toMatchObject({ id: x.id });
       });
 
       it('joins an outer transaction from a nested call', async () => {

@@ -197,7 +197,7 @@ export function createFirestoreDriver(
   return {
     kind: 'firestore',
     migratesOnStart: false,
-    forTenant: (tenantId) => withFeed(createFirestoreStore(ctx, tenantId)),
+    forTenant: (tenantId, context) => withFeed(createFirestoreStore(ctx, tenantId, null, context)),
     unscoped: () => withFeed(createFirestoreStore(ctx, null)),
     changes,
     appliedMigrations: () =>

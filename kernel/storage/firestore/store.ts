@@ -4,6 +4,7 @@
  * or a row-lock deadlock in this process) is run again from fresh reads.
  */
 import { StorageError, type Store } from '../contract.ts';
+import { NO_CONTEXT, type StoreContext } from '../context.ts';
 import type { Table } from '../table.ts';
 import { flush, uniqueError, type TxState } from './session.ts';
 import { countChanges } from './change-counts.ts';
@@ -130,14 +131,19 @@ async function runTransaction<R>(
   }
 }
 
-/** A store bound to a tenant (or unscoped when null), outside or inside a transaction attempt. */
+/**
+ * A store bound to a tenant (or unscoped when null), outside or inside a transaction attempt; an
+ * attempt's store carries this store's `context`.
+ */
 export function createFirestoreStore(
   ctx: FirestoreContext,
   tenantId: string | null,
   state: TxState | null = null,
+  context: StoreContext = NO_CONTEXT,
 ): Store {
   const store: Store = {
     tenantId,
+    context,
     // Only top-level calls pass the gate: work inside an open transaction must be allowed to finish.
     table: <T extends Table>(table: T) =>
       guarded(
@@ -148,7 +154,7 @@ export function createFirestoreStore(
     async transaction(fn) {
       if (state) return fn(store);
       return ctx.gate.run(() =>
-        runTransaction(ctx, (attempt) => fn(createFirestoreStore(ctx, tenantId, attempt))),
+        runTransaction(ctx, (attempt) => fn(createFirestoreStore(ctx, tenantId, attempt, context))),
       );
     },
     insertAll(batches) {

@@ -76,7 +76,8 @@ export function createSqlDriver(dialect: SqlDialect): StorageDriver {
   return {
     kind: dialect.flavor,
     migratesOnStart: dialect.migratesOnStart,
-    forTenant: (tenantId) => createSqlStore(dialect, db, tenantId, false, changed, changes),
+    forTenant: (tenantId, context) =>
+      createSqlStore(dialect, db, tenantId, false, changed, changes, context),
     unscoped: () => createSqlStore(dialect, db, null, false, changed, changes),
     changes,
     async appliedMigrations() {

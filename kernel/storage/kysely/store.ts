@@ -8,6 +8,7 @@ import type { Store, TableApi } from '../contract.ts';
 import type { ChangeFeed } from '../changes.ts';
 import type { Table } from '../table.ts';
 import type { ChangedTables, Executor, Row, SqlConnection, SqlDialect } from './dialect.ts';
+import { NO_CONTEXT, type StoreContext } from '../context.ts';
 import { retryTransaction } from './retry.ts';
 import { tableApi } from './table-api.ts';
 
@@ -16,7 +17,8 @@ const nothingChanged: ChangedTables = () => undefined;
 /**
  * A store on `db` (the pool, or an open transaction). `changed` hears of every table written:
  * outside a transaction after each statement, for a transaction once it has ended, so a cache
- * filled from rows the transaction was changing never outlives its commit.
+ * filled from rows the transaction was changing never outlives its commit. A transaction's store
+ * carries this store's `context`.
  */
 export function createSqlStore(
   dialect: SqlDialect,
@@ -25,6 +27,7 @@ export function createSqlStore(
   inTransaction: boolean,
   changed: ChangedTables = nothingChanged,
   changes?: ChangeFeed,
+  context: StoreContext = NO_CONTEXT,
 ): Store {
   // Each table's API is built once per store (a store outside a transaction, or one transaction).
   const apis = new Map<Table, TableApi<Row>>();
@@ -44,6 +47,7 @@ export function createSqlStore(
   const store: Store = {
     tenantId,
     ...(changes && !inTransaction ? { changes } : {}),
+    context,
     table: tableOf as Store['table'],
     transaction,
     async insertAll(batches) {
@@ -64,9 +68,17 @@ export function createSqlStore(
         // what the previous lock holder committed.
         return await durably(dialect, dialect.begin(db as Kysely<any>), (trx) =>
           fn(
-            createSqlStore(dialect, trx, tenantId, true, (tables) => {
-              for (const t of tables) written.add(t);
-            }),
+            createSqlStore(
+              dialect,
+              trx,
+              tenantId,
+              true,
+              (tables) => {
+                for (const t of tables) written.add(t);
+              },
+              undefined,
+              context,
+            ),
           ),
         );
       } finally {

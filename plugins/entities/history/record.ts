@@ -7,7 +7,7 @@
  * from 1 (created) and grow by one per revision.
  */
 import type { Context } from 'hono';
-import { auditScopeOf, originOf, type AuditScope } from '../../../kernel/audit.ts';
+import { originOf, type AuditScope } from '../../../kernel/audit.ts';
 import type { HistoryConfig } from '../../../kernel/config/sections.ts';
 import { preconditionFailed } from '../../../kernel/errors.ts';
 import type { EventBus } from '../../../kernel/events.ts';
@@ -51,7 +51,7 @@ type RevisionHead = Omit<RevisionRow, 'recordId' | 'version' | 'snapshot' | 'siz
 
 /** A revision's own columns: its id, the change and who asked for it (through `store`). */
 function revisionHead(store: Store, change: Omit<Change, 'row'>): RevisionHead {
-  const scope = change.scope !== undefined ? change.scope : auditScopeOf(store);
+  const scope = change.scope !== undefined ? change.scope : store.context.audit;
   const actor = scope?.actor();
   return {
     id: timeOrderedId(change.at),

@@ -14,7 +14,7 @@
  * failure (the collection or folder is gone, the database is unavailable, a conflict that
  * persists) fails every create of the batch at once, as each alone would have failed.
  */
-import { auditScopeOf, type AuditScope } from '../../../kernel/audit.ts';
+import type { AuditScope } from '../../../kernel/audit.ts';
 import { objectNumber } from '../../../kernel/cache.ts';
 import { StorageError, type Store } from '../../../kernel/storage/contract.ts';
 
@@ -26,11 +26,12 @@ interface Pending<Container, Row> {
   container: Container;
   /** Roughly what the row weighs (its request body). */
   bytes: number;
-  /** The request's store: a batch writes through its first create's (one tenant, one database). */
+  /**
+   * The request's store: a batch writes through its first create's (one tenant, one database),
+   * and each row's history names its own request (`store.context.audit`), not the batch's first.
+   */
   store: Store;
   build: (sortOrder: number, now: string) => Row;
-  /** The request that asked for it: its history names that request, not the batch's first. */
-  scope: AuditScope | null;
   resolve: (row: Row) => void;
   reject: (error: unknown) => void;
 }
@@ -80,7 +81,7 @@ export function createAppender<Container, Row>(
         await steps.insert(
           tx,
           built,
-          batch.map((pending) => pending.scope),
+          batch.map((pending) => pending.store.context.audit),
         );
         return built;
       });
@@ -121,8 +122,7 @@ export function createAppender<Container, Row>(
       // create on the new one never joins a batch written to the old one.
       const key = `${store.tenantId}:${driverNumber(store)}:${steps.key(container)}`;
       return new Promise<Row>((resolve, reject) => {
-        const scope = auditScopeOf(store);
-        const pending = { container, store, bytes, build, scope, resolve, reject };
+        const pending = { container, store, bytes, build, resolve, reject };
         const queue = queues.get(key);
         if (queue) {
           queue.push(pending);
