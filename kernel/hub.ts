@@ -69,8 +69,9 @@ export interface Hub {
   app: Hono<KernelEnv>;
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
   /**
-   * A fixed answer (`GET /health`) for a runtime that writes it to its socket itself, with the
-   * request id, metrics and access line the app would give it; undefined: serve it through `fetch`.
+   * A fixed answer (`GET /health`), or the refusal of a client known to be blocked, for a runtime
+   * that writes it to its socket itself, with the request id, metrics and access line the app
+   * would give it; undefined: serve it through `fetch`.
    */
   answerFixed: Edge['answerFixed'];
   config(): HubConfig;

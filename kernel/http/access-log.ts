@@ -37,16 +37,19 @@ export interface RuntimeBindings {
 }
 
 /** The route template of the handler that answered (`/collections/:id`), never the raw path. */
-function routeTemplate(c: Context<KernelEnv>): string {
+export function routeTemplate(c: Context<KernelEnv>): string {
   const routes = matchedRoutes(c);
   for (let i = routes.length - 1; i >= 0; i--)
     if (routes[i]!.method !== 'ALL') return routes[i]!.path;
   return UNMATCHED_ROUTE;
 }
 
-/** A fixed answer the runtime wrote itself (`edge.ts`): counted and logged as any request. */
+/**
+ * An answer to a GET the runtime wrote itself (a fixed answer or a known refusal, `edge.ts`):
+ * counted and logged as any request.
+ */
 export type ObserveFixed = (
-  route: string,
+  answer: { route: string; status: number; tenant?: string },
   requestId: string,
   started: number,
   bytes: number,
@@ -103,16 +106,17 @@ export function observeRequests(
   };
 
   /** Once its bytes are written: the same count and line as {@link observe} gives a GET. */
-  const fixed: ObserveFixed = (route, requestId, started, bytes) => {
-    if (recordMetrics()) count('GET', route, 200, started);
+  const fixed: ObserveFixed = ({ route, status, tenant }, requestId, started, bytes) => {
+    if (recordMetrics()) count('GET', route, status, started);
     if (accessLog(PROBE_ROUTES.has(route) ? 'debug' : 'info'))
       write(route, {
         method: 'GET',
         route,
-        status: 200,
+        status,
         durationMs: durationMs(started),
         bytes,
         requestId,
+        ...(tenant === undefined ? {} : { tenant }),
       });
   };
 

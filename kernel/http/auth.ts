@@ -44,6 +44,8 @@ export interface AuthDeps {
   clientIp: (c: Parameters<Parameters<typeof createMiddleware<KernelEnv>>[0]>[0]) => string;
   /** Who a request the hub made in process acts as (`in-process.ts`); undefined for the network. */
   callerOf: (request: Request) => InProcessCaller | undefined;
+  /** Told of each request refused for its key's block (blocked.ts learns its route). */
+  refusedForBlock?: (c: Context<KernelEnv>) => void;
 }
 
 export function bearerAuth(deps: AuthDeps) {
@@ -83,7 +85,10 @@ export function bearerAuth(deps: AuthDeps) {
 
     // The spec's key decides first: a blocked token (or token-less client) gets 429.
     const status = await throttle.status(key);
-    if (status.blockedFor > 0) throw tooManyRequests(status.blockedFor);
+    if (status.blockedFor > 0) {
+      deps.refusedForBlock?.(c);
+      throw tooManyRequests(status.blockedFor);
+    }
 
     // The per-address block only stops failing attempts: a valid token still gets in from a
     // blocked address, so guessing from a shared (proxy, NAT) address cannot lock everyone out.

@@ -12,12 +12,25 @@ import type { KernelEnv } from '../plugin.ts';
  * The right-most `X-Forwarded-For` entry: the one our proxy appended. Entries left of it are
  * whatever the client sent, and trusting them would let a client pick its own throttle key.
  */
-function proxyAppended(c: Context<KernelEnv>): string | undefined {
-  return c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() || undefined;
+function proxyAppended(header: HeaderOf): string | undefined {
+  return header('x-forwarded-for')?.split(',').at(-1)?.trim() || undefined;
 }
 
 /** A request header by its lower-case name. */
 export type HeaderOf = (name: string) => string | undefined;
+
+/**
+ * The client's address from the request's headers and its socket peer: with `trustProxy`, the
+ * proxy's last hop when there is one; otherwise the peer. The one rule for both the app
+ * ({@link clientIpResolver}) and a runtime that answers before it (edge.ts).
+ */
+export function clientAddress(
+  trustProxy: boolean,
+  header: HeaderOf,
+  peer: () => string | undefined,
+): string {
+  return (trustProxy ? proxyAppended(header) : undefined) ?? peer() ?? 'unknown';
+}
 
 /** The proxy headers the request carries (`X-Forwarded-For`, RFC 7239 `Forwarded`), by name. */
 function forwardedHeaders(header: HeaderOf): string[] {
@@ -32,13 +45,12 @@ export function clientIpResolver(
   config: () => HubConfig,
   fromRuntime?: (c: Context<KernelEnv>) => string | undefined,
 ) {
-  return (c: Context<KernelEnv>): string => {
-    if (config().server.trustProxy) {
-      const forwarded = proxyAppended(c);
-      if (forwarded) return forwarded;
-    }
-    return fromRuntime?.(c) ?? 'unknown';
-  };
+  return (c: Context<KernelEnv>): string =>
+    clientAddress(
+      config().server.trustProxy,
+      (name) => c.req.header(name),
+      () => fromRuntime?.(c),
+    );
 }
 
 const LOOPBACK_V4 = /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i;
@@ -59,7 +71,8 @@ export function fromLoopback(
   config: () => HubConfig,
   clientIp: (c: Context<KernelEnv>) => string,
 ): boolean {
-  const hopRead = config().server.trustProxy && proxyAppended(c) !== undefined;
+  const hopRead =
+    config().server.trustProxy && proxyAppended((name) => c.req.header(name)) !== undefined;
   if (!hopRead && forwardedHeaders((name) => c.req.header(name)).length > 0) return false;
   return isLoopback(clientIp(c));
 }

@@ -13,6 +13,7 @@ import { HttpError } from '../errors.ts';
 import type { Logger, LogFields } from '../log.ts';
 import type { KernelEnv } from '../plugin.ts';
 import type { ObserveFixed, RuntimeBindings } from './access-log.ts';
+import type { RuntimeAnswer } from './blocked.ts';
 import type { HeaderOf } from './client-address.ts';
 import { newRequestId } from './request-id.ts';
 import { MAX_URL_BYTES, URL_TOO_LONG_MESSAGE } from './limits.ts';
@@ -20,15 +21,8 @@ import { describeMiddleware } from './openapi-routes.ts';
 
 const FIXED = Symbol('workspace-hub.fixed-answer');
 
-/** A fixed answer's parts, serialized once. */
-interface Fixed {
-  /** The route's path. */
-  path: string;
-  body: string;
-  /** The body's length in bytes. */
-  bytes: number;
-  headers: Record<string, string>;
-}
+/** A fixed answer's parts, serialized once; its route is its path. */
+type Fixed = RuntimeAnswer & { status: 200 };
 
 /**
  * A GET handler whose answer never changes while the process runs (`/health`): its JSON is
@@ -39,7 +33,8 @@ interface Fixed {
  */
 export function fixedAnswer(value: unknown): Handler<KernelEnv> {
   const body = JSON.stringify(value);
-  const fixed: Omit<Fixed, 'path'> = {
+  const fixed: Omit<Fixed, 'route'> = {
+    status: 200,
     body,
     bytes: new TextEncoder().encode(body).byteLength,
     headers: { 'Content-Type': 'application/json' },
@@ -53,14 +48,14 @@ export function fixedAnswer(value: unknown): Handler<KernelEnv> {
 export function fixedAnswers(
   routes: readonly { method: string; path: string; handler: Function }[],
 ): Map<string, Fixed> {
-  type Marked = { [FIXED]?: Omit<Fixed, 'path'> };
+  type Marked = { [FIXED]?: Omit<Fixed, 'route'> };
   const found = new Map<string, Fixed>();
   for (const route of routes) {
     // Hono wraps a sub-app's handler when the sub-app has its own error handler.
     const handler = route.handler as Marked & { __COMPOSED_HANDLER?: Marked };
     const fixed = handler[FIXED] ?? handler.__COMPOSED_HANDLER?.[FIXED];
     if (fixed && route.method === 'GET' && !/[:*]/.test(route.path))
-      found.set(route.path, { ...fixed, path: route.path });
+      found.set(route.path, { ...fixed, route: route.path });
   }
   return found;
 }
@@ -134,6 +129,7 @@ function requestTargetLength(url: string): number {
 
 /** What a runtime writes itself for a fixed answer (see {@link Edge.answerFixed}). */
 export interface FixedReply {
+  status: number;
   body: string;
   /** Its headers, `Content-Length` and the request's `X-Request-Id` among them. */
   headers: Record<string, string | number>;
@@ -153,6 +149,8 @@ export interface EdgeDeps {
   warnProxy: (header: HeaderOf, peer: () => string) => boolean;
   /** The fixed answers of the finished app, read on the first request. */
   fixed: () => Map<string, Fixed>;
+  /** A GET the app would refuse for a known block (blocked.ts), for a runtime to answer. */
+  refusal?: (path: string, header: HeaderOf, peer: () => string) => RuntimeAnswer | undefined;
   /** The app's error handler, for an answer the edge itself refuses (414). */
   onError: (error: Error, c: Context<KernelEnv>) => Response | Promise<Response>;
 }
@@ -162,7 +160,8 @@ export interface Edge {
   /**
    * For a runtime that can write an answer straight to its socket (runtime/node.ts): the fixed
    * answer to a request, when the edge would write one and the rest of the pipeline would not
-   * run, else undefined (the request then goes through the app). The request id, the proxy
+   * run, or the app's refusal of a client it knows is blocked (blocked.ts), else undefined (the
+   * request then goes through the app). The request id, the proxy
    * warning, the metrics and the access line are the edge's, as for a request through the app.
    * `target`: the request target as sent (`/health?x=1`), which must be no absolute URL.
    */
@@ -233,15 +232,19 @@ export function edge(deps: EdgeDeps): Edge {
   const answerFixed: Edge['answerFixed'] = (method, target, header, peer) => {
     // A long target is refused (414) by the middleware; one with a query is matched by its path.
     if (target.length > MAX_URL_BYTES || target.charCodeAt(0) !== 47) return undefined;
-    const answer = fixedFor(method, pathOf(target), header);
+    const path = pathOf(target);
+    const answer =
+      fixedFor(method, path, header) ??
+      (method === 'GET' ? deps.refusal?.(path, header, peer) : undefined);
     if (!answer) return undefined;
     const started = performance.now();
     const requestId = requestIdOf(header('x-request-id'));
     if (!warned) warned = deps.warnProxy(header, peer);
     return {
+      status: answer.status,
       body: answer.body,
       headers: { ...answer.headers, 'Content-Length': answer.bytes, 'X-Request-Id': requestId },
-      written: () => deps.observe.fixed(answer.path, requestId, started, answer.bytes),
+      written: () => deps.observe.fixed(answer, requestId, started, answer.bytes),
     };
   };
 

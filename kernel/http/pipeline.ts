@@ -26,6 +26,7 @@ import { observeRequests } from './access-log.ts';
 import { apiDocsRoutes, kernelRouteDocs } from './api-docs.ts';
 import { frontPageDocs, frontPageRoutes } from './front-page.ts';
 import { bearerAuth, requireAdmin, type AuthPolicy } from './auth.ts';
+import { knownRefusals } from './blocked.ts';
 import { configViewDocs, configViewRoutes } from './config-view.ts';
 import { limitBodySize, requireJsonBody } from './body-checks.ts';
 import { fromLoopback, warnUntrustedProxy } from './client-address.ts';
@@ -83,6 +84,12 @@ export function createPipeline(deps: PipelineDeps): {
     outages.note(error);
     return serializeError(error, c);
   };
+  // What a runtime may answer itself of a client bearer auth refused for a block (blocked.ts).
+  const refusals = knownRefusals({
+    throttle: deps.throttle,
+    trustProxy: () => config().server.trustProxy,
+    tenants: deps.tenants,
+  });
   // Request id, logger and audit scope, metrics and the access log, the URL limit and fixed
   // answers, in one middleware (edge.ts). Below `info` the access line would be dropped: then its
   // fields are not even gathered.
@@ -97,6 +104,7 @@ export function createPipeline(deps: PipelineDeps): {
     ),
     warnProxy: warnUntrustedProxy(deps.log, config),
     fixed: () => fixedAnswers(app.routes),
+    refusal: refusals.refusal,
     onError,
   });
   app.use('*', edged.middleware);
@@ -171,6 +179,7 @@ export function createPipeline(deps: PipelineDeps): {
     policy: deps.policy,
     clientIp: deps.clientIp,
     callerOf: deps.callerOf,
+    refusedForBlock: refusals.learn,
   });
   app.use(
     '*',

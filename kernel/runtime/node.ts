@@ -4,8 +4,9 @@
  * shutdown on SIGTERM/SIGINT: accept the connections the kernel has queued, then stop accepting,
  * answer what was received (with `Connection: close`), close idle sockets, close the hub as soon as
  * the last request is done, at the latest after `server.shutdownTimeoutMs`.
- * A fixed answer (`GET /health`) is written straight to Node's response (`hub.answerFixed`). The only file of the
- * kernel (with its `node-*` helpers) that uses Node's HTTP APIs.
+ * A fixed answer (`GET /health`), and the refusal of a client known to be blocked, are written
+ * straight to Node's response (`hub.answerFixed`). The only file of the kernel (with its `node-*`
+ * helpers) that uses Node's HTTP APIs.
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Context } from 'hono';
@@ -93,10 +94,10 @@ const headerOf = (req: IncomingMessage) => (name: string) => {
 };
 
 /**
- * Writes the hub's fixed answer (`GET /health`) straight to the response, without the adapter's
- * `Request` and `Response` and without the app (http/edge.ts gives the same answer, request id,
- * metrics and access line); false when the request has none, or has a Host the adapter would
- * check (and might refuse with 400).
+ * Writes the hub's fixed answer (`GET /health`) or its refusal of a client known to be blocked
+ * (http/blocked.ts) straight to the response, without the adapter's `Request` and `Response` and
+ * without the app (http/edge.ts gives the same answer, request id, metrics and access line); false
+ * when the request has none, or has a Host the adapter would check (and might refuse with 400).
  */
 function answerFixed(hub: Hub, req: IncomingMessage, res: ServerResponse): boolean {
   const host = req.headers.host;
@@ -108,7 +109,7 @@ function answerFixed(hub: Hub, req: IncomingMessage, res: ServerResponse): boole
     () => req.socket?.remoteAddress ?? 'unknown',
   );
   if (!reply) return false;
-  res.writeHead(200, reply.headers);
+  res.writeHead(reply.status, reply.headers);
   res.end(reply.body);
   reply.written();
   return true;

@@ -34,6 +34,13 @@ export interface ThrottleStore {
    */
   status(key: string): Promise<ThrottleStatus>;
   /**
+   * Seconds the key stays blocked as far as this store knows without asking anyone (rounded up),
+   * else 0: the in-process store's own block, the Redis store's memory of a block it read less
+   * than a second ago (never while its circuit is open). For a runtime that refuses a blocked
+   * client before the app runs (http/blocked.ts); a store without it is always asked.
+   */
+  knownBlock?(key: string): number;
+  /**
    * Counts one failure for the key. Returns the block's length in seconds when this failure
    * reached `maxFailures` (the key is now blocked), else 0.
    */

@@ -78,6 +78,12 @@ export function createMemoryThrottleStore(
       return Math.ceil((block.expiresAt - at) / 1000);
     },
 
+    knownBlock(key) {
+      const block = blocks.get(key);
+      const at = now();
+      return !block || block.expiresAt <= at ? 0 : Math.ceil((block.expiresAt - at) / 1000);
+    },
+
     async status(key) {
       const at = sweepAll();
       const block = blocks.get(key);

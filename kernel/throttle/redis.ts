@@ -157,6 +157,8 @@ export function createRedisThrottleStore(
       });
     },
 
+    knownBlock: (key) => (breaker.isOpen() ? 0 : knownBlockSeconds(key)),
+
     recordFailure: (key, policy: ThrottlePolicy) =>
       guarded('recordFailure', async () => {
         const blocked = await client.hubThrottleRecordFailure(

@@ -1,4 +1,5 @@
 /** Loopback ports for suites that start servers of their own, or need one that nothing answers on. */
+import { request } from 'node:http';
 import net from 'node:net';
 
 /** A port on 127.0.0.1 that was free a moment ago (the caller binds it next). */
@@ -42,4 +43,33 @@ export async function callServer(
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/**
+ * One request over a real socket with exactly these headers (Host included unless given), and the
+ * answer as Node parsed it: for what a server writes on the wire, which `fetch` would normalize.
+ */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string> },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: { host: `127.0.0.1:${port}`, ...options.headers },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -4,7 +4,6 @@
  * access line and metrics.
  */
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HttpError, notFound, unauthorized } from '../../kernel/errors.ts';
 import { fixedAnswers } from '../../kernel/http/edge.ts';
@@ -14,6 +13,7 @@ import { createLogger } from '../../kernel/log.ts';
 import { serveNode } from '../../kernel/runtime/node.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { useTestDriver, withTestHub, type TestHub } from '../helpers/hub.ts';
+import { rawRequest } from '../helpers/net.ts';
 
 describe('HttpError', () => {
   it('carries no stack frames for a 4xx refusal, only its name and message', () => {
@@ -120,31 +120,11 @@ describe('the edge', () => {
 describe('fixed answers written by the Node server itself', () => {
   const db = useTestDriver(httpDrivers()[0]!);
 
-  /** One request over a real socket, with exactly these headers (Host included). */
-  function send(
+  /** One request over a real socket, with exactly these headers; GET /health unless told. */
+  const send = (
     port: number,
     options: { method?: string; path?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: options.method ?? 'GET',
-          path: options.path ?? '/health',
-          headers: { host: `127.0.0.1:${port}`, ...options.headers },
-        },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  ) => rawRequest(port, { path: '/health', ...options });
 
   /** A hub served on a free port, counting the requests that reach its app. */
   async function served(

@@ -158,6 +158,21 @@ describe.runIf(requireService(REDIS_URL_VAR))('redis throttle store', () => {
     expect(await s.status(key)).toEqual({ blockedFor: 0, hasFailures: false });
   });
 
+  it('knows a block without a round trip for KNOWN_BLOCK_MS after Redis said so', async () => {
+    let now = 1_000_000;
+    const s = store(testConfig(), { now: () => now });
+    const key = uniqueKey();
+    for (let i = 0; i < 3; i++) await s.recordFailure(key, policy);
+    // Failures alone teach it nothing: only a status read from Redis does.
+    expect(s.knownBlock!(key)).toBe(0);
+    const { blockedFor } = await s.status(key);
+    await admin.del(`${prefix}throttle:block:${key}`);
+    now += KNOWN_BLOCK_MS - 1;
+    expect(s.knownBlock!(key)).toBeGreaterThanOrEqual(blockedFor - 1);
+    now += 1;
+    expect(s.knownBlock!(key)).toBe(0);
+  });
+
   it('forgets a block it remembered when the key is reset', async () => {
     const s = store();
     const key = uniqueKey();

@@ -121,6 +121,19 @@ export function describeThrottleStoreContract(
       expect(await s.blockedFor(key)).toBe(30);
     });
 
+    it('knows a block without asking only once its status has been read, and forgets it on reset', async () => {
+      const s = await store();
+      const key = uniqueKey();
+      expect(s.knownBlock?.(key)).toBe(0);
+      for (let i = 0; i < 3; i++) await s.recordFailure(key, policy);
+      const { blockedFor } = await s.status(key);
+      expect(blockedFor).toBeGreaterThan(110);
+      expect(s.knownBlock?.(key)).toBe(blockedFor);
+      expect(s.knownBlock?.(uniqueKey())).toBe(0);
+      await s.reset(key);
+      expect(s.knownBlock?.(key)).toBe(0);
+    });
+
     it('answers ping while reachable', async () => {
       const s = await store();
       await expect(s.ping()).resolves.toBeUndefined();
