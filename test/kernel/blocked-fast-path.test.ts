@@ -6,18 +6,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
-import { createLogger } from '../../kernel/log.ts';
-import { nodeClientIp, serveNode } from '../../kernel/runtime/node.ts';
 import { createMemoryThrottleStore } from '../../kernel/throttle/memory.ts';
 import { KNOWN_BLOCK_MS, createRedisThrottleStore } from '../../kernel/throttle/redis.ts';
 import { EMBEDDED_DRIVER } from '../helpers/drivers.ts';
-import {
-  useTestDriver,
-  withTestHub,
-  type StartTestHubOptions,
-  type TestHub,
-} from '../helpers/hub.ts';
+import { useTestDriver, withTestHub, type StartTestHubOptions } from '../helpers/hub.ts';
 import { rawRequest } from '../helpers/net.ts';
+import { servedHub } from '../helpers/served.ts';
 import { redisSection, REDIS_URL_VAR, requireService } from '../helpers/services.ts';
 
 const BAD = 'hbk_blocked-fast-path-token';
@@ -30,35 +24,14 @@ const get = (port: number, path: string, headers: Record<string, string> = {}) =
 describe('refusals of a blocked client written by the Node server itself', () => {
   const db = useTestDriver(EMBEDDED_DRIVER);
 
-  /** A hub served on a free port (client address: the socket's), counting requests to its app. */
-  async function served(
+  /** A hub on the suite's database served on a free port; its access lines. */
+  const served = async (
     options: Partial<StartTestHubOptions>,
-    run: (port: number, t: TestHub, throughApp: () => number) => Promise<void>,
-  ) {
-    const lines: string[] = [];
-    const log = createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) });
-    await withTestHub(
-      {
-        driver: db.driver,
-        log,
-        clientIp: nodeClientIp,
-        ...options,
-        config: { logging: { level: 'debug', format: 'json' }, ...options.config },
-      },
-      async (t) => {
-        let fetched = 0;
-        const fetch = t.hub.fetch;
-        t.hub.fetch = (request, env) => (fetched++, fetch(request, env));
-        const running = await serveNode(t.hub, { host: '127.0.0.1', port: 0 });
-        try {
-          await run(running.address.port, t, () => fetched);
-        } finally {
-          await running.stop();
-        }
-      },
+    run: Parameters<typeof servedHub>[1],
+  ) =>
+    (await servedHub({ driver: db.driver, ...options }, run)).filter(
+      (entry) => entry.msg === 'request',
     );
-    return lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
-  }
 
   /** Fails the bad token until it is blocked: three 401s, then the app's first 429. */
   async function block(port: number, path = '/collections') {

@@ -10,10 +10,10 @@ import { fixedAnswers } from '../../kernel/http/edge.ts';
 import { newRequestId } from '../../kernel/http/request-id.ts';
 import { sha256Hex } from '../../kernel/identity/secrets.ts';
 import { createLogger } from '../../kernel/log.ts';
-import { serveNode } from '../../kernel/runtime/node.ts';
 import { httpDrivers } from '../helpers/drivers.ts';
 import { useTestDriver, withTestHub, type TestHub } from '../helpers/hub.ts';
 import { rawRequest } from '../helpers/net.ts';
+import { servedHub } from '../helpers/served.ts';
 
 describe('HttpError', () => {
   it('carries no stack frames for a 4xx refusal, only its name and message', () => {
@@ -126,28 +126,8 @@ describe('fixed answers written by the Node server itself', () => {
     options: { method?: string; path?: string; headers?: Record<string, string> },
   ) => rawRequest(port, { path: '/health', ...options });
 
-  /** A hub served on a free port, counting the requests that reach its app. */
-  async function served(
-    run: (port: number, t: TestHub, throughApp: () => number) => Promise<void>,
-  ) {
-    const lines: string[] = [];
-    const log = createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) });
-    await withTestHub(
-      { driver: db.driver, log, config: { logging: { level: 'debug', format: 'json' } } },
-      async (t) => {
-        let fetched = 0;
-        const fetch = t.hub.fetch;
-        t.hub.fetch = (request, env) => (fetched++, fetch(request, env));
-        const running = await serveNode(t.hub, { host: '127.0.0.1', port: 0 });
-        try {
-          await run(running.address.port, t, () => fetched);
-        } finally {
-          await running.stop();
-        }
-      },
-    );
-    return lines.map((line) => JSON.parse(line));
-  }
+  /** A hub on the suite's database served on a free port (test/helpers/served.ts). */
+  const served = (run: Parameters<typeof servedHub>[1]) => servedHub({ driver: db.driver }, run);
 
   it('answers GET /health without the app: same body and headers, request ids, access lines and counts', async () => {
     let ids: unknown[] = [];
