@@ -66,6 +66,57 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/** The database pool's gauges, read at scrape time from the pool of the moment. */
+function registerPoolGauges(registry: Registry, pool: () => PoolStats | null): void {
+  const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number | undefined) =>
+    new Gauge({
+      name: `${PREFIX}db_pool_${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = pool();
+        const value = stats ? read(stats) : undefined;
+        if (value === undefined) this.reset();
+        else this.set(value);
+      },
+    });
+  poolGauge('connections', 'Open database connections in the pool', (s) => s.total);
+  poolGauge('in_use', 'Database connections running a query or transaction', (s) => s.inUse);
+  poolGauge('waiting', 'Queries waiting for a free database connection', (s) => s.waiting);
+}
+
+/** The read cache's counters and gauges, read at scrape time. */
+function registerCacheMetrics(registry: Registry, cache: () => CacheStats): void {
+  // The cache keeps its own numbers; they are read at scrape time.
+  const cacheCounter = (name: string, help: string, read: (stats: CacheStats) => number) =>
+    new Counter({
+      name: `${PREFIX}cache_${name}_total`,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read(cache()));
+      },
+    });
+  const cacheGauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
+    new Gauge({
+      name: `${PREFIX}cache_${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read(cache()));
+      },
+    });
+  cacheCounter('hits', 'Reads answered from the read cache', (s) => s.hits);
+  cacheCounter(
+    'misses',
+    'Reads the read cache had to load (not counted while it is off)',
+    (s) => s.misses,
+  );
+  cacheGauge('bytes', 'Memory the read cache holds, by its estimate', (s) => s.bytes);
+  cacheGauge('entries', 'Values the read cache holds', (s) => s.entries);
+}
+
 /** Builds the registry; `pool` reads the current database pool (it changes on a reload). */
 export function createHubMetrics(
   pool: () => PoolStats | null,
@@ -83,51 +134,8 @@ export function createHubMetrics(
     help: 'Requests refused with 429 by the failed-authentication throttle',
     registers: [registry],
   });
-  const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number | undefined) =>
-    new Gauge({
-      name: `${PREFIX}db_pool_${name}`,
-      help,
-      registers: [registry],
-      collect() {
-        const stats = pool();
-        const value = stats ? read(stats) : undefined;
-        if (value === undefined) this.reset();
-        else this.set(value);
-      },
-    });
-  poolGauge('connections', 'Open database connections in the pool', (s) => s.total);
-  poolGauge('in_use', 'Database connections running a query or transaction', (s) => s.inUse);
-  poolGauge('waiting', 'Queries waiting for a free database connection', (s) => s.waiting);
-  if (cache) {
-    // The cache keeps its own numbers; they are read at scrape time.
-    const cacheCounter = (name: string, help: string, read: (stats: CacheStats) => number) =>
-      new Counter({
-        name: `${PREFIX}cache_${name}_total`,
-        help,
-        registers: [registry],
-        collect() {
-          this.reset();
-          this.inc(read(cache()));
-        },
-      });
-    const cacheGauge = (name: string, help: string, read: (stats: CacheStats) => number) =>
-      new Gauge({
-        name: `${PREFIX}cache_${name}`,
-        help,
-        registers: [registry],
-        collect() {
-          this.set(read(cache()));
-        },
-      });
-    cacheCounter('hits', 'Reads answered from the read cache', (s) => s.hits);
-    cacheCounter(
-      'misses',
-      'Reads the read cache had to load (not counted while it is off)',
-      (s) => s.misses,
-    );
-    cacheGauge('bytes', 'Memory the read cache holds, by its estimate', (s) => s.bytes);
-    cacheGauge('entries', 'Values the read cache holds', (s) => s.entries);
-  }
+  registerPoolGauges(registry, pool);
+  if (cache) registerCacheMetrics(registry, cache);
 
   const owned = new Map<string, string>();
   const claim = (plugin: string, name: string): string => {

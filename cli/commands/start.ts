@@ -1,6 +1,8 @@
 /** `workspace-hub start`: serve the hub (on Node, or Deno.serve on Deno) until SIGTERM or SIGINT. */
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
+import type { UserRow } from '../../kernel/identity/tables.ts';
+import type { Logger } from '../../kernel/log.ts';
 import { HUB_VERSION } from '../../kernel/version.ts';
 import { commonArgs, jsonArg, parsePort } from '../args.ts';
 import { CliError } from '../errors.ts';
@@ -95,6 +97,61 @@ async function startModules() {
   };
 }
 
+type StartModules = Awaited<ReturnType<typeof startModules>>;
+
+/** Tells the operator about the admin account this start created, if it created one. */
+function announceFirstAdmin(
+  first: { user: UserRow; secret: string; chosen: boolean } | null,
+  json: boolean | undefined,
+  tokenFile: string | undefined,
+): void {
+  // A token from the operator's file is never printed: they have it already.
+  if (first?.chosen) {
+    const { id, name } = first.user;
+    if (json) printJsonLine({ firstAdmin: { userId: id, name, tokenFile } });
+    else
+      print(
+        `First start: created the admin account "admin" (${id}) with the token in ${tokenFile}.`,
+      );
+  } else if (first) {
+    if (json)
+      printJsonLine({
+        firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret },
+      });
+    else print(...firstAdminLines(first.user.id, first.secret));
+  }
+}
+
+/**
+ * Writes the PID file "workspace-hub reload" finds this server by; its removal, or nothing to
+ * remove when it could not be written (the log says so).
+ */
+function writeOwnPidFile(
+  m: StartModules,
+  log: Logger,
+  dataDir: string,
+  pid: number,
+  url: string,
+): () => void {
+  try {
+    const found = m.readPidFile(dataDir);
+    const previous = found && found.pid !== pid && m.isHubRunning(found.pid) ? found : null;
+    if (previous) {
+      log.warn(
+        `Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will reach this one (pid ${pid}) until it stops.`,
+      );
+    }
+    const info = { pid, url, startedAt: new Date().toISOString() };
+    return m.writePidFile(dataDir, info, previous);
+  } catch (error) {
+    log.warn(
+      `Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`,
+      { error: (error as Error).message },
+    );
+  }
+  return () => {};
+}
+
 /** The `start` command. */
 export const startCommand = defineCommand({
   meta: {
@@ -136,21 +193,7 @@ export const startCommand = defineCommand({
     try {
       const tokenFile = process.env[m.ADMIN_TOKEN_FILE_ENV] || undefined;
       const first = await m.ensureFirstAdmin(hub.driver(), hub.identity, m.systemClock, tokenFile);
-      // A token from the operator's file is never printed: they have it already.
-      if (first?.chosen) {
-        const { id, name } = first.user;
-        if (args.json) printJsonLine({ firstAdmin: { userId: id, name, tokenFile } });
-        else
-          print(
-            `First start: created the admin account "admin" (${id}) with the token in ${tokenFile}.`,
-          );
-      } else if (first) {
-        if (args.json)
-          printJsonLine({
-            firstAdmin: { userId: first.user.id, name: first.user.name, secret: first.secret },
-          });
-        else print(...firstAdminLines(first.user.id, first.secret));
-      }
+      announceFirstAdmin(first, args.json, tokenFile);
       served = await (m.onDeno ? m.serveDeno : m.node!.serveNode)(hub, {
         ...(args.host ? { host: args.host } : {}),
         ...(port === undefined ? {} : { port }),
@@ -161,23 +204,7 @@ export const startCommand = defineCommand({
     }
     const pid = process.pid;
     const dataDir = m.dataDirectory(config.db);
-    let removePidFile = () => {};
-    try {
-      const found = m.readPidFile(dataDir);
-      const previous = found && found.pid !== pid && m.isHubRunning(found.pid) ? found : null;
-      if (previous) {
-        hub.log.warn(
-          `Another hub (pid ${previous.pid}) wrote ${dataDir}/${m.PID_FILE}; "workspace-hub reload" will reach this one (pid ${pid}) until it stops.`,
-        );
-      }
-      const info = { pid, url: served.url, startedAt: new Date().toISOString() };
-      removePidFile = m.writePidFile(dataDir, info, previous);
-    } catch (error) {
-      hub.log.warn(
-        `Cannot write the PID file in ${dataDir}; "workspace-hub reload" will not find this server (use kill -HUP ${pid}).`,
-        { error: (error as Error).message },
-      );
-    }
+    const removePidFile = writeOwnPidFile(m, hub.log, dataDir, pid, served.url);
     const running = {
       ...served,
       async stop() {

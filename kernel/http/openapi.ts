@@ -9,7 +9,7 @@
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { collectOperations, operationId, templatePath } from './openapi-routes.ts';
+import { collectOperations, operationId, templatePath, type Operation } from './openapi-routes.ts';
 import {
   ERROR_SCHEMA,
   errorResponses,
@@ -81,72 +81,9 @@ export function buildOpenApiDocument(
       : (found?.tag ?? 'other');
     tags.add(tag);
     const { path, params } = templatePath(operation.path);
-
-    const parameters: Record<string, unknown>[] = [{ $ref: '#/components/parameters/Tenant' }];
-    const paramValidator = operation.validators.find((v) => v.target === 'param');
-    const validatedParams = paramValidator
-      ? parametersFrom(convert(paramValidator.schema), 'path')
-      : [];
-    for (const param of params) {
-      parameters.push(
-        validatedParams.find((p) => p.name === param.name) ?? {
-          name: param.name,
-          in: 'path',
-          required: true,
-          schema: param.pattern
-            ? { type: 'string', pattern: `^${param.pattern}$` }
-            : { type: 'string' },
-        },
-      );
-    }
-    const query = operation.validators.find((v) => v.target === 'query')?.schema ?? doc.query;
-    if (query) parameters.push(...parametersFrom(convert(query), 'query'));
-
+    const parameters = parametersOf(operation, doc, params, convert);
     const body = operation.validators.find((v) => v.target === 'json');
-    // The pipeline's statuses come from its described middleware, the handler's from the plugin.
-    const errors = new Set(operation.errors);
-    for (const status of doc.errors ?? []) errors.add(status);
-
-    const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() })) {
-      if (response === null) {
-        const code = Number(status);
-        responses[status] = {
-          description:
-            code === 304
-              ? 'Not modified: `If-None-Match` named the current ETag'
-              : code >= 300 && code < 400
-                ? 'Redirect to the page `Location` names'
-                : 'No content',
-        };
-      } else if (response instanceof z.ZodType) {
-        responses[status] = {
-          description: Number(status) === 201 ? 'Created' : 'Success',
-          content: { 'application/json': { schema: convert(response, 'output') } },
-        };
-      } else {
-        responses[status] = {
-          description: response.description ?? 'Success',
-          content: { [response.contentType]: { schema: response.schema ?? {} } },
-        };
-      }
-    }
-    for (const status of [...errors].sort((a, b) => a - b)) {
-      usedErrors.add(status);
-      const page = responses[String(status)] as { content?: Record<string, unknown> } | undefined;
-      // A status the route documents as a page (an HTML refusal) may still come as the pipeline's
-      // JSON error: both bodies are listed.
-      responses[String(status)] = page?.content
-        ? {
-            ...page,
-            content: {
-              'application/json': { schema: { $ref: '#/components/schemas/Error' } },
-              ...page.content,
-            },
-          }
-        : { $ref: `#/components/responses/E${status}` };
-    }
-
+    const responses = responsesOf(operation, doc, convert, usedErrors);
     const description = [doc.description, ...operation.notes].filter(Boolean).join('\n\n');
     (paths[path] ??= {})[operation.method.toLowerCase()] = {
       operationId: operationId(operation.method, operation.path),
@@ -166,7 +103,101 @@ export function buildOpenApiDocument(
       responses,
     };
   }
+  return documentOf(info, tags, paths, schemas, usedErrors);
+}
 
+type Convert = ReturnType<typeof schemaConverter>;
+
+/** The tenant header, the path parameters (as validated, else plain strings) and the query's. */
+function parametersOf(
+  operation: Operation,
+  doc: OperationDoc,
+  params: ReturnType<typeof templatePath>['params'],
+  convert: Convert,
+): Record<string, unknown>[] {
+  const parameters: Record<string, unknown>[] = [{ $ref: '#/components/parameters/Tenant' }];
+  const paramValidator = operation.validators.find((v) => v.target === 'param');
+  const validatedParams = paramValidator
+    ? parametersFrom(convert(paramValidator.schema), 'path')
+    : [];
+  for (const param of params) {
+    parameters.push(
+      validatedParams.find((p) => p.name === param.name) ?? {
+        name: param.name,
+        in: 'path',
+        required: true,
+        schema: param.pattern
+          ? { type: 'string', pattern: `^${param.pattern}$` }
+          : { type: 'string' },
+      },
+    );
+  }
+  const query = operation.validators.find((v) => v.target === 'query')?.schema ?? doc.query;
+  if (query) parameters.push(...parametersFrom(convert(query), 'query'));
+  return parameters;
+}
+
+/** The documented success responses, then every error status the operation can give. */
+function responsesOf(
+  operation: Operation,
+  doc: OperationDoc,
+  convert: Convert,
+  usedErrors: Set<number>,
+): Record<string, unknown> {
+  // The pipeline's statuses come from its described middleware, the handler's from the plugin.
+  const errors = new Set(operation.errors);
+  for (const status of doc.errors ?? []) errors.add(status);
+
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(doc.responses ?? { 200: z.unknown() }))
+    responses[status] = successResponse(Number(status), response, convert);
+  for (const status of [...errors].sort((a, b) => a - b)) {
+    usedErrors.add(status);
+    const page = responses[String(status)] as { content?: Record<string, unknown> } | undefined;
+    // A status the route documents as a page (an HTML refusal) may still come as the pipeline's
+    // JSON error: both bodies are listed.
+    responses[String(status)] = page?.content
+      ? {
+          ...page,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+            ...page.content,
+          },
+        }
+      : { $ref: `#/components/responses/E${status}` };
+  }
+  return responses;
+}
+
+function successResponse(code: number, response: ResponseDoc, convert: Convert): unknown {
+  if (response === null)
+    return {
+      description:
+        code === 304
+          ? 'Not modified: `If-None-Match` named the current ETag'
+          : code >= 300 && code < 400
+            ? 'Redirect to the page `Location` names'
+            : 'No content',
+    };
+  if (response instanceof z.ZodType)
+    return {
+      description: code === 201 ? 'Created' : 'Success',
+      content: { 'application/json': { schema: convert(response, 'output') } },
+    };
+  return {
+    description: response.description ?? 'Success',
+    content: { [response.contentType]: { schema: response.schema ?? {} } },
+  };
+}
+
+/** The whole document around its paths: the tags in order, the shared components. */
+function documentOf(
+  info: OpenApiInfo,
+  tags: Set<string>,
+  paths: Record<string, Record<string, unknown>>,
+  schemas: Record<string, unknown>,
+  usedErrors: Set<number>,
+): Record<string, any> {
   return {
     openapi: '3.1.1',
     info: {

@@ -2,20 +2,11 @@
  * User accounts: the rules shared by the admin HTTP API and the CLI. Validation failures throw
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
-import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { AuditSink } from '../audit.ts';
 import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
-import {
-  ACCESS_FIELDS,
-  accessLists,
-  ENTITY_ACCESS_FIELDS,
-  normalizeAccessList,
-  type AccessLists,
-  type AccessRegistry,
-} from './access.ts';
-import { defaultColor, defaultInitials } from './avatar-defaults.ts';
-import { normalizeColor, normalizeInitials, normalizeUserName } from './user-fields.ts';
+import { accessLists, type AccessLists, type AccessRegistry } from './access.ts';
 
 export {
   normalizeColor,
@@ -23,9 +14,9 @@ export {
   normalizeUserName,
   SYSTEM_USER_NAME,
 } from './user-fields.ts';
-import { newId } from './secrets.ts';
 import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
-import { userCreated, userDeleted, userUpdated } from './audit-events.ts';
+import { userCreated, userDeleted } from './audit-events.ts';
+import { assertHuman, newUserRow, uniqueNameError, updateUser } from './user-changes.ts';
 
 export type Role = 'user' | 'admin';
 export const BOOTSTRAP_USER_NAME = 'bootstrap';
@@ -78,13 +69,6 @@ export function toUserRecord(row: UserRow): UserRecord {
   };
 }
 
-function assertHuman(row: UserRow | null): UserRow {
-  if (!row) throw notFound('User not found');
-  if (row.system)
-    throw forbidden('The internal system account cannot be modified, deleted or given tokens.');
-  return row;
-}
-
 /**
  * The user, locked until `tx` ends (404 when gone, 403 for the system account). Everything that
  * adds a row belonging to a user (token, invitation, device) takes this lock first, as deletion
@@ -116,78 +100,12 @@ export interface UsersServiceDeps {
   audit?: AuditSink;
 }
 
-/** Validates access lists present in `input` against the role, returning normalized lists. */
-async function resolveAccessLists(
-  store: Store,
-  access: AccessRegistry,
-  role: Role,
-  input: UserInput,
-): Promise<Partial<AccessLists>> {
-  const lists: Partial<AccessLists> = {};
-  for (const field of ACCESS_FIELDS) {
-    const value = input[field];
-    if (value === undefined) continue;
-    const list = normalizeAccessList(field, value);
-    if (role === 'admin' && field !== 'llmModels' && list.length > 0) {
-      throw badRequest(
-        `${field}: Admin users cannot have collection, environment, snippet, live server or live page access; admins have full access.`,
-      );
-    }
-    await access.assertKnown(store, field, list);
-    lists[field] = list;
-  }
-  return lists;
-}
-
-function uniqueNameError(name: string) {
-  return badRequest(`name: User name "${name}" is already in use.`);
-}
-
 /** Removes what a plugin keeps about a user (avatar, invitations) inside the deletion's transaction. */
 export type UserDeleteHook = (tx: Store, user: UserRow) => Promise<void>;
 
 export function createUsersService({ access, clock, onDeleted, audit }: UsersServiceDeps) {
   // Plugins register these at setup, so the HTTP API and the CLI delete the same things.
   const deleteHooks: UserDeleteHook[] = [];
-  /** The body of `update`, inside its transaction (the record and its audit event land together). */
-  async function updateUser(
-    store: Store,
-    id: string,
-    input: UserInput,
-    actorId?: string,
-  ): Promise<UserRow> {
-    const users = store.table(usersTable);
-    const current = assertHuman(await users.get(id));
-    const role = input.role ?? (current.role as Role);
-    if (actorId === id && input.role !== undefined && input.role !== current.role) {
-      throw forbidden('You cannot change your own role.');
-    }
-    const lists = await resolveAccessLists(store, access, role, input);
-    const patch: Partial<UserRow> = { ...lists, updatedAt: clock.iso() };
-    if (input.name !== undefined) {
-      patch.name = normalizeUserName(input.name);
-      patch.nameKey = patch.name.toLowerCase();
-    }
-    if (input.role !== undefined) patch.role = input.role;
-    // Admins store empty entity lists: promotion clears them.
-    if (role === 'admin') for (const field of ENTITY_ACCESS_FIELDS) patch[field] = [];
-    if (input.avatarInitials !== undefined)
-      patch.avatarInitials = normalizeInitials(input.avatarInitials);
-    if (input.avatarColor !== undefined) patch.avatarColor = normalizeColor(input.avatarColor);
-    if (input.llmAccess !== undefined) patch.llmAccess = input.llmAccess;
-    if (input.llmMonthlyTokenLimit !== undefined)
-      patch.llmMonthlyTokenLimit = input.llmMonthlyTokenLimit;
-    try {
-      const updated = await users.update(id, patch);
-      if (!updated) throw notFound('User not found');
-      await audit?.record(store, userUpdated(current, updated));
-      return updated;
-    } catch (error) {
-      if (isUniqueViolation(error)) throw uniqueNameError(patch.name ?? current.name);
-      throw error;
-    }
-  }
-
   return {
     /** Registers cleanup that runs in the same transaction as every user deletion. */
     onDelete(hook: UserDeleteHook): void {
@@ -199,29 +117,7 @@ export function createUsersService({ access, clock, onDeleted, audit }: UsersSer
       input: UserInput & { name: string; role: Role },
       options: { system?: boolean } = {},
     ): Promise<UserRow> {
-      const name = options.system ? input.name : normalizeUserName(input.name);
-      const lists = await resolveAccessLists(store, access, input.role, input);
-      const now = clock.iso();
-      const id = newId();
-      const row: UserRow = {
-        id,
-        name,
-        nameKey: name.toLowerCase(),
-        role: input.role,
-        system: options.system ?? false,
-        avatarInitials:
-          input.avatarInitials !== undefined
-            ? normalizeInitials(input.avatarInitials)
-            : defaultInitials(name),
-        avatarColor:
-          input.avatarColor !== undefined ? normalizeColor(input.avatarColor) : defaultColor(name),
-        avatarImageUpdatedAt: null,
-        ...accessLists(lists),
-        llmAccess: input.llmAccess ?? false,
-        llmMonthlyTokenLimit: input.llmMonthlyTokenLimit ?? null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const row = await newUserRow(store, { access, clock }, input, options);
       try {
         return await store.transaction(async (tx) => {
           const inserted = await tx.table(usersTable).insert(row);
@@ -229,7 +125,7 @@ export function createUsersService({ access, clock, onDeleted, audit }: UsersSer
           return inserted;
         });
       } catch (error) {
-        if (isUniqueViolation(error)) throw uniqueNameError(name);
+        if (isUniqueViolation(error)) throw uniqueNameError(row.name);
         throw error;
       }
     },
@@ -239,7 +135,9 @@ export function createUsersService({ access, clock, onDeleted, audit }: UsersSer
      * `actorId` is the admin making the change: admins cannot change their own role.
      */
     async update(store: Store, id: string, input: UserInput, actorId?: string): Promise<UserRow> {
-      return store.transaction((tx) => updateUser(tx, id, input, actorId));
+      return store.transaction((tx) =>
+        updateUser({ access, clock, audit }, tx, id, input, actorId),
+      );
     },
 
     /** Deletes the user and every token of theirs in one transaction. */

@@ -83,139 +83,170 @@ async function clearAll(driver: StorageDriver, tables: readonly Table[]): Promis
 export async function importHub(
   options: ImportOptions,
 ): Promise<{ rowCount: number; tables: Record<string, number> }> {
-  const { driver } = options;
-  const byName = new Map(options.tables.map((table) => [table.name, table]));
-  const batchSize = options.batchSize ?? 200;
   // Take the iterator before the first await: a readline interface drops the lines (and its end)
   // it emits while nobody iterates, and the checks below take a while.
   const iterator = options.lines[Symbol.asyncIterator]();
   const lines: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
-  await assertImportable(driver, options.tables);
+  await assertImportable(options.driver, options.tables);
+  const run = new ImportRun(options);
+  try {
+    for await (const raw of lines) {
+      run.lineNo += 1;
+      const line = raw.trim();
+      if (line === '') continue;
+      if (run.header === null) await run.readHeader(line);
+      else await run.readLine(line);
+    }
+    return run.finish();
+  } catch (error) {
+    // Leave the database as migrate left it, so the operator can fix the cause and run import again.
+    if (run.cleared) {
+      await clearAll(options.driver, options.tables);
+      await options.reprovision();
+    }
+    throw error;
+  }
+}
 
-  let lineNo = 0;
-  type Header = { format?: unknown; version?: unknown } | null;
-  let header: Header = null;
-  let table: Table | null = null;
+type Header = { format?: unknown; version?: unknown } | null;
+
+/** One import's way through the file: where it is, the rows batched, what it has written. */
+class ImportRun {
+  readonly options: ImportOptions;
+  readonly byName: Map<string, Table>;
+  readonly batchSize: number;
+  readonly retired: Set<string>;
+  lineNo = 0;
+  header: Header = null;
+  table: Table | null = null;
   /** Inside a retired or unexported table's rows, read past (and counted, for the file's total). */
-  let skipping = false;
-  let skipped = 0;
-  const retired = new Set(options.retired ?? []);
-  let batch: Row[] = [];
-  const counts: Record<string, number> = {};
-  let rowCount = 0;
-  let declared: number | null = null;
-  let cleared = false;
+  skipping = false;
+  skipped = 0;
+  batch: Row[] = [];
+  readonly counts: Record<string, number> = {};
+  rowCount = 0;
+  declared: number | null = null;
+  cleared = false;
 
-  const flush = async () => {
-    if (!table || batch.length === 0) return;
-    const rows = batch;
-    const target = table;
-    batch = [];
-    await driver.unscoped().transaction(async (tx) => {
+  constructor(options: ImportOptions) {
+    this.options = options;
+    this.byName = new Map(options.tables.map((table) => [table.name, table]));
+    this.batchSize = options.batchSize ?? 200;
+    this.retired = new Set(options.retired ?? []);
+  }
+
+  /** Writes the batched rows in one transaction. */
+  async flush(): Promise<void> {
+    if (!this.table || this.batch.length === 0) return;
+    const rows = this.batch;
+    const target = this.table;
+    this.batch = [];
+    await this.options.driver.unscoped().transaction(async (tx) => {
       for (const row of rows) await tx.table(target).insert(row);
     });
-    counts[target.name] = (counts[target.name] ?? 0) + rows.length;
-    rowCount += rows.length;
-    options.progress?.(target.name, counts[target.name]!);
-  };
+    this.counts[target.name] = (this.counts[target.name] ?? 0) + rows.length;
+    this.rowCount += rows.length;
+    this.options.progress?.(target.name, this.counts[target.name]!);
+  }
 
-  const parse = (text: string): unknown => {
+  parse(text: string): unknown {
     try {
       return JSON.parse(text);
     } catch {
       throw new ImportFormatError(
-        lineNo,
+        this.lineNo,
         'not the layout "workspace-hub export" writes (one row per line). Export again rather than reformatting the file.',
       );
     }
-  };
+  }
 
-  try {
-    for await (const raw of lines) {
-      lineNo += 1;
-      const line = raw.trim();
-      if (line === '') continue;
-      if (header === null) {
-        if (!line.endsWith(',"tables":['))
-          throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
-        const parsed = parse(`${line.slice(0, -',"tables":['.length)}}`) as Header;
-        if (parsed?.format !== EXPORT_FORMAT)
-          throw new ImportFormatError(lineNo, 'this is not a workspace-hub export file.');
-        if (parsed.version !== EXPORT_VERSION)
-          throw new ImportFormatError(
-            lineNo,
-            `export format version ${String(parsed.version)} is not supported (this hub reads version ${EXPORT_VERSION}).`,
-          );
-        header = parsed;
-        // Migrate's own rows are replaced by the file's (same ids as the source hub), so tokens and
-        // system accounts keep their ids. Checked empty above; cleared only once the file looks right.
-        await clearAll(driver, options.tables);
-        cleared = true;
-        continue;
-      }
-      const start = /^,?\{"table":("(?:[^"\\]|\\.)*"),"rows":\[(\]\},?)?$/.exec(line);
-      if (start) {
-        await flush();
-        const name = parse(start[1]!) as string;
-        const next = byName.get(name);
-        // A table a migration dropped, or one never exported (an older hub's export has it).
-        if ((!next && retired.has(name)) || next?.exported === false) {
-          table = null;
-          skipping = !start[2];
-          continue;
-        }
-        if (!next)
-          throw new ImportFormatError(
-            lineNo,
-            `table "${name}" is not declared by this hub's kernel or plugins (is a plugin missing, or is the hub older than the export?).`,
-          );
-        table = start[2] ? null : next;
-        counts[name] ??= 0;
-        continue;
-      }
-      if (line === ']}' || line === ']},') {
-        await flush();
-        table = null;
-        skipping = false;
-        continue;
-      }
-      const end = /^\],"rowCount":(\d+)\}$/.exec(line);
-      if (end) {
-        await flush();
-        declared = Number(end[1]);
-        continue;
-      }
-      if (skipping) {
-        skipped += 1;
-        continue;
-      }
-      if (!table) throw new ImportFormatError(lineNo, 'a row outside of a table.');
-      const row = parse(line.endsWith(',') ? line.slice(0, -1) : line) as Row;
-      if (typeof row !== 'object' || row === null || typeof row.id !== 'string')
-        throw new ImportFormatError(lineNo, 'a row without an id.');
-      if (table.tenantScoped && typeof row.tenantId !== 'string')
-        throw new ImportFormatError(lineNo, `a ${table.name} row without tenantId.`);
-      batch.push(row);
-      if (batch.length >= batchSize) await flush();
-    }
-    if (header === null) throw new ImportFormatError(lineNo, 'the file is empty.');
-    if (declared === null)
+  /** The file's first line: its format and version; once they are right, the database is cleared. */
+  async readHeader(line: string): Promise<void> {
+    if (!line.endsWith(',"tables":['))
+      throw new ImportFormatError(this.lineNo, 'this is not a workspace-hub export file.');
+    const parsed = this.parse(`${line.slice(0, -',"tables":['.length)}}`) as Header;
+    if (parsed?.format !== EXPORT_FORMAT)
+      throw new ImportFormatError(this.lineNo, 'this is not a workspace-hub export file.');
+    if (parsed.version !== EXPORT_VERSION)
       throw new ImportFormatError(
-        lineNo,
+        this.lineNo,
+        `export format version ${String(parsed.version)} is not supported (this hub reads version ${EXPORT_VERSION}).`,
+      );
+    this.header = parsed;
+    // Migrate's own rows are replaced by the file's (same ids as the source hub), so tokens and
+    // system accounts keep their ids. Checked empty above; cleared only once the file looks right.
+    await clearAll(this.options.driver, this.options.tables);
+    this.cleared = true;
+  }
+
+  /** A line after the header: a table's start or end, the file's end, or a row. */
+  async readLine(line: string): Promise<void> {
+    const start = /^,?\{"table":("(?:[^"\\]|\\.)*"),"rows":\[(\]\},?)?$/.exec(line);
+    if (start) return this.startTable(start[1]!, Boolean(start[2]));
+    if (line === ']}' || line === ']},') {
+      await this.flush();
+      this.table = null;
+      this.skipping = false;
+      return;
+    }
+    const end = /^\],"rowCount":(\d+)\}$/.exec(line);
+    if (end) {
+      await this.flush();
+      this.declared = Number(end[1]);
+      return;
+    }
+    if (this.skipping) {
+      this.skipped += 1;
+      return;
+    }
+    await this.addRow(line);
+  }
+
+  /** A table's first line (`empty`: its rows' closing bracket is on it too). */
+  async startTable(quotedName: string, empty: boolean): Promise<void> {
+    await this.flush();
+    const name = this.parse(quotedName) as string;
+    const next = this.byName.get(name);
+    // A table a migration dropped, or one never exported (an older hub's export has it).
+    if ((!next && this.retired.has(name)) || next?.exported === false) {
+      this.table = null;
+      this.skipping = !empty;
+      return;
+    }
+    if (!next)
+      throw new ImportFormatError(
+        this.lineNo,
+        `table "${name}" is not declared by this hub's kernel or plugins (is a plugin missing, or is the hub older than the export?).`,
+      );
+    this.table = empty ? null : next;
+    this.counts[name] ??= 0;
+  }
+
+  async addRow(line: string): Promise<void> {
+    const table = this.table;
+    if (!table) throw new ImportFormatError(this.lineNo, 'a row outside of a table.');
+    const row = this.parse(line.endsWith(',') ? line.slice(0, -1) : line) as Row;
+    if (typeof row !== 'object' || row === null || typeof row.id !== 'string')
+      throw new ImportFormatError(this.lineNo, 'a row without an id.');
+    if (table.tenantScoped && typeof row.tenantId !== 'string')
+      throw new ImportFormatError(this.lineNo, `a ${table.name} row without tenantId.`);
+    this.batch.push(row);
+    if (this.batch.length >= this.batchSize) await this.flush();
+  }
+
+  /** The file has been read: it must have been whole. */
+  finish(): { rowCount: number; tables: Record<string, number> } {
+    if (this.header === null) throw new ImportFormatError(this.lineNo, 'the file is empty.');
+    if (this.declared === null)
+      throw new ImportFormatError(
+        this.lineNo,
         'the file ends early (no closing rowCount); it was cut off while being written or copied.',
       );
-    if (declared !== rowCount + skipped)
+    if (this.declared !== this.rowCount + this.skipped)
       throw new ImportFormatError(
-        lineNo,
-        `the file declares ${declared} rows but holds ${rowCount + skipped}.`,
+        this.lineNo,
+        `the file declares ${this.declared} rows but holds ${this.rowCount + this.skipped}.`,
       );
-    return { rowCount, tables: counts };
-  } catch (error) {
-    // Leave the database as migrate left it, so the operator can fix the cause and run import again.
-    if (cleared) {
-      await clearAll(driver, options.tables);
-      await options.reprovision();
-    }
-    throw error;
+    return { rowCount: this.rowCount, tables: this.counts };
   }
 }

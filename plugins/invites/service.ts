@@ -76,55 +76,96 @@ export function revokePendingInvitations(tx: Store, userId: string, now: string)
     );
 }
 
-export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
-  /** Stores a new invitation for a user the caller has checked. Writes only. */
-  async function issue(
+/** Stores a new invitation for a user the caller has checked. Writes only. */
+async function issueIn(
+  { clock, audit }: InvitesDeps,
+  store: Store,
+  user: UserRow,
+  expiresInHours: number,
+  options: IssueOptions = {},
+): Promise<IssuedInvitation> {
+  const issued = await issueSecret('hbi');
+  const now = clock.now();
+  const lifetimeMs = options.lifetimeMs ?? expiresInHours * HOUR_MS;
+  const invitation: InvitationRow = {
+    id: newId(),
+    userId: user.id,
+    codeHash: issued.hash,
+    codePrefix: issued.prefix,
+    expiresAt: new Date(now.getTime() + lifetimeMs).toISOString(),
+    redeemedAt: null,
+    revokedAt: null,
+    createdAt: now.toISOString(),
+    tokenTtlDays: options.tokenTtlDays ?? null,
+  };
+  await store.transaction(async (tx) => {
+    await tx.table(invitationsTable).insert(invitation);
+    await audit?.record(tx, invitationEvent('invitation.created', invitation, user));
+  });
+  return { user, invitation, secret: issued.secret };
+}
+
+/** The invitation and its user for a secret; 404 unknown (or user gone), 410 no longer usable. */
+async function find(
+  { identity, clock }: InvitesDeps,
+  store: Store,
+  secret: string,
+): Promise<{ invitation: InvitationRow; user: UserRow }> {
+  const invitation = await store
+    .table(invitationsTable)
+    .findOne({ codeHash: await sha256Hex(secret) });
+  const user = invitation ? await store.table(usersTable).get(invitation.userId) : null;
+  if (!invitation || !user || user.system) throw notFound(INVALID_INVITATION);
+  // Whoever holds the code may learn why it is dead: the /join page tells them what to do.
+  const status = invitationStatus(invitation, clock.now());
+  if (status !== 'pending')
+    throw new HttpError(410, INVALID_INVITATION, { extra: { reason: status } });
+  // A code a sign-in showed just before its person was blocked is as withdrawn as one the block
+  // revoked (blocks.ts revokes those it finds; this catches one issued while it ran).
+  if ((await invitationObjection(identity, store, user)) !== null)
+    throw new HttpError(410, INVALID_INVITATION, { extra: { reason: 'revoked' } });
+  return { invitation, user };
+}
+
+/** The body of `redeem`, inside its transaction: the invitation used up, the token issued. */
+async function claim(
+  deps: InvitesDeps,
+  tx: Store,
+  secret: string,
+  tokenName: string | undefined,
+): Promise<{ token: ApiTokenRow; secret: string }> {
+  const { identity, clock, audit } = deps;
+  const { invitation } = await find(deps, tx, secret);
+  // The invitee's row lock, as user deletion takes it: a redeem that interleaved with the
+  // deletion would otherwise commit a token of a user who no longer exists. A user deleted
+  // meanwhile reads as the unknown secret it now is.
+  const user = await tx.table(usersTable).getForUpdate(invitation.userId);
+  if (!user || user.system) throw notFound(INVALID_INVITATION);
+  const now = clock.iso();
+  // The condition is the claim: a concurrent redeem that committed first leaves nothing to update.
+  const claimed = await tx
+    .table(invitationsTable)
+    .updateWhere(
+      { id: invitation.id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
+      { redeemedAt: now },
+    );
+  if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
+  await audit?.record(tx, invitationEvent('invitation.redeemed', invitation, user));
+  const expiresAt =
+    invitation.tokenTtlDays === null
+      ? undefined
+      : new Date(Date.parse(now) + invitation.tokenTtlDays * DAY_MS).toISOString();
+  return identity.tokens.issue(tx, user, tokenName ?? user.name, undefined, expiresAt);
+}
+
+export function createInvitesService(deps: InvitesDeps) {
+  const { identity, clock, audit } = deps;
+  const issue = (
     store: Store,
     user: UserRow,
     expiresInHours: number,
     options: IssueOptions = {},
-  ): Promise<IssuedInvitation> {
-    const issued = await issueSecret('hbi');
-    const now = clock.now();
-    const lifetimeMs = options.lifetimeMs ?? expiresInHours * HOUR_MS;
-    const invitation: InvitationRow = {
-      id: newId(),
-      userId: user.id,
-      codeHash: issued.hash,
-      codePrefix: issued.prefix,
-      expiresAt: new Date(now.getTime() + lifetimeMs).toISOString(),
-      redeemedAt: null,
-      revokedAt: null,
-      createdAt: now.toISOString(),
-      tokenTtlDays: options.tokenTtlDays ?? null,
-    };
-    await store.transaction(async (tx) => {
-      await tx.table(invitationsTable).insert(invitation);
-      await audit?.record(tx, invitationEvent('invitation.created', invitation, user));
-    });
-    return { user, invitation, secret: issued.secret };
-  }
-
-  /** The invitation and its user for a secret; 404 unknown (or user gone), 410 no longer usable. */
-  async function find(
-    store: Store,
-    secret: string,
-  ): Promise<{ invitation: InvitationRow; user: UserRow }> {
-    const invitation = await store
-      .table(invitationsTable)
-      .findOne({ codeHash: await sha256Hex(secret) });
-    const user = invitation ? await store.table(usersTable).get(invitation.userId) : null;
-    if (!invitation || !user || user.system) throw notFound(INVALID_INVITATION);
-    // Whoever holds the code may learn why it is dead: the /join page tells them what to do.
-    const status = invitationStatus(invitation, clock.now());
-    if (status !== 'pending')
-      throw new HttpError(410, INVALID_INVITATION, { extra: { reason: status } });
-    // A code a sign-in showed just before its person was blocked is as withdrawn as one the block
-    // revoked (blocks.ts revokes those it finds; this catches one issued while it ran).
-    if ((await invitationObjection(identity, store, user)) !== null)
-      throw new HttpError(410, INVALID_INVITATION, { extra: { reason: 'revoked' } });
-    return { invitation, user };
-  }
+  ): Promise<IssuedInvitation> => issueIn(deps, store, user, expiresInHours, options);
 
   return {
     issue,
@@ -188,7 +229,7 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
     },
 
     /** What the invitee is invited as; does not use the invitation up. */
-    preview: find,
+    preview: (store: Store, secret: string) => find(deps, store, secret),
 
     /** Claims the invitation and issues a normal `hbk_` token named `tokenName` (default: the user's name). */
     redeem(
@@ -196,29 +237,7 @@ export function createInvitesService({ identity, clock, audit }: InvitesDeps) {
       secret: string,
       tokenName?: string,
     ): Promise<{ token: ApiTokenRow; secret: string }> {
-      return store.transaction(async (tx) => {
-        const { invitation } = await find(tx, secret);
-        // The invitee's row lock, as user deletion takes it: a redeem that interleaved with the
-        // deletion would otherwise commit a token of a user who no longer exists. A user deleted
-        // meanwhile reads as the unknown secret it now is.
-        const user = await tx.table(usersTable).getForUpdate(invitation.userId);
-        if (!user || user.system) throw notFound(INVALID_INVITATION);
-        const now = clock.iso();
-        // The condition is the claim: a concurrent redeem that committed first leaves nothing to update.
-        const claimed = await tx
-          .table(invitationsTable)
-          .updateWhere(
-            { id: invitation.id, redeemedAt: null, revokedAt: null, expiresAt: { gt: now } },
-            { redeemedAt: now },
-          );
-        if (claimed === 0) throw new HttpError(410, INVALID_INVITATION);
-        await audit?.record(tx, invitationEvent('invitation.redeemed', invitation, user));
-        const expiresAt =
-          invitation.tokenTtlDays === null
-            ? undefined
-            : new Date(Date.parse(now) + invitation.tokenTtlDays * DAY_MS).toISOString();
-        return identity.tokens.issue(tx, user, tokenName ?? user.name, undefined, expiresAt);
-      });
+      return store.transaction((tx) => claim(deps, tx, secret, tokenName));
     },
   };
 }

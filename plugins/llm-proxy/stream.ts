@@ -7,6 +7,8 @@
  * `turn.error` frame, so graceful shutdown never waits for a long answer.
  */
 import type { Hono } from 'hono';
+import type { z } from 'zod';
+import type { Logger } from '../../kernel/log.ts';
 import type { KernelEnv } from '../../kernel/plugin.ts';
 import { prepareStep, requireLlm, type LlmDeps } from './routes.ts';
 import { chatStreamBody } from './schemas.ts';
@@ -70,46 +72,12 @@ export function llmStreamRoutes(
           options.heartbeatMs ?? HEARTBEAT_MS,
         );
 
-        const run = async () => {
-          write(': connected\n\n');
-          frame('step.start');
-          let answer;
-          try {
-            const client = deps.clients.get(step.section, step.model.provider);
-            answer = await streamStep(client, body, upstream.signal, (chunk) =>
-              frame('delta.text', { chunk }),
-            );
-          } catch (error) {
-            if (shuttingDown)
-              frame('turn.error', { message: 'The hub is shutting down; try again shortly.' });
-            else if (upstream.signal.aborted) frame('turn.cancelled');
-            else
-              frame('turn.error', {
-                message: upstreamFailure(error, step.model.provider, step.section).message,
-              });
-            return;
-          }
-          try {
-            // Counted before the last frame: a client that saw step.end was billed for it.
-            await step.count(answer, true);
-          } catch (error) {
-            log.error('Could not record LLM usage', { error });
-            frame('turn.error', { message: 'The hub chat step failed.' });
-            return;
-          }
-          for (const call of answer.toolCalls)
-            frame('tool.call', {
-              callId: call.id,
-              name: call.name,
-              owner: 'harbor',
-              arguments: call.arguments,
-            });
-          frame('step.end', {
-            content: answer.content,
-            toolCalls: answer.toolCalls,
-            usage: answer.usage,
-          });
-        };
+        const run = () =>
+          runStep(
+            { deps, step, body, upstream, log, shuttingDown: () => shuttingDown },
+            write,
+            frame,
+          );
 
         run()
           .catch((error: unknown) => log.error('LLM chat stream failed', { error }))
@@ -134,5 +102,60 @@ export function llmStreamRoutes(
       },
     });
     return new Response(stream, { status: 200, headers: SSE_HEADERS });
+  });
+}
+
+type Frame = (type: string, fields?: Record<string, unknown>) => void;
+
+/** What one streamed step needs: the prepared step, its body, the upstream call's abort. */
+interface StepRun {
+  deps: LlmDeps;
+  step: Awaited<ReturnType<typeof prepareStep>>;
+  body: z.output<typeof chatStreamBody>;
+  upstream: AbortController;
+  log: Logger;
+  shuttingDown: () => boolean;
+}
+
+/** The step told as frames: its start, the text as it comes, the tool calls and its end, or why it failed. */
+async function runStep(run: StepRun, write: (text: string) => void, frame: Frame): Promise<void> {
+  const { body, step, upstream, log } = run;
+  write(': connected\n\n');
+  frame('step.start');
+  let answer;
+  try {
+    const client = run.deps.clients.get(step.section, step.model.provider);
+    answer = await streamStep(client, body, upstream.signal, (chunk) =>
+      frame('delta.text', { chunk }),
+    );
+  } catch (error) {
+    if (run.shuttingDown())
+      frame('turn.error', { message: 'The hub is shutting down; try again shortly.' });
+    else if (upstream.signal.aborted) frame('turn.cancelled');
+    else
+      frame('turn.error', {
+        message: upstreamFailure(error, step.model.provider, step.section).message,
+      });
+    return;
+  }
+  try {
+    // Counted before the last frame: a client that saw step.end was billed for it.
+    await step.count(answer, true);
+  } catch (error) {
+    log.error('Could not record LLM usage', { error });
+    frame('turn.error', { message: 'The hub chat step failed.' });
+    return;
+  }
+  for (const call of answer.toolCalls)
+    frame('tool.call', {
+      callId: call.id,
+      name: call.name,
+      owner: 'harbor',
+      arguments: call.arguments,
+    });
+  frame('step.end', {
+    content: answer.content,
+    toolCalls: answer.toolCalls,
+    usage: answer.usage,
   });
 }

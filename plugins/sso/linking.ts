@@ -47,50 +47,58 @@ const unlinkedEvent = (user: UserRow | null, link: SsoLinkRow): AuditInput => ({
   details: { issuer: link.issuer, subject: link.subject },
 });
 
-export function createLinkingService(deps: { identity: Identity; audit: AuditSink; clock: Clock }) {
-  /** Refuses a user who is linked already, or an identity linked to another user. */
-  async function assertFree(
-    tx: Store,
-    user: UserRow,
-    identity?: { issuer: string; subject: string },
-  ) {
-    const links = tx.table(ssoLinksTable);
-    const mine = await links.findOne({ userId: user.id });
-    if (mine && (!identity || mine.issuer !== identity.issuer || mine.subject !== identity.subject))
-      throw conflict(
-        `User "${user.name}" is linked to the identity provider already (subject ${mine.subject}); unlink it first.`,
-      );
-    const theirs = identity ? await links.findOne(identity) : null;
-    if (theirs && theirs.userId !== user.id) {
-      const other = await deps.identity.users.findByIdOrName(tx, theirs.userId).catch(() => null);
-      throw conflict(
-        `The subject ${theirs.subject} is linked to another user${other ? ` ("${other.name}")` : ''}; unlink that user first.`,
-      );
-    }
-    return mine;
-  }
+interface LinkingDeps {
+  identity: Identity;
+  audit: AuditSink;
+  clock: Clock;
+}
 
-  /** Inserts the link (the caller checked both sides are free) and records it. */
-  async function insertLink(
-    tx: Store,
-    user: UserRow,
-    identity: { issuer: string; subject: string },
-    via: 'subject' | 'link code',
-  ): Promise<SsoLinkRow> {
-    const now = deps.clock.iso();
-    // No sign-in yet: "last sign-in" starts at the link's creation.
-    const link: SsoLinkRow = {
-      id: newId(),
-      ...identity,
-      userId: user.id,
-      createdAt: now,
-      lastSignInAt: now,
-    };
-    await tx.table(ssoLinksTable).insert(link);
-    await deps.audit.record(tx, linkedEvent(user, link, via));
-    return link;
+/** Refuses a user who is linked already, or an identity linked to another user. */
+async function assertFree(
+  deps: LinkingDeps,
+  tx: Store,
+  user: UserRow,
+  identity?: { issuer: string; subject: string },
+) {
+  const links = tx.table(ssoLinksTable);
+  const mine = await links.findOne({ userId: user.id });
+  if (mine && (!identity || mine.issuer !== identity.issuer || mine.subject !== identity.subject))
+    throw conflict(
+      `User "${user.name}" is linked to the identity provider already (subject ${mine.subject}); unlink it first.`,
+    );
+  const theirs = identity ? await links.findOne(identity) : null;
+  if (theirs && theirs.userId !== user.id) {
+    const other = await deps.identity.users.findByIdOrName(tx, theirs.userId).catch(() => null);
+    throw conflict(
+      `The subject ${theirs.subject} is linked to another user${other ? ` ("${other.name}")` : ''}; unlink that user first.`,
+    );
   }
+  return mine;
+}
 
+/** Inserts the link (the caller checked both sides are free) and records it. */
+async function insertLink(
+  deps: LinkingDeps,
+  tx: Store,
+  user: UserRow,
+  identity: { issuer: string; subject: string },
+  via: 'subject' | 'link code',
+): Promise<SsoLinkRow> {
+  const now = deps.clock.iso();
+  // No sign-in yet: "last sign-in" starts at the link's creation.
+  const link: SsoLinkRow = {
+    id: newId(),
+    ...identity,
+    userId: user.id,
+    createdAt: now,
+    lastSignInAt: now,
+  };
+  await tx.table(ssoLinksTable).insert(link);
+  await deps.audit.record(tx, linkedEvent(user, link, via));
+  return link;
+}
+
+export function createLinkingService(deps: LinkingDeps) {
   return {
     /**
      * Links the user to the person with this issuer and subject (409 on a conflict); `created` is
@@ -103,9 +111,9 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
     ): Promise<{ link: SsoLinkRow; created: boolean }> {
       return store.transaction(async (tx) => {
         const user = await deps.identity.users.lockHuman(tx, userId);
-        const existing = await assertFree(tx, user, identity);
+        const existing = await assertFree(deps, tx, user, identity);
         if (existing) return { link: existing, created: false };
-        return { link: await insertLink(tx, user, identity, 'subject'), created: true };
+        return { link: await insertLink(deps, tx, user, identity, 'subject'), created: true };
       });
     },
 
@@ -116,7 +124,7 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
     issueCode(store: Store, userId: string, hours: number) {
       return store.transaction(async (tx) => {
         const user = await deps.identity.users.lockHuman(tx, userId);
-        await assertFree(tx, user);
+        await assertFree(deps, tx, user);
         const now = deps.clock.now();
         const codes = tx.table(ssoLinkCodesTable);
         await codes.deleteWhere({ userId: user.id });
@@ -169,9 +177,9 @@ export function createLinkingService(deps: { identity: Identity; audit: AuditSin
         if (!row || row.expiresAt <= deps.clock.iso()) return null;
         const user = await deps.identity.users.lockHuman(tx, row.userId).catch(() => null);
         if (!user) return null;
-        const existing = await assertFree(tx, user, identity);
+        const existing = await assertFree(deps, tx, user, identity);
         if (!(await tx.table(ssoLinkCodesTable).delete(row.id))) return null;
-        return existing ?? insertLink(tx, user, identity, 'link code');
+        return existing ?? insertLink(deps, tx, user, identity, 'link code');
       });
     },
   };

@@ -59,19 +59,17 @@ interface PgPool {
   on(event: 'connect', listener: (client: PgClient) => void): unknown;
 }
 
-export function boundedPgPool(
-  pool: PgPool,
-  bounds: PoolBounds,
-  options: { preparedStatements: boolean } = { preparedStatements: true },
-): WithBreaker<PostgresPool> {
+type Prepare = (client: PgClient, args: any[]) => any[];
+
+/** Names the statements of each connection, up to MAX_PREPARED, when prepared statements are on. */
+function statementPreparer(preparedStatements: boolean): Prepare {
   const prepared = new WeakMap<PgClient, number>();
   /** The query as a named statement when it may be one; else as given. */
-  const prepare = (client: PgClient, args: any[]): any[] => {
+  return (client, args) => {
     const [text, values] = args;
     const parsed = client.connection?.parsedStatements;
     // Statements without parameters (DDL, BEGIN, SET) are few or run once: not worth a name.
-    if (!options.preparedStatements || !parsed || !(values?.length > 0) || VARYING.test(text))
-      return args;
+    if (!preparedStatements || !parsed || !(values?.length > 0) || VARYING.test(text)) return args;
     const name = nameOf(text);
     if (parsed[name] === undefined) {
       const count = prepared.get(client) ?? 0;
@@ -80,62 +78,81 @@ export function boundedPgPool(
     }
     return [{ name, text, values }];
   };
+}
+
+type Breaker = ReturnType<typeof poolBreaker>;
+
+/**
+ * One checkout of a client: its queries prepared and bounded by the query timeout, which trips
+ * the breaker. A new wrapper per checkout: `broken` describes this use of the client only.
+ */
+function checkedOut(
+  client: PgClient,
+  prepare: Prepare,
+  bounds: PoolBounds,
+  breaker: () => Breaker,
+): PostgresPoolClient {
+  let broken = false;
+  return {
+    query(...args: any[]): any {
+      // A cursor (streaming) manages its own reads; the hub does not stream.
+      if (typeof args[0] !== 'string') return client.query(...args);
+      if (broken) return Promise.reject(discarded());
+      const pending: Promise<any> = client
+        .query(...prepare(client, args))
+        .catch((error: unknown) => {
+          if (!isStalePlan(error)) throw error;
+          broken = true;
+          throw new StorageError(
+            'unavailable',
+            'A table changed under a prepared statement; the connection was dropped, try again.',
+          );
+        });
+      if (isUnbounded()) return pending;
+      const ms = bounds.queryTimeoutMillis;
+      const started = Date.now();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          broken = true;
+          // Drop the socket now: the statement may still be running, and nothing it sends later
+          // may reach another request.
+          client.connection?.stream?.destroy?.();
+          const error = queryTimeout(ms);
+          breaker().trip(error, started);
+          reject(error);
+        }, ms);
+        pending.then(
+          (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          },
+          (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
+      });
+    },
+    release() {
+      // With an error, pg-pool removes the client instead of keeping it idle.
+      if (broken) client.release(discarded());
+      else client.release();
+    },
+  };
+}
+
+export function boundedPgPool(
+  pool: PgPool,
+  bounds: PoolBounds,
+  options: { preparedStatements: boolean } = { preparedStatements: true },
+): WithBreaker<PostgresPool> {
+  const prepare = statementPreparer(options.preparedStatements);
   pool.on('connect', (client) => {
     client.on('error', () => {
       // The connection died while checked out; its statement (or the next) reports the error and
       // the pool drops the client on release because it is no longer queryable.
     });
   });
-  // A new wrapper per checkout: `broken` describes this use of the client only.
-  const wrap = (client: PgClient): PostgresPoolClient => {
-    let broken = false;
-    return {
-      query(...args: any[]): any {
-        // A cursor (streaming) manages its own reads; the hub does not stream.
-        if (typeof args[0] !== 'string') return client.query(...args);
-        if (broken) return Promise.reject(discarded());
-        const pending: Promise<any> = client
-          .query(...prepare(client, args))
-          .catch((error: unknown) => {
-            if (!isStalePlan(error)) throw error;
-            broken = true;
-            throw new StorageError(
-              'unavailable',
-              'A table changed under a prepared statement; the connection was dropped, try again.',
-            );
-          });
-        if (isUnbounded()) return pending;
-        const ms = bounds.queryTimeoutMillis;
-        const started = Date.now();
-        return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => {
-            broken = true;
-            // Drop the socket now: the statement may still be running, and nothing it sends later
-            // may reach another request.
-            client.connection?.stream?.destroy?.();
-            const error = queryTimeout(ms);
-            breaker.trip(error, started);
-            reject(error);
-          }, ms);
-          pending.then(
-            (result) => {
-              clearTimeout(timer);
-              resolve(result);
-            },
-            (error) => {
-              clearTimeout(timer);
-              reject(error);
-            },
-          );
-        });
-      },
-      release() {
-        // With an error, pg-pool removes the client instead of keeping it idle.
-        if (broken) client.release(discarded());
-        else client.release();
-      },
-    };
-  };
   const acquire = () =>
     reportingStall(
       () => breaker,
@@ -149,7 +166,7 @@ export function boundedPgPool(
             ),
           (late) => late.release(),
         ),
-    ).then(wrap);
+    ).then((client) => checkedOut(client, prepare, bounds, () => breaker));
   const breaker = poolBreaker(async () => {
     const client = await acquire();
     try {

@@ -194,6 +194,34 @@ async function restoreIn(tx: Store, deps: EntityDeps, job: RestoreJob): Promise<
     id,
     version,
   };
+  await placeRestored(tx, subject, at, collection, row);
+  const children = await deletedWith(tx, latest);
+  await table.insert(row);
+  const back = [id];
+  for (const [kind, rows] of children) {
+    await tx.table(CHILD_TABLES.get(kind)!).insertMany(rows);
+    back.push(...rows.map((child) => child.id));
+  }
+  await tx.table(trashTable).deleteWhere({ id: { in: back } });
+  await recordChanges(tx, deps, [
+    change(subject.name, row),
+    ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
+  ]);
+  return row;
+}
+
+/**
+ * Where an undeleted record goes, set on `row`: its folder if that is still in its collection,
+ * else the root; its old position unless a sibling holds it now, else last. An environment gets
+ * its parent back if that still exists.
+ */
+async function placeRestored(
+  tx: Store,
+  subject: HistorySubject,
+  at: Record<string, unknown>,
+  collection: { id: string } | null,
+  row: Row,
+): Promise<void> {
   if (subject.placement !== 'top-level') {
     if (!collection)
       throw conflict(
@@ -221,19 +249,6 @@ async function restoreIn(tx: Store, deps: EntityDeps, job: RestoreJob): Promise<
     const parent = await tx.table(environmentsTable).get(String(at.parentUuid));
     row.parentUuid = parent ? parent.id : null;
   }
-  const children = await deletedWith(tx, latest);
-  await table.insert(row);
-  const back = [id];
-  for (const [kind, rows] of children) {
-    await tx.table(CHILD_TABLES.get(kind)!).insertMany(rows);
-    back.push(...rows.map((child) => child.id));
-  }
-  await tx.table(trashTable).deleteWhere({ id: { in: back } });
-  await recordChanges(tx, deps, [
-    change(subject.name, row),
-    ...[...children].flatMap(([kind, rows]) => rows.map((child) => change(kind, child))),
-  ]);
-  return row;
 }
 
 /**

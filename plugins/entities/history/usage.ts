@@ -73,100 +73,116 @@ function addAll(into: Deltas, from: ReadonlyMap<string, number>): void {
   for (const [scope, bytes] of from) into.set(scope, (into.get(scope) ?? 0) + bytes);
 }
 
-/**
- * The ledger of one hub process (see the top of this file); `storage` is the tenant's store of
- * the moment, through which the ledger is written.
- */
-export function createUsageLedger(storage: (tenantId: string) => Store) {
+/** One process's ledger: what is not yet written to the counters, and what was read of them. */
+interface Ledger {
+  readonly storage: (tenantId: string) => Store;
   /** Per tenant: bytes per scope not yet written, and those being written now. */
-  const pending = new Map<string, Deltas>();
-  const writing = new Map<string, Deltas>();
+  readonly pending: Map<string, Deltas>;
+  readonly writing: Map<string, Deltas>;
   /** Per tenant and scope: the counters' sum as read (plus what this process wrote since). */
-  const read = new Map<string, { bytes: number; at: number }>();
-  const key = (tenantId: string, scope: string) => `${tenantId}\n${scope}`;
+  readonly read: Map<string, { bytes: number; at: number }>;
   // A read is never queued behind a write of the ledger: a check runs inside the change's
   // transaction, and the write needs a transaction of its own (SQLite's one writer connection, a
   // pooled connection), so waiting for it there could wait forever. Instead a read remembers the
   // writes it may have raced: one that began and ended while no write was under way is exact and
   // answers checks for a second; one that overlapped a write may or may not hold its bytes, so it
   // answers only its own check (counting the write's bytes once more at most) and is not kept.
-  let writes = 0;
-  let writesUnderWay = 0;
+  writes: number;
+  writesUnderWay: number;
   /** Writes of the ledger take turns with each other (never with reads). */
-  let writeTurn: Promise<unknown> = Promise.resolve();
-  const unwritten = (tenantId: string, scope: string) =>
-    (pending.get(tenantId)?.get(scope) ?? 0) + (writing.get(tenantId)?.get(scope) ?? 0);
+  writeTurn: Promise<unknown>;
+}
 
-  /** The counters' sums of `scopes`, each from the cache or read now (then cached when exact). */
-  async function readCounters(
-    store: Store,
-    tenantId: string,
-    scopes: readonly string[],
-  ): Promise<Map<string, number>> {
-    const now = Date.now();
-    const sums = new Map<string, number>();
-    const stale: string[] = [];
-    for (const scope of scopes) {
-      const entry = read.get(key(tenantId, scope));
-      if (entry && now - entry.at < READ_TTL_MS) sums.set(scope, entry.bytes);
-      else stale.push(scope);
-    }
-    if (stale.length === 0) return sums;
-    const before = writes;
-    const quiet = writesUnderWay === 0;
-    const rows = await store.table(historyUsageTable).getMany(stale.flatMap(shardIds));
-    const exact = quiet && writes === before;
-    for (const scope of stale) {
-      const bytes = rows
-        .filter((row) => row.id.startsWith(`${scope}:`))
-        .reduce((sum, row) => sum + row.bytes, 0);
-      sums.set(scope, bytes);
-      if (exact) read.set(key(tenantId, scope), { bytes, at: now });
-    }
-    return sums;
+const key = (tenantId: string, scope: string) => `${tenantId}\n${scope}`;
+
+const unwritten = (l: Ledger, tenantId: string, scope: string) =>
+  (l.pending.get(tenantId)?.get(scope) ?? 0) + (l.writing.get(tenantId)?.get(scope) ?? 0);
+
+/** The counters' sums of `scopes`, each from the cache or read now (then cached when exact). */
+async function readCounters(
+  l: Ledger,
+  store: Store,
+  tenantId: string,
+  scopes: readonly string[],
+): Promise<Map<string, number>> {
+  const now = Date.now();
+  const sums = new Map<string, number>();
+  const stale: string[] = [];
+  for (const scope of scopes) {
+    const entry = l.read.get(key(tenantId, scope));
+    if (entry && now - entry.at < READ_TTL_MS) sums.set(scope, entry.bytes);
+    else stale.push(scope);
   }
-
-  async function writeTenant(tenantId: string): Promise<void> {
-    const deltas = pending.get(tenantId);
-    if (!deltas) return;
-    pending.delete(tenantId);
-    writing.set(tenantId, deltas);
-    writes += 1;
-    writesUnderWay += 1;
-    try {
-      await storage(tenantId).transaction((tx) => addToCounters(tx, deltas));
-      for (const [scope, bytes] of deltas) {
-        const known = read.get(key(tenantId, scope));
-        if (known) known.bytes += bytes;
-      }
-    } catch {
-      // Kept for the next write, with what came meanwhile.
-      const next = pending.get(tenantId) ?? new Map<string, number>();
-      addAll(next, deltas);
-      pending.set(tenantId, next);
-    } finally {
-      writing.delete(tenantId);
-      writes += 1;
-      writesUnderWay -= 1;
-    }
+  if (stale.length === 0) return sums;
+  const before = l.writes;
+  const quiet = l.writesUnderWay === 0;
+  const rows = await store.table(historyUsageTable).getMany(stale.flatMap(shardIds));
+  const exact = quiet && l.writes === before;
+  for (const scope of stale) {
+    const bytes = rows
+      .filter((row) => row.id.startsWith(`${scope}:`))
+      .reduce((sum, row) => sum + row.bytes, 0);
+    sums.set(scope, bytes);
+    if (exact) l.read.set(key(tenantId, scope), { bytes, at: now });
   }
+  return sums;
+}
 
+async function writeTenant(l: Ledger, tenantId: string): Promise<void> {
+  const deltas = l.pending.get(tenantId);
+  if (!deltas) return;
+  l.pending.delete(tenantId);
+  l.writing.set(tenantId, deltas);
+  l.writes += 1;
+  l.writesUnderWay += 1;
+  try {
+    await l.storage(tenantId).transaction((tx) => addToCounters(tx, deltas));
+    for (const [scope, bytes] of deltas) {
+      const known = l.read.get(key(tenantId, scope));
+      if (known) known.bytes += bytes;
+    }
+  } catch {
+    // Kept for the next write, with what came meanwhile.
+    const next = l.pending.get(tenantId) ?? new Map<string, number>();
+    addAll(next, deltas);
+    l.pending.set(tenantId, next);
+  } finally {
+    l.writing.delete(tenantId);
+    l.writes += 1;
+    l.writesUnderWay -= 1;
+  }
+}
+
+/**
+ * The ledger of one hub process (see the top of this file); `storage` is the tenant's store of
+ * the moment, through which the ledger is written.
+ */
+export function createUsageLedger(storage: (tenantId: string) => Store) {
+  const l: Ledger = {
+    storage,
+    pending: new Map(),
+    writing: new Map(),
+    read: new Map(),
+    writes: 0,
+    writesUnderWay: 0,
+    writeTurn: Promise.resolve(),
+  };
   return {
     /** Counts a committed revision of `bytes` by `actorId` in the store's tenant. */
     add(store: Store, actorId: string | null, bytes: number): void {
       const tenantId = store.tenantId ?? '';
-      const deltas = pending.get(tenantId) ?? new Map<string, number>();
+      const deltas = l.pending.get(tenantId) ?? new Map<string, number>();
       for (const scope of scopesOf(tenantId, actorId))
         deltas.set(scope, (deltas.get(scope) ?? 0) + bytes);
-      pending.set(tenantId, deltas);
+      l.pending.set(tenantId, deltas);
     },
 
     /** The bytes of history kept for `userId` (0 without one) and for the store's tenant. */
     async usage(store: Store, userId: string | null): Promise<{ user: number; tenant: number }> {
       const tenantId = store.tenantId ?? '';
-      const sums = await readCounters(store, tenantId, scopesOf(tenantId, userId));
+      const sums = await readCounters(l, store, tenantId, scopesOf(tenantId, userId));
       const total = (scope: string) =>
-        Math.max(0, (sums.get(scope) ?? 0) + unwritten(tenantId, scope));
+        Math.max(0, (sums.get(scope) ?? 0) + unwritten(l, tenantId, scope));
       return {
         tenant: total(tenantScope(tenantId)),
         user: userId === null ? 0 : total(userScope(userId)),
@@ -176,15 +192,15 @@ export function createUsageLedger(storage: (tenantId: string) => Store) {
     /** Forgets what was read of the tenant's counters (after a purge took bytes off them). */
     forget(tenantId: string | null): void {
       const prefix = key(tenantId ?? '', '');
-      for (const name of [...read.keys()]) if (name.startsWith(prefix)) read.delete(name);
+      for (const name of [...l.read.keys()]) if (name.startsWith(prefix)) l.read.delete(name);
     },
 
     /** Writes the ledger to the counters; a tenant whose write failed is tried again next time. */
     flush(): Promise<void> {
-      const next = writeTurn.then(async () => {
-        for (const tenantId of [...pending.keys()]) await writeTenant(tenantId);
+      const next = l.writeTurn.then(async () => {
+        for (const tenantId of [...l.pending.keys()]) await writeTenant(l, tenantId);
       });
-      writeTurn = next.catch(() => undefined);
+      l.writeTurn = next.catch(() => undefined);
       return next;
     },
   };

@@ -8,7 +8,9 @@ import { z } from 'zod';
 import type { Hono } from 'hono';
 import { notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
+import type { UserRow } from '../../../kernel/identity/tables.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
+import type { Store } from '../../../kernel/storage/contract.ts';
 import { assertCollectionAccess, requireCollection } from '../access.ts';
 import { created, touched } from '../attribution.ts';
 import type { EntityDeps } from '../deps.ts';
@@ -54,6 +56,75 @@ const reorderBody = z.object({
   parentFolderId: idSchema.nullable().optional(),
 });
 
+/** A new folder, last among its siblings, with its revision. */
+async function createFolder(
+  tx: Store,
+  deps: EntityDeps,
+  user: UserRow,
+  collectionId: string,
+  input: z.output<typeof createBody>,
+): Promise<FolderRow> {
+  await requireCollection(tx, user, collectionId);
+  const parentFolderId = input.parentFolderId ?? null;
+  const all = await foldersOf(tx, collectionId);
+  if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
+    throw notFound(PARENT_NOT_FOUND);
+  const siblings = all.filter((f) => f.parentFolderId === parentFolderId);
+  const now = deps.clock.iso();
+  const row = await tx.table(foldersTable).insert({
+    id: newId(),
+    collectionId,
+    parentFolderId,
+    name: input.name,
+    sortOrder: nextSortOrder(siblings),
+    marker: input.marker ?? null,
+    ...created(user, now),
+  });
+  await recordChange(tx, deps, {
+    kind: 'folder',
+    row,
+    action: 'created',
+    actorId: user.id,
+    at: now,
+  });
+  return row;
+}
+
+/**
+ * Puts the listed folders of one parent in this order; the parent is the one named, else the
+ * listed folders' common parent.
+ */
+async function reorderFolders(
+  tx: Store,
+  user: UserRow,
+  collectionId: string,
+  orderedFolderIds: readonly string[],
+  parentFolderId: string | null | undefined,
+): Promise<void> {
+  await requireCollection(tx, user, collectionId);
+  const all = await foldersOf(tx, collectionId);
+  let parent: string | null;
+  if (parentFolderId !== undefined) {
+    if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
+      throw notFound(FOLDER_NOT_FOUND);
+    parent = parentFolderId;
+  } else {
+    if (orderedFolderIds.length === 0) return;
+    const first = all.find((f) => f.id === orderedFolderIds[0]);
+    if (!first) throw notFound(`${FOLDER_NOT_FOUND}: ${orderedFolderIds[0]}`);
+    parent = first.parentFolderId;
+  }
+  const siblings = all.filter((f) => f.parentFolderId === parent);
+  const inCollection = new Set(all.map((f) => f.id));
+  const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds', {
+    inCollection,
+    notFound: FOLDER_NOT_FOUND,
+  });
+  const patches = new Map<string, Partial<FolderRow>>();
+  addSortOrders(patches, renumber(order));
+  await writeChanges(tx.table(foldersTable), patches);
+}
+
 export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
   app.get('/collections/:collectionId/folders', async (c) => {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
@@ -66,32 +137,9 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.get('auth').user;
     const input = c.req.valid('json');
-    const folder = await c.get('store').transaction(async (tx) => {
-      await requireCollection(tx, user, collectionId);
-      const parentFolderId = input.parentFolderId ?? null;
-      const all = await foldersOf(tx, collectionId);
-      if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
-        throw notFound(PARENT_NOT_FOUND);
-      const siblings = all.filter((f) => f.parentFolderId === parentFolderId);
-      const now = deps.clock.iso();
-      const row = await tx.table(foldersTable).insert({
-        id: newId(),
-        collectionId,
-        parentFolderId,
-        name: input.name,
-        sortOrder: nextSortOrder(siblings),
-        marker: input.marker ?? null,
-        ...created(user, now),
-      });
-      await recordChange(tx, deps, {
-        kind: 'folder',
-        row,
-        action: 'created',
-        actorId: user.id,
-        at: now,
-      });
-      return row;
-    });
+    const folder = await c
+      .get('store')
+      .transaction((tx) => createFolder(tx, deps, user, collectionId, input));
     return answerRecord(c, toFolderRecord(folder), folder);
   });
 
@@ -134,30 +182,11 @@ export function folderRoutes(app: Hono<KernelEnv>, deps: EntityDeps): void {
     const collectionId = pathId(c, 'collectionId', 'Collection not found');
     const user = c.get('auth').user;
     const { orderedFolderIds, parentFolderId } = c.req.valid('json');
-    await c.get('store').transaction(async (tx) => {
-      await requireCollection(tx, user, collectionId);
-      const all = await foldersOf(tx, collectionId);
-      let parent: string | null;
-      if (parentFolderId !== undefined) {
-        if (parentFolderId !== null && !all.some((f) => f.id === parentFolderId))
-          throw notFound(FOLDER_NOT_FOUND);
-        parent = parentFolderId;
-      } else {
-        if (orderedFolderIds.length === 0) return;
-        const first = all.find((f) => f.id === orderedFolderIds[0]);
-        if (!first) throw notFound(`${FOLDER_NOT_FOUND}: ${orderedFolderIds[0]}`);
-        parent = first.parentFolderId;
-      }
-      const siblings = all.filter((f) => f.parentFolderId === parent);
-      const inCollection = new Set(all.map((f) => f.id));
-      const order = planReorder(siblings, orderedFolderIds, 'orderedFolderIds', {
-        inCollection,
-        notFound: FOLDER_NOT_FOUND,
-      });
-      const patches = new Map<string, Partial<FolderRow>>();
-      addSortOrders(patches, renumber(order));
-      await writeChanges(tx.table(foldersTable), patches);
-    });
+    await c
+      .get('store')
+      .transaction((tx) =>
+        reorderFolders(tx, user, collectionId, orderedFolderIds, parentFolderId),
+      );
     return c.body(null, 204);
   });
 

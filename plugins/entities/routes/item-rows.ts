@@ -56,49 +56,13 @@ export function itemRows(deps: EntityDeps, kind: AnyItemKind) {
      * and the removal of the oldest revision in one transaction. Null when the row does not match
      * (the caller's full path tells why: moved, 404, 412). 409 when the history budget is spent.
      */
-    async editInPlace(
+    editInPlace: (
       store: Store,
       id: string,
       patch: Partial<ItemRow>,
       match: VersionedMatch,
       change: Omit<Change, 'row'>,
-    ): Promise<ItemRow | null> {
-      const history = deps.history();
-      await assertHistoryBudget(store, deps.usage, history, change.actorId);
-      const max = history.maxRevisionsPerRecord;
-      const expected = match['version'];
-      let size = 0;
-      const sized = (bytes: number) => (size = bytes);
-      let removed: RevisionRow[] = [];
-      let edited: ItemRow | null = null;
-      if (typeof expected !== 'number' || expected < max) {
-        const below = { ...match, version: expected ?? { lt: max } };
-        edited = await rows(store).updateVersioned(
-          id,
-          patch,
-          below,
-          revisionOfUpdate(store, change, sized),
-        );
-      }
-      edited ??= await store.transaction(async (tx) => {
-        removed = [];
-        const row = await rows(tx).updateVersioned(
-          id,
-          patch,
-          match,
-          revisionOfUpdate(tx, change, sized),
-        );
-        if (row)
-          removed = await capRevisions(tx, deps.events, max, [
-            { recordId: id, version: row.version },
-          ]);
-        return row;
-      });
-      // Committed: its revision counts in the history usage, and what it removed no longer does.
-      if (edited) deps.usage.add(store, change.actorId, size);
-      for (const revision of removed) deps.usage.add(store, revision.actorId, -revision.size);
-      return edited;
-    },
+    ): Promise<ItemRow | null> => editInPlace(deps, kind, store, id, patch, match, change),
     /** Writes `patch` with the row's next version, and records the revision. */
     async saveChange(
       tx: Store,
@@ -123,4 +87,50 @@ export function itemRows(deps: EntityDeps, kind: AnyItemKind) {
       await recordChange(tx, deps, { kind: kind.name, row, action: 'deleted', actorId, at });
     },
   };
+}
+
+/** The body of `editInPlace` (see there). */
+async function editInPlace(
+  deps: EntityDeps,
+  kind: AnyItemKind,
+  store: Store,
+  id: string,
+  patch: Partial<ItemRow>,
+  match: VersionedMatch,
+  change: Omit<Change, 'row'>,
+): Promise<ItemRow | null> {
+  const rows = (s: Store) => s.table(kind.table);
+  const history = deps.history();
+  await assertHistoryBudget(store, deps.usage, history, change.actorId);
+  const max = history.maxRevisionsPerRecord;
+  const expected = match['version'];
+  let size = 0;
+  const sized = (bytes: number) => (size = bytes);
+  let removed: RevisionRow[] = [];
+  let edited: ItemRow | null = null;
+  if (typeof expected !== 'number' || expected < max) {
+    const below = { ...match, version: expected ?? { lt: max } };
+    edited = await rows(store).updateVersioned(
+      id,
+      patch,
+      below,
+      revisionOfUpdate(store, change, sized),
+    );
+  }
+  edited ??= await store.transaction(async (tx) => {
+    removed = [];
+    const row = await rows(tx).updateVersioned(
+      id,
+      patch,
+      match,
+      revisionOfUpdate(tx, change, sized),
+    );
+    if (row)
+      removed = await capRevisions(tx, deps.events, max, [{ recordId: id, version: row.version }]);
+    return row;
+  });
+  // Committed: its revision counts in the history usage, and what it removed no longer does.
+  if (edited) deps.usage.add(store, change.actorId, size);
+  for (const revision of removed) deps.usage.add(store, revision.actorId, -revision.size);
+  return edited;
 }

@@ -6,6 +6,7 @@
  * `sortOrder`, `marker`, attribution) are typed on every item table and handled here.
  */
 import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
 import { forbidden, notFound } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
 import type { UserRow } from '../../../kernel/identity/tables.ts';
@@ -118,14 +119,67 @@ async function updateItem(
   return saved;
 }
 
+/** The item with its ETag. */
+function answerItem(c: Context<KernelEnv>, kind: AnyItemKind, row: ItemRow) {
+  c.header('ETag', etagOf(row));
+  return c.json(kind.toRecord(row));
+}
+
+/** `PUT /<prefix>/:id`: an edit in place when it can be one, else the full update (updateItem). */
+async function putItem(
+  c: Context<KernelEnv>,
+  deps: EntityDeps,
+  kind: AnyItemKind,
+  ops: ItemRowsOf,
+  input: z.output<AnyItemKind['updateBody']>,
+) {
+  const id = pathId(c, 'id', kind.notFound);
+  const user = c.get('auth').user;
+  const { collectionId, folderId, marker = null, ...fields } = input;
+  assertCollectionAccess(user, collectionId);
+  const expected = expectedVersion(c.req.header('if-match'));
+  // An edit that stays in its collection and folder (the common case) is one versioned update
+  // of the row alone (one statement on PostgreSQL below the revision limit; item-rows.ts), with
+  // its revision: the collection lock only orders writers that plan positions, and the item
+  // keeps its position. It changes the row only where the edit says it is (and at the version
+  // If-Match names); otherwise the full path below answers (a move, 404, 412, and an If-Match
+  // naming several versions or none of ours).
+  const version = Array.isArray(expected)
+    ? expected.length === 1
+      ? expected[0]
+      : null
+    : undefined;
+  if (version !== null) {
+    const now = deps.clock.iso();
+    const edited = await ops.editInPlace(
+      c.get('store'),
+      id,
+      { ...definedOnly(fields), marker, ...touched(user, now) },
+      {
+        collectionId,
+        ...(folderId !== undefined ? { folderId } : {}),
+        ...(version !== undefined ? { version } : {}),
+      },
+      { kind: kind.name, action: 'updated', actorId: user.id, at: now },
+    );
+    if (edited) return answerItem(c, kind, edited);
+  }
+  const row = await c.get('store').transaction((tx) =>
+    updateItem(tx, deps, kind, ops, {
+      id,
+      user,
+      expected,
+      to: { collectionId, folderId },
+      patch: { ...definedOnly(fields), marker },
+    }),
+  );
+  return answerItem(c, kind, row);
+}
+
 export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItemKind): void {
   const ops = itemRows(deps, kind);
-  const { rows, nextIn, load, loadForUpdate, remove, editInPlace } = ops;
+  const { rows, nextIn, load, loadForUpdate, remove } = ops;
   const appender = itemAppender(deps, kind, nextIn);
-  const answer = (c: Context<KernelEnv>, row: ItemRow) => {
-    c.header('ETag', etagOf(row));
-    return c.json(kind.toRecord(row));
-  };
   const listed = (list: ItemRow[]) => ({
     [kind.prefix]: sortSiblings(list).map((row) => kind.toRecord(row)),
   });
@@ -186,49 +240,9 @@ export function itemRoutes(app: Hono<KernelEnv>, deps: EntityDeps, kind: AnyItem
     return c.json(kind.toRecord(row), 200);
   });
 
-  app.put(`/${kind.prefix}/:id`, jsonBody(kind.updateBody), async (c) => {
-    const id = pathId(c, 'id', kind.notFound);
-    const user = c.get('auth').user;
-    const { collectionId, folderId, marker = null, ...fields } = c.req.valid('json');
-    assertCollectionAccess(user, collectionId);
-    const expected = expectedVersion(c.req.header('if-match'));
-    // An edit that stays in its collection and folder (the common case) is one versioned update
-    // of the row alone (one statement on PostgreSQL below the revision limit; item-rows.ts), with
-    // its revision: the collection lock only orders writers that plan positions, and the item
-    // keeps its position. It changes the row only where the edit says it is (and at the version
-    // If-Match names); otherwise the full path below answers (a move, 404, 412, and an If-Match
-    // naming several versions or none of ours).
-    const version = Array.isArray(expected)
-      ? expected.length === 1
-        ? expected[0]
-        : null
-      : undefined;
-    if (version !== null) {
-      const now = deps.clock.iso();
-      const edited = await editInPlace(
-        c.get('store'),
-        id,
-        { ...definedOnly(fields), marker, ...touched(user, now) },
-        {
-          collectionId,
-          ...(folderId !== undefined ? { folderId } : {}),
-          ...(version !== undefined ? { version } : {}),
-        },
-        { kind: kind.name, action: 'updated', actorId: user.id, at: now },
-      );
-      if (edited) return answer(c, edited);
-    }
-    const row = await c.get('store').transaction((tx) =>
-      updateItem(tx, deps, kind, ops, {
-        id,
-        user,
-        expected,
-        to: { collectionId, folderId },
-        patch: { ...definedOnly(fields), marker },
-      }),
-    );
-    return answer(c, row);
-  });
+  app.put(`/${kind.prefix}/:id`, jsonBody(kind.updateBody), (c) =>
+    putItem(c, deps, kind, ops, c.req.valid('json')),
+  );
 
   app.delete(`/${kind.prefix}/:id`, async (c) => {
     const id = pathId(c, 'id', kind.notFound);

@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { badRequest, forbidden, notFound } from '../../../kernel/errors.ts';
 import { hasAccess } from '../../../kernel/identity/access.ts';
 import { newId } from '../../../kernel/identity/secrets.ts';
-import { usersTable } from '../../../kernel/identity/tables.ts';
+import { usersTable, type UserRow } from '../../../kernel/identity/tables.ts';
 import { lockCaller } from '../../../kernel/identity/users.ts';
 import type { Store } from '../../../kernel/storage/contract.ts';
 import type { KernelEnv } from '../../../kernel/plugin.ts';
@@ -111,6 +111,49 @@ async function deleteRunResult(
   });
 }
 
+/**
+ * Stores an upload under its user's row lock (so concurrent ones cannot overshoot a limit), its
+ * size reserved against the user's limits.
+ */
+async function insertRunResult(
+  tx: Store,
+  user: UserRow,
+  { label, payload }: z.output<typeof createBody>,
+  parsed: ReturnType<typeof parseRunPayload>,
+  now: string,
+  limits: () => RunResultsConfig,
+): Promise<RunResultRow> {
+  // Uploads of one user take turns on their row, so concurrent ones cannot overshoot a limit.
+  await lockCaller(tx, user.id);
+  // Attaching a run to a hub collection the caller cannot use would show it to that
+  // collection's members; ids of collections this hub does not hold (local ones) are fine.
+  if (parsed.collectionId && !hasAccess(user, COLLECTION_ACCESS, parsed.collectionId)) {
+    if (await tx.table(collectionsTable).get(parsed.collectionId))
+      throw forbidden(
+        `payload.collection.id: you have no access to that collection (it is not in your ${COLLECTION_ACCESS} list).`,
+      );
+  }
+  const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
+  const stored = label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`;
+  const sizeBytes = runResultSize(stored, payload);
+  await reserveRunResult(tx, user.id, sizeBytes, limits());
+  return tx.table(runResultsTable).insert({
+    id: newId(),
+    kind: parsed.kind,
+    label: stored,
+    collectionId: parsed.collectionId,
+    collectionName: parsed.collectionName,
+    requestName: parsed.requestName,
+    summaryPassed: parsed.summary.passed,
+    summaryFailed: parsed.summary.failed,
+    summarySkipped: parsed.summary.skipped,
+    payload,
+    createdAt: now,
+    createdByUserId: user.id,
+    sizeBytes,
+  });
+}
+
 export function runResultRoutes(
   app: Hono<KernelEnv>,
   deps: EntityDeps,
@@ -129,37 +172,9 @@ export function runResultRoutes(
     const { label, payload } = c.req.valid('json');
     const parsed = parseRunPayload(payload);
     const now = deps.clock.iso();
-    const row = await c.get('store').transaction(async (tx) => {
-      // Uploads of one user take turns on their row, so concurrent ones cannot overshoot a limit.
-      await lockCaller(tx, user.id);
-      // Attaching a run to a hub collection the caller cannot use would show it to that
-      // collection's members; ids of collections this hub does not hold (local ones) are fine.
-      if (parsed.collectionId && !hasAccess(user, COLLECTION_ACCESS, parsed.collectionId)) {
-        if (await tx.table(collectionsTable).get(parsed.collectionId))
-          throw forbidden(
-            `payload.collection.id: you have no access to that collection (it is not in your ${COLLECTION_ACCESS} list).`,
-          );
-      }
-      const target = parsed.requestName ?? parsed.collectionName ?? 'Run';
-      const stored = label ?? `${target} — ${now.replace('T', ' ').slice(0, 19)}`;
-      const sizeBytes = runResultSize(stored, payload);
-      await reserveRunResult(tx, user.id, sizeBytes, limits());
-      return tx.table(runResultsTable).insert({
-        id: newId(),
-        kind: parsed.kind,
-        label: stored,
-        collectionId: parsed.collectionId,
-        collectionName: parsed.collectionName,
-        requestName: parsed.requestName,
-        summaryPassed: parsed.summary.passed,
-        summaryFailed: parsed.summary.failed,
-        summarySkipped: parsed.summary.skipped,
-        payload,
-        createdAt: now,
-        createdByUserId: user.id,
-        sizeBytes,
-      });
-    });
+    const row = await c
+      .get('store')
+      .transaction((tx) => insertRunResult(tx, user, { label, payload }, parsed, now, limits));
     await deps.events.publish(RUN_RESULT_CREATED, {
       tenantId: c.get('tenant').id,
       runResultId: row.id,
