@@ -108,8 +108,50 @@ export function createPipeline(deps: PipelineDeps): {
     onError,
   });
   app.use('*', edged.middleware);
-  // Probes and metrics answer before the tenant lookup, body checks and authentication: they
-  // must work while the database is down, and are never throttled or counted as failures.
+  mountProbes(app, deps);
+  app.use(
+    '*',
+    limitBodySize(() => config().server.bodyLimitBytes),
+  );
+  // Pages with HTML forms (the console) before the JSON-only check; they pick their own tenant.
+  for (const { instance } of deps.instances) if (instance.pages) app.route('/', instance.pages);
+  app.use('*', requireJsonBody);
+  app.use(
+    '*',
+    resolveTenant({
+      multitenancy: () => config().multitenancy.enabled,
+      cache: deps.tenants,
+      driver: deps.driver,
+    }),
+  );
+  // The document is built from `app`'s route table on first request, when every route is mounted.
+  app.route(
+    '/',
+    apiDocsRoutes(app, [
+      {
+        tag: 'kernel',
+        routes: { ...frontPageDocs, ...kernelRouteDocs, ...overviewDocs, ...configViewDocs },
+      },
+      ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
+    ]),
+  );
+  app.route('/', frontPageRoutes(config));
+  for (const { instance } of deps.instances)
+    if (instance.publicRoutes) app.route('/', instance.publicRoutes);
+  mountAuthentication(app, deps, refusals.learn);
+  mountKernelAdmin(app, deps);
+  for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
+  app.notFound((c) => serializeError(notFound(), c));
+  app.onError(onError);
+  return { app, answerFixed: edged.answerFixed, close: async () => outages.close() };
+}
+
+/**
+ * Probes and metrics answer before the tenant lookup, body checks and authentication: they must
+ * work while the database is down, and are never throttled or counted as failures.
+ */
+function mountProbes(app: Hono<KernelEnv>, deps: PipelineDeps): void {
+  const { config } = deps;
   app.get('/healthz', healthzHandler());
   app.get(
     '/readyz',
@@ -140,37 +182,18 @@ export function createPipeline(deps: PipelineDeps): {
       'Cache-Control': 'no-store',
     });
   });
-  app.use(
-    '*',
-    limitBodySize(() => config().server.bodyLimitBytes),
-  );
-  // Pages with HTML forms (the console) before the JSON-only check; they pick their own tenant.
-  for (const { instance } of deps.instances) if (instance.pages) app.route('/', instance.pages);
-  app.use('*', requireJsonBody);
-  app.use(
-    '*',
-    resolveTenant({
-      multitenancy: () => config().multitenancy.enabled,
-      cache: deps.tenants,
-      driver: deps.driver,
-    }),
-  );
-  // The document is built from `app`'s route table on first request, when every route is mounted.
-  app.route(
-    '/',
-    apiDocsRoutes(app, [
-      {
-        tag: 'kernel',
-        routes: { ...frontPageDocs, ...kernelRouteDocs, ...overviewDocs, ...configViewDocs },
-      },
-      ...deps.plugins.map((p) => ({ tag: p.name, routes: p.api ?? {} })),
-    ]),
-  );
-  app.route('/', frontPageRoutes(config));
-  for (const { instance } of deps.instances)
-    if (instance.publicRoutes) app.route('/', instance.publicRoutes);
-  // Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`,
-  // both before authentication, so probing paths or methods never counts as a failure.
+}
+
+/**
+ * Unknown routes answer 404, and a known path with a method it does not have 405 with `Allow`, both
+ * before authentication, so probing paths or methods never counts as a failure; then bearer auth
+ * (`learn`: told of a request refused for its key's block), and the admin guard on `/admin/*`.
+ */
+function mountAuthentication(
+  app: Hono<KernelEnv>,
+  deps: PipelineDeps,
+  learn: (c: Context<KernelEnv>) => void,
+): void {
   // One middleware with authentication: each link of the chain costs every request a promise.
   const methodsOf = allowedMethods(() => app.routes);
   const authenticate = bearerAuth({
@@ -179,7 +202,7 @@ export function createPipeline(deps: PipelineDeps): {
     policy: deps.policy,
     clientIp: deps.clientIp,
     callerOf: deps.callerOf,
-    refusedForBlock: refusals.learn,
+    refusedForBlock: learn,
   });
   app.use(
     '*',
@@ -201,6 +224,11 @@ export function createPipeline(deps: PipelineDeps): {
     '/admin/*',
     describeMiddleware(requireAdmin, { errors: [403], note: 'Needs an admin-role token.' }),
   );
+}
+
+/** The kernel's own admin routes: config reload and view, and the overview. */
+function mountKernelAdmin(app: Hono<KernelEnv>, deps: PipelineDeps): void {
+  const { config } = deps;
   // The file is the whole hub's: with multitenancy only the default tenant's administrators reload it.
   app.post('/admin/config/reload', requireOperator, async (c) => {
     const outcome = await deps.reload(c.get('auditScope'));
@@ -224,8 +252,4 @@ export function createPipeline(deps: PipelineDeps): {
       counts: deps.counts,
     }),
   );
-  for (const { instance } of deps.instances) if (instance.routes) app.route('/', instance.routes);
-  app.notFound((c) => serializeError(notFound(), c));
-  app.onError(onError);
-  return { app, answerFixed: edged.answerFixed, close: async () => outages.close() };
 }

@@ -2,6 +2,8 @@
  * The rules of creating and changing a user account (users.ts holds the service that runs them):
  * access lists checked against the role, names normalized and kept unique.
  */
+import type { AuditSink } from '../audit.ts';
+import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
 import {
@@ -17,7 +19,26 @@ import { defaultColor, defaultInitials } from './avatar-defaults.ts';
 import { newId } from './secrets.ts';
 import { usersTable, type UserRow } from './tables.ts';
 import { normalizeColor, normalizeInitials, normalizeUserName } from './user-fields.ts';
-import type { Role, UserInput, UsersServiceDeps } from './users.ts';
+
+export type Role = 'user' | 'admin';
+
+/** What a caller may set on a user besides the access lists. */
+export type UserSettings = Pick<
+  UserRow,
+  'name' | 'avatarInitials' | 'avatarColor' | 'llmAccess' | 'llmMonthlyTokenLimit'
+> & { role: Role };
+
+/** Fields a caller may set on create (all but `name` and `role` optional) or update (all optional). */
+export type UserInput = Partial<UserSettings & AccessLists>;
+
+export interface UsersServiceDeps {
+  access: AccessRegistry;
+  clock: Clock;
+  /** Called after a deletion committed: the user's tokens no longer authenticate. */
+  onDeleted?: () => void;
+  /** Where creations, changes and deletions are recorded, in their own transaction. */
+  audit?: AuditSink;
+}
 
 export function assertHuman(row: UserRow | null): UserRow {
   if (!row) throw notFound('User not found');

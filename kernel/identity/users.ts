@@ -3,10 +3,8 @@
  * 400/403/404 {@link HttpError}s whose messages the CLI prints as they are.
  */
 import { forbidden, notFound, unauthorized } from '../errors.ts';
-import type { AuditSink } from '../audit.ts';
-import type { Clock } from '../clock.ts';
 import { isUniqueViolation, type Store } from '../storage/contract.ts';
-import { accessLists, type AccessLists, type AccessRegistry } from './access.ts';
+import { accessLists, type AccessLists } from './access.ts';
 
 export {
   normalizeColor,
@@ -16,19 +14,20 @@ export {
 } from './user-fields.ts';
 import { apiTokensTable, usersTable, type UserRow } from './tables.ts';
 import { userCreated, userDeleted } from './audit-events.ts';
-import { assertHuman, newUserRow, uniqueNameError, updateUser } from './user-changes.ts';
+import {
+  assertHuman,
+  newUserRow,
+  uniqueNameError,
+  updateUser,
+  type Role,
+  type UserInput,
+  type UserSettings,
+  type UsersServiceDeps,
+} from './user-changes.ts';
 
-export type Role = 'user' | 'admin';
+export type { Role, UserInput, UsersServiceDeps } from './user-changes.ts';
+
 export const BOOTSTRAP_USER_NAME = 'bootstrap';
-
-/** What a caller may set on a user besides the access lists. */
-type UserSettings = Pick<
-  UserRow,
-  'name' | 'avatarInitials' | 'avatarColor' | 'llmAccess' | 'llmMonthlyTokenLimit'
-> & { role: Role };
-
-/** Fields a caller may set on create (all but `name` and `role` optional) or update (all optional). */
-export type UserInput = Partial<UserSettings & AccessLists>;
 
 /** The user record the API returns. */
 export type UserRecord = UserSettings &
@@ -89,15 +88,6 @@ export async function lockCaller(tx: Store, id: string): Promise<UserRow> {
   const row = await tx.table(usersTable).getForUpdate(id);
   if (!row) throw unauthorized();
   return row;
-}
-
-export interface UsersServiceDeps {
-  access: AccessRegistry;
-  clock: Clock;
-  /** Called after a deletion committed: the user's tokens no longer authenticate. */
-  onDeleted?: () => void;
-  /** Where creations, changes and deletions are recorded, in their own transaction. */
-  audit?: AuditSink;
 }
 
 /** Removes what a plugin keeps about a user (avatar, invitations) inside the deletion's transaction. */

@@ -68,6 +68,37 @@ export const KNOWN_BLOCK_MS = 1_000;
 /** Known blocks kept at most; past this the expired ones go, then all (it is only a shortcut). */
 const KNOWN_BLOCKS_MAX = 10_000;
 
+/**
+ * What Redis last said of blocked keys: key → when its block ends and until when this memory may
+ * answer for it (the sooner of the block's end and {@link KNOWN_BLOCK_MS} after Redis said so).
+ */
+function blockMemory(now: () => number) {
+  const known = new Map<string, { ends: number; trustUntil: number }>();
+  return {
+    /** Redis said the key is blocked for `millis` more. */
+    know(key: string, millis: number): void {
+      if (known.size >= KNOWN_BLOCKS_MAX) {
+        const at = now();
+        for (const [k, block] of known) if (block.trustUntil <= at) known.delete(k);
+        if (known.size >= KNOWN_BLOCKS_MAX) known.clear();
+      }
+      const at = now();
+      known.set(key, { ends: at + millis, trustUntil: at + Math.min(millis, KNOWN_BLOCK_MS) });
+    },
+    /** Seconds the key stays blocked (rounded up) while this memory may say so, else 0. */
+    seconds(key: string): number {
+      const block = known.get(key);
+      if (!block) return 0;
+      const at = now();
+      if (block.trustUntil > at) return Math.max(1, Math.ceil((block.ends - at) / 1000));
+      known.delete(key);
+      return 0;
+    },
+    forget: (key: string) => void known.delete(key),
+    clear: () => known.clear(),
+  };
+}
+
 /** Creates the store with its own Redis connection, which `close()` closes. */
 export function createRedisThrottleStore(
   config: RedisConfig,
@@ -82,27 +113,7 @@ export function createRedisThrottleStore(
   // Requests arriving while the first connection is still being made wait for it once (bounded
   // by connectTimeoutMillis); afterwards a down Redis fails each command at once.
   const firstConnection = waitForRedis(client, config.connectTimeoutMillis);
-  const now = options.now ?? Date.now;
-  // Key → when its block ends and until when this memory may answer for it (the sooner of the
-  // block's end and KNOWN_BLOCK_MS after Redis said so).
-  const knownBlocks = new Map<string, { ends: number; trustUntil: number }>();
-  const knowBlock = (key: string, millis: number) => {
-    if (knownBlocks.size >= KNOWN_BLOCKS_MAX) {
-      const at = now();
-      for (const [k, known] of knownBlocks) if (known.trustUntil <= at) knownBlocks.delete(k);
-      if (knownBlocks.size >= KNOWN_BLOCKS_MAX) knownBlocks.clear();
-    }
-    const at = now();
-    knownBlocks.set(key, { ends: at + millis, trustUntil: at + Math.min(millis, KNOWN_BLOCK_MS) });
-  };
-  const knownBlockSeconds = (key: string): number => {
-    const known = knownBlocks.get(key);
-    if (!known) return 0;
-    const at = now();
-    if (known.trustUntil > at) return Math.max(1, Math.ceil((known.ends - at) / 1000));
-    knownBlocks.delete(key);
-    return 0;
-  };
+  const knownBlocks = blockMemory(options.now ?? Date.now);
   const failKey = (key: string) => `${config.keyPrefix}throttle:fail:${key}`;
   const blockKey = (key: string) => `${config.keyPrefix}throttle:block:${key}`;
 
@@ -145,19 +156,19 @@ export function createRedisThrottleStore(
     status(key) {
       // A block Redis reported less than KNOWN_BLOCK_MS ago answers without a round trip (unless
       // the circuit is open: then, as always, 503).
-      const known = breaker.isOpen() ? 0 : knownBlockSeconds(key);
+      const known = breaker.isOpen() ? 0 : knownBlocks.seconds(key);
       if (known > 0) return Promise.resolve({ blockedFor: known, hasFailures: true });
       return guarded('status', async () => {
         // One command (a script), so one reply to parse: every authenticated request asks.
         const [pttl, failures] = await client.hubThrottleStatus(blockKey(key), failKey(key));
         const millis = Number(pttl);
-        if (millis > 0) knowBlock(key, millis);
+        if (millis > 0) knownBlocks.know(key, millis);
         const blockedFor = blockSeconds(millis);
         return { blockedFor, hasFailures: blockedFor > 0 || Number(failures) > 0 };
       });
     },
 
-    knownBlock: (key) => (breaker.isOpen() ? 0 : knownBlockSeconds(key)),
+    knownBlock: (key) => (breaker.isOpen() ? 0 : knownBlocks.seconds(key)),
 
     recordFailure: (key, policy: ThrottlePolicy) =>
       guarded('recordFailure', async () => {
@@ -173,7 +184,7 @@ export function createRedisThrottleStore(
 
     reset: (key) =>
       guarded('reset', async () => {
-        knownBlocks.delete(key);
+        knownBlocks.forget(key);
         await client.del(failKey(key), blockKey(key));
       }),
 

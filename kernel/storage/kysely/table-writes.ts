@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { StorageError, type TableApi, type Where } from '../contract.ts';
 import { INSERT_CHUNK, insertedValues } from './codec.ts';
 import type { Row, RowUpdate } from './dialect.ts';
-import type { TableParts } from './table-api.ts';
+import type { TableParts } from './table-parts.ts';
 import { updateVersionedIn } from '../versioned.ts';
 
 type WriteMethods = Omit<
