@@ -8,6 +8,7 @@
  * ({@link fixedAnswer}, e.g. `GET /health`) is written at once, without the rest of the pipeline.
  */
 import type { Context, Handler, MiddlewareHandler } from 'hono';
+import { COMPOSED_HANDLER } from 'hono/utils/constants';
 import type { AuditActor, AuditScope } from '../audit.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger, LogFields } from '../log.ts';
@@ -52,8 +53,8 @@ export function fixedAnswers(
   const found = new Map<string, Fixed>();
   for (const route of routes) {
     // Hono wraps a sub-app's handler when the sub-app has its own error handler.
-    const handler = route.handler as Marked & { __COMPOSED_HANDLER?: Marked };
-    const fixed = handler[FIXED] ?? handler.__COMPOSED_HANDLER?.[FIXED];
+    const handler = route.handler as Marked & { [COMPOSED_HANDLER]?: Marked };
+    const fixed = handler[FIXED] ?? handler[COMPOSED_HANDLER]?.[FIXED];
     if (fixed && route.method === 'GET' && !/[:*]/.test(route.path))
       found.set(route.path, { ...fixed, route: route.path });
   }
