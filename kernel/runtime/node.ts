@@ -87,8 +87,12 @@ const presetHeader: RuntimeBindings['presetHeader'] = (bindings, name, value) =>
 /** A Host the adapter takes as it is (its own test): anything else it checks, so goes through it. */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
-/** A request header as `c.req.header` reads it: repeated ones joined (Node does the same). */
+/**
+ * A request header as `c.req.header` reads it: repeated ones joined. Node joins most itself, but
+ * keeps only the first of a few (`Authorization` among them) where the adapter keeps them all.
+ */
 const headerOf = (req: IncomingMessage) => (name: string) => {
+  if (name === 'authorization') return req.headersDistinct.authorization?.join(', ');
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 };

@@ -51,7 +51,7 @@ export async function callServer(
  */
 export function rawRequest(
   port: number,
-  options: { method?: string; path: string; headers?: Record<string, string> },
+  options: { method?: string; path: string; headers?: Record<string, string | string[]> },
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(

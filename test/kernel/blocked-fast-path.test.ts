@@ -114,6 +114,11 @@ describe('refusals of a blocked client written by the Node server itself', () =>
           [{ path: '/collections', headers: { host: 'LOCALHOST' } }, 429],
           [{ path: '/collections', headers: { authorization: `Bearer ${t.adminToken}` } }, 200],
           [{ path: '/collections', headers: { authorization: 'Bearer hbk_another-token' } }, 401],
+          // Node keeps only the first Authorization; the app reads both, so no bearer at all.
+          [
+            { path: '/collections', headers: { authorization: [`Bearer ${BAD}`, 'Bearer x'] } },
+            401,
+          ],
         ];
         for (const [options, status] of cases) {
           const before = throughApp();
