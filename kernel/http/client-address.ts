@@ -45,13 +45,15 @@ export function clientIpResolver(
   config: () => HubConfig,
   fromRuntime?: (c: Context<KernelEnv>) => string | undefined,
 ) {
-  // Asked by every authenticated request: no closure unless a proxy's hop is to be read.
-  return (c: Context<KernelEnv>): string => {
-    const hop = config().server.trustProxy
-      ? proxyAppended((name) => c.req.header(name))
-      : undefined;
-    return hop ?? fromRuntime?.(c) ?? 'unknown';
-  };
+  // Asked by every authenticated request: no closures unless a proxy's hop is to be read.
+  return (c: Context<KernelEnv>): string =>
+    config().server.trustProxy
+      ? clientAddress(
+          true,
+          (name) => c.req.header(name),
+          () => fromRuntime?.(c),
+        )
+      : (fromRuntime?.(c) ?? 'unknown');
 }
 
 const LOOPBACK_V4 = /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i;

@@ -162,8 +162,8 @@ export interface Edge {
    * For a runtime that can write an answer straight to its socket (runtime/node.ts): the fixed
    * answer to a request, when the edge would write one and the rest of the pipeline would not
    * run, or the app's refusal of a client it knows is blocked (blocked.ts), else undefined (the
-   * request then goes through the app). The request id, the proxy
-   * warning, the metrics and the access line are the edge's, as for a request through the app.
+   * request then goes through the app). The request id, the proxy warning, the metrics and the
+   * access line are the edge's, as for a request through the app.
    * `target`: the request target as sent (`/health?x=1`), which must be no absolute URL.
    */
   answerFixed(
